@@ -1,0 +1,2 @@
+"""memplan: memory planner and OOM diagnostic analyzer for PyTorch training."""
+__version__ = "0.1.0"

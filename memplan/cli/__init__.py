@@ -1,0 +1,1 @@
+"""The command line: thin click commands, one module per command (options -> one API call -> render)."""

@@ -1,0 +1,38 @@
+"""`memplan analyze MODEL`: trace one training step on fake tensors and report its peak memory."""
+from __future__ import annotations
+
+import click
+
+from memplan.cli._options import device_options, train_config, workload_options
+from memplan.cli._output import EXIT_BAD_NEWS, EXIT_OK, debug_option, emit, format_option, run_command
+
+
+@click.command()
+@workload_options
+@device_options
+@click.option("--top", type=int, default=10, show_default=True, help="Module rows to show.")
+@click.option("--report", "report_path", default=None, type=click.Path(dir_okay=False),
+              help="Also write a report: .html (timeline), .md (Markdown) or .png.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress output.")
+@format_option
+@debug_option
+def command(model, hf_config, task, device, capacity, alloc_conf, top, report_path, quiet, fmt, debug, **kw):
+    """Estimate the peak memory of one steady-state training step of MODEL (a model file)."""
+
+    def work():
+        from memplan import api
+
+        cfg = train_config(kw)
+        est, trace = api.analyze(model, hf_config=hf_config, task=task, config=cfg, device=device,
+                                 capacity=capacity, alloc_conf=alloc_conf, return_trace=True)
+        if report_path:
+            from memplan.report.write import write_report
+
+            write_report(report_path, est, trace)
+        return est
+
+    est = run_command(debug, work)
+    from memplan.report.text import render_estimate
+
+    code = EXIT_BAD_NEWS if est.fits is False else EXIT_OK
+    emit(fmt, est.to_dict(), lambda: render_estimate(est, top=top), code)

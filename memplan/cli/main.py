@@ -1,0 +1,32 @@
+"""`memplan` entry point. Commands live one per module in this package and are imported lazily-cheap:
+no command module imports torch at import time, so `memplan --help` is instant."""
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from memplan import __version__
+
+# Each module memplan.cli.<name> defines a click command called `command`.
+_COMMANDS = ("analyze", "plan", "validate", "devices", "diagnose", "decode")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="memplan")
+def cli() -> None:
+    """Memory planner and OOM diagnostic analyzer for PyTorch training (Ascend NPU, CUDA, CPU)."""
+
+
+for _name in _COMMANDS:
+    try:
+        _mod = importlib.import_module(f"memplan.cli.{_name}")
+    except ModuleNotFoundError as exc:  # a command not built yet
+        if exc.name != f"memplan.cli.{_name}":
+            raise
+        continue
+    cli.add_command(_mod.command, name=_name)
+
+
+def main() -> None:
+    cli(prog_name="memplan")

@@ -1,0 +1,1 @@
+"""Rendering: tables (tabulate), versioned JSON, HTML timeline, Markdown."""

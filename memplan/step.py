@@ -1,0 +1,305 @@
+"""The training step driver, shared by the fake-tensor tracer and the real measurement.
+
+Both run exactly this code, so what is estimated is what is measured. For each optimizer step, for
+each of K micro-steps: the previous batch is released, `batch = make_batch(B)`, forward, `loss =
+loss_fn(out, batch) / K`, `backward()`, outputs and loss released at once; after the K micro-steps
+(optional unscale + clipping) `optimizer.step()` then `optimizer.zero_grad(set_to_none=True)`.
+A user `train_step(model, batch, optimizer)` replaces the whole default step.
+
+Python's cyclic garbage collector is paused during the run and run between steps, so that frees happen
+at the same points in the real and the traced run.
+"""
+from __future__ import annotations
+
+import fnmatch
+import functools
+import gc
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from memplan.errors import UserError
+from memplan.workload import TrainConfig, Workload
+
+
+class StepHooks(Protocol):
+    def phase(self, phase: str, step: int, micro_step: int) -> None: ...
+    def model_built(self, model) -> None: ...
+    def batch_made(self, batch) -> None: ...
+    def after_backward(self, model) -> None: ...
+    def after_optimizer(self, model, optimizer) -> None: ...
+
+
+class NoHooks:
+    def phase(self, phase, step, micro_step): pass
+    def model_built(self, model): pass
+    def batch_made(self, batch): pass
+    def after_backward(self, model): pass
+    def after_optimizer(self, model, optimizer): pass
+
+
+@dataclass(frozen=True)
+class Target:
+    """The device whose kernel and optimizer choices the run imitates (the run itself may be on CPU)."""
+
+    family: str = "cpu"   # cpu | cuda | npu
+    run_device: str = "cpu"
+
+
+def resolve_optimizer_impl(impl: str, family: str) -> dict:
+    """Keyword arguments for torch.optim for an implementation choice on a device family.
+
+    `default` is what torch picks: foreach on CUDA and on torch_npu's privateuse1 device, the for-loop
+    on CPU (torch/optim/optimizer.py `_default_to_fused_or_foreach`).
+    """
+    if impl == "default":
+        impl = "for-loop" if family == "cpu" else "foreach"
+    return {"for-loop": {"foreach": False}, "foreach": {"foreach": True}, "fused": {"fused": True}}[impl]
+
+
+def make_optimizer(workload: Workload, cfg: TrainConfig, model, family: str):
+    import torch
+
+    params = [p for p in model.parameters() if p.requires_grad]
+    if not params:
+        raise UserError("the model has no trainable parameters (every parameter has requires_grad=False)")
+    if workload.make_optimizer is not None:
+        return workload.make_optimizer(params)
+    kw = resolve_optimizer_impl(cfg.optimizer_impl, family)
+    name = cfg.optimizer
+    if name == "adamw":
+        return torch.optim.AdamW(params, lr=cfg.lr, **kw)
+    if name == "adam":
+        return torch.optim.Adam(params, lr=cfg.lr, **kw)
+    if name == "sgd":
+        return torch.optim.SGD(params, lr=cfg.lr, momentum=0.9, **kw)
+    if name == "adafactor":
+        if "fused" in kw:
+            raise UserError("torch.optim.Adafactor has no fused implementation; use foreach or for-loop")
+        return torch.optim.Adafactor(params, lr=cfg.lr, **kw)
+    raise UserError(f"unknown optimizer {name!r}")
+
+
+def default_loss(output, batch):
+    """`output.loss` if present, else the mean of the first floating tensor in the output (in fp32)."""
+    import torch
+
+    loss = getattr(output, "loss", None)
+    if loss is None and isinstance(output, dict):
+        loss = output.get("loss")
+    if isinstance(loss, torch.Tensor):
+        return loss
+    t = _first_tensor(output)
+    if t is None:
+        raise UserError("the model returned no tensor: define loss_fn(output, batch) in the model file")
+    return t.float().mean()
+
+
+def _first_tensor(obj):
+    import torch
+
+    if isinstance(obj, torch.Tensor):
+        return obj if obj.is_floating_point() else None
+    if isinstance(obj, dict):
+        obj = list(obj.values())
+    elif hasattr(obj, "to_tuple"):
+        obj = obj.to_tuple()
+    if isinstance(obj, (list, tuple)):
+        for x in obj:
+            t = _first_tensor(x)
+            if t is not None:
+                return t
+    return None
+
+
+def call_model(model, batch):
+    if isinstance(batch, tuple):
+        return model(*batch)
+    if isinstance(batch, dict):
+        return model(**batch)
+    return model(batch)
+
+
+def cast_batch(batch, dtype):
+    """Floating tensors of the batch to `dtype` (pure bf16 training); integer tensors untouched."""
+    import torch
+
+    def cast(x):
+        if isinstance(x, torch.Tensor) and x.is_floating_point():
+            return x.to(dtype)
+        return x
+
+    if isinstance(batch, tuple):
+        return tuple(cast(x) for x in batch)
+    if isinstance(batch, list):
+        return [cast(x) for x in batch]
+    if isinstance(batch, dict):
+        return {k: cast(v) for k, v in batch.items()}
+    return cast(batch)
+
+
+def to_device(batch, device: str):
+    import torch
+
+    if device == "cpu":
+        return batch
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device)
+    if isinstance(batch, tuple):
+        return tuple(to_device(x, device) for x in batch)
+    if isinstance(batch, list):
+        return [to_device(x, device) for x in batch]
+    if isinstance(batch, dict):
+        return {k: to_device(v, device) for k, v in batch.items()}
+    return batch
+
+
+def apply_checkpointing(model, patterns: tuple[str, ...]) -> list[str]:
+    """Wrap the forward of every module whose qualified name matches a glob in non-reentrant
+    activation checkpointing. Nested matches: only the outermost is wrapped. Returns the names."""
+    import torch.utils.checkpoint as ckpt
+
+    if not patterns:
+        return []
+    chosen: list[str] = []
+    for name, module in model.named_modules():
+        if not name or not any(fnmatch.fnmatchcase(name, p) for p in patterns):
+            continue
+        if any(name.startswith(c + ".") for c in chosen):
+            continue
+        orig = module.forward
+
+        @functools.wraps(orig)
+        def fwd(*args, __orig=orig, **kwargs):
+            return ckpt.checkpoint(__orig, *args, use_reentrant=False, **kwargs)
+
+        module.forward = fwd
+        chosen.append(name)
+    if not chosen:
+        names = [n for n, _ in model.named_modules() if n][:8]
+        raise UserError(
+            f"--checkpoint {' '.join(patterns)} matches no module; module names look like: {', '.join(names)}"
+        )
+    return chosen
+
+
+def build(workload: Workload, cfg: TrainConfig, hooks: StepHooks, target: Target):
+    """Build the model (in whatever tensor mode is active) and apply precision and checkpointing."""
+    import torch
+
+    hooks.phase("build", 0, 0)
+    try:
+        model = workload.build_model()
+    except UserError:
+        raise
+    except Exception as exc:
+        raise UserError(f"build_model() raised {type(exc).__name__}: {exc}") from exc
+    if not isinstance(model, torch.nn.Module):
+        raise UserError(f"build_model() must return a torch.nn.Module, got {type(model).__name__}")
+    if target.run_device != "cpu":
+        model = model.to(target.run_device)
+    if cfg.precision == "bf16":
+        model = model.to(torch.bfloat16)
+    model.train()
+    apply_checkpointing(model, cfg.checkpoint)
+    hooks.model_built(model)
+    return model
+
+
+def run(workload: Workload, cfg: TrainConfig, hooks: StepHooks | None = None,
+        target: Target = Target()) -> None:
+    """Build the model and run `cfg.steps` optimizer steps."""
+    import torch
+
+    hooks = hooks or NoHooks()
+    gc_was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        model = build(workload, cfg, hooks, target)
+        optimizer = make_optimizer(workload, cfg, model, target.family)
+        dev_type = target.run_device.split(":")[0]
+        amp_dtype = {"fp16-amp": torch.float16, "bf16-amp": torch.bfloat16}.get(cfg.precision)
+        scaler = None
+        if cfg.precision == "fp16-amp":
+            scaler = _grad_scaler(target)
+        K = cfg.grad_accum
+        loss_fn = workload.loss_fn or default_loss
+        batch = None
+        for step in range(1, cfg.steps + 1):
+            gc.collect()
+            if workload.train_step is not None:
+                hooks.phase("inputs", step, 1)
+                batch = None
+                batch = _make_batch(workload, cfg, target)
+                hooks.batch_made(batch)
+                hooks.phase("step", step, 1)
+                workload.train_step(model, batch, optimizer)
+                hooks.after_backward(model)
+                hooks.after_optimizer(model, optimizer)
+                continue
+            for micro in range(1, K + 1):
+                hooks.phase("inputs", step, micro)
+                batch = None
+                batch = _make_batch(workload, cfg, target)
+                hooks.batch_made(batch)
+                hooks.phase("forward", step, micro)
+                if amp_dtype is not None:
+                    with torch.autocast(device_type=dev_type, dtype=amp_dtype):
+                        out = call_model(model, batch)
+                        loss = loss_fn(out, batch) / K
+                else:
+                    out = call_model(model, batch)
+                    loss = loss_fn(out, batch) / K
+                if not isinstance(loss, torch.Tensor):
+                    raise UserError("loss_fn must return a tensor")
+                hooks.phase("backward", step, micro)
+                if scaler is not None:
+                    scaler.scale(loss).backward()
+                else:
+                    loss.backward()
+                del out, loss
+                hooks.after_backward(model)
+            hooks.phase("optimizer", step, K)
+            if cfg.clip_grad_norm is not None:
+                if scaler is not None:
+                    scaler.unscale_(optimizer)
+                torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip_grad_norm)
+            if scaler is not None:
+                scaler.step(optimizer)
+                scaler.update()
+            else:
+                optimizer.step()
+            hooks.after_optimizer(model, optimizer)
+            hooks.phase("zero_grad", step, K)
+            optimizer.zero_grad(set_to_none=True)
+        hooks.phase("end", cfg.steps + 1, 0)
+        del batch, model, optimizer, scaler
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+        gc.collect()
+
+
+def _grad_scaler(target: Target):
+    import torch
+
+    if target.family == "npu" and target.run_device.startswith("npu"):
+        return torch.npu.amp.GradScaler()  # torch_npu's real API (not torch_npu.amp.GradScaler)
+    return torch.amp.GradScaler(target.run_device.split(":")[0])
+
+
+def _make_batch(workload: Workload, cfg: TrainConfig, target: Target):
+    import torch
+
+    try:
+        batch = workload.batch(cfg.batch_size, cfg.seq_len)
+    except UserError:
+        raise
+    except Exception as exc:
+        raise UserError(f"make_batch({cfg.batch_size}) raised {type(exc).__name__}: {exc}") from exc
+    if isinstance(batch, list):
+        batch = tuple(batch)
+    batch = to_device(batch, target.run_device)
+    if cfg.precision == "bf16":
+        batch = cast_batch(batch, torch.bfloat16)
+    return batch

@@ -1,0 +1,110 @@
+"""The Trace: what one traced training run allocated and freed, in order.
+
+A Trace is device-neutral: it records storage allocations and frees exactly as PyTorch's caching
+allocators would see them requested (bytes = the storage's `nbytes`), with no rounding. Allocator
+models (`memplan.alloc`) replay it to get reserved bytes for a target device.
+
+Layout (compact, so a 7B model's trace stays small):
+- `storages[sid]`: one `StorageRecord` per allocation (sid = index).
+- `events`: a flat `array('q')`; value `sid` >= 0 is the allocation of `storages[sid]`, value `~sid`
+  (i.e. `-sid - 1`) is its free. The event's index is its time.
+- `marks`: `(event_index, phase, step, micro_step)` whenever the phase changes; a band runs from one mark
+  to the next.
+"""
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Iterator
+
+
+class Category(str, Enum):
+    """What a block of memory is for."""
+
+    PARAMETERS = "parameters"
+    """Model parameters and buffers."""
+    GRADIENTS = "gradients"
+    """`.grad` of parameters."""
+    OPTIMIZER_STATE = "optimizer_state"
+    """Tensors kept in `optimizer.state` between steps (Adam's moments, step counters)."""
+    ACTIVATIONS = "activations"
+    """Forward outputs saved for backward."""
+    TEMPORARIES = "temporaries"
+    """Everything transient: intermediate outputs, gradient flow, optimizer scratch."""
+    INPUTS = "inputs"
+    """The batch made by `make_batch`."""
+    OTHER = "other"
+    """Anything else (e.g. tensors created while building the model that are not its state)."""
+
+
+CATEGORIES: tuple[str, ...] = tuple(c.value for c in Category)
+
+
+class Phase(str, Enum):
+    """Where in the training step an allocation happened."""
+
+    BUILD = "build"
+    INPUTS = "inputs"
+    FORWARD = "forward"
+    BACKWARD = "backward"
+    OPTIMIZER = "optimizer"
+    ZERO_GRAD = "zero_grad"
+    STEP = "step"
+    """Inside a user `train_step` where nothing finer is known."""
+
+
+@dataclass(slots=True)
+class StorageRecord:
+    """One allocation. `category` may be refined after allocation (e.g. a forward output that turns out
+    to be saved for backward becomes an activation); the final category holds for its whole life."""
+
+    nbytes: int
+    category: str
+    module: str
+    phase: str
+    op: str
+    step: int
+    micro_step: int
+    dtype: str = ""
+
+
+@dataclass
+class Trace:
+    storages: list[StorageRecord] = field(default_factory=list)
+    events: array = field(default_factory=lambda: array("q"))
+    marks: list[tuple[int, str, int, int]] = field(default_factory=list)
+    steps: int = 0
+    """Number of optimizer steps traced; the steady-state window is the last one."""
+    notes: list[str] = field(default_factory=list)
+
+    def iter_events(self) -> Iterator[tuple[bool, int, int]]:
+        """Yield `(is_alloc, sid, nbytes)` in order."""
+        st = self.storages
+        for v in self.events:
+            if v >= 0:
+                yield True, v, st[v].nbytes
+            else:
+                sid = ~v
+                yield False, sid, st[sid].nbytes
+
+    def window(self, step: int) -> tuple[int, int]:
+        """Event index range `[start, end)` of optimizer step `step` (1-based)."""
+        start = end = None
+        for idx, _phase, s, _m in self.marks:
+            if s == step and start is None:
+                start = idx
+            if s > step and end is None:
+                end = idx
+        if start is None:
+            raise ValueError(f"step {step} was not traced")
+        return start, (len(self.events) if end is None else end)
+
+    def phase_at(self, event_index: int) -> tuple[str, int, int]:
+        """`(phase, step, micro_step)` in force at an event index."""
+        cur = ("build", 0, 0)
+        for idx, phase, s, m in self.marks:
+            if idx > event_index:
+                break
+            cur = (phase, s, m)
+        return cur

@@ -1,0 +1,222 @@
+"""The recorder: a private TorchDispatchMode that logs every storage allocation and free.
+
+Shape of `__torch_dispatch__` (as in PyTorch's own FlopCounterMode / MemTracker): run the op, look at
+the output tensors, record storages never seen before. A storage's free is seen through a weakref
+callback on its Python object, which PyTorch keeps alive exactly as long as the C++ storage (storage
+PyObject preservation). No per-module loop runs per op: the current module is a stack maintained by
+global module hooks, the current phase is set by the step driver and by global optimizer hooks.
+
+Categories: storages start as `temporaries` (or `inputs` / `other` by phase); a saved-tensor pack hook
+turns forward outputs saved for backward into `activations`; the driver retags parameters, gradients
+and optimizer state. A storage's final category holds for its whole life.
+"""
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+import torch
+from torch._subclasses.fake_tensor import FakeTensor
+from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_modes
+from torch.utils._pytree import tree_flatten, tree_unflatten
+from torch.utils.weak import WeakIdKeyDictionary
+
+from memplan.trace.events import StorageRecord, Trace
+
+aten = torch.ops.aten
+_LOCAL_SCALAR = aten._local_scalar_dense.default
+
+_CATEGORY_BY_PHASE = {
+    "build": "other", "inputs": "inputs", "forward": "temporaries", "backward": "temporaries",
+    "optimizer": "temporaries", "zero_grad": "temporaries", "step": "temporaries", "end": "other",
+}
+
+
+class _Ref(weakref.ref):
+    """Weak reference to a storage that knows its record id and its key in the live table."""
+
+    __slots__ = ("key", "sid")
+
+
+class Recorder:
+    """Owns the Trace being written and the bookkeeping; the dispatch mode calls `see`."""
+
+    def __init__(self) -> None:
+        self.trace = Trace()
+        self._ev = self.trace.events
+        self._st = self.trace.storages
+        self._live: dict[int, _Ref] = {}   # id(storage) -> weakref carrying the record id
+        self.module_stack: list[str] = [""]
+        self.phase = "build"
+        self.step = 0
+        self.micro = 0
+        self.in_optimizer = False
+        self.bw_module = ""
+        self.scalar_calls = 0
+        self.closed = False
+
+    # ---- recording ----------------------------------------------------------------------------
+    def _on_dead(self, ref: _Ref) -> None:
+        if self.closed:
+            return
+        if self._live.get(ref.key) is ref:
+            del self._live[ref.key]
+        self._ev.append(~ref.sid)
+
+    def see(self, t: torch.Tensor, opname: str) -> None:
+        st = t.untyped_storage()
+        key = id(st)
+        ref = self._live.get(key)
+        nbytes = st.nbytes()
+        if ref is not None:
+            old = ref.sid
+            if self._st[old].nbytes == nbytes:
+                return
+            # resized in place: the real allocator allocates the new size, copies, frees the old one
+            if nbytes:
+                ref.sid = self._new_record(nbytes, opname, t)
+                self._ev.append(ref.sid)
+                self._ev.append(~old)
+            else:
+                del self._live[key]
+                self._ev.append(~old)
+            return
+        if nbytes == 0:
+            return
+        sid = self._new_record(nbytes, opname, t)
+        ref = _Ref(st, self._on_dead)
+        ref.key = key
+        ref.sid = sid
+        self._live[key] = ref
+        self._ev.append(sid)
+
+    def _new_record(self, nbytes: int, opname: str, t: torch.Tensor) -> int:
+        phase = "optimizer" if self.in_optimizer else self.phase
+        if phase == "step" and torch._C._current_autograd_node() is not None:
+            phase = "backward"
+        module = self.bw_module if phase == "backward" else self.module_stack[-1]
+        self._st.append(StorageRecord(nbytes, _CATEGORY_BY_PHASE.get(phase, "temporaries"), module, phase,
+                                      opname, self.step, self.micro, str(t.dtype)[6:]))
+        return len(self._st) - 1
+
+    def sid_of(self, t: torch.Tensor) -> int | None:
+        ref = self._live.get(id(t.untyped_storage()))
+        return None if ref is None else ref.sid
+
+    def retag(self, t: torch.Tensor, category: str, module: str | None = None,
+              only_from: tuple[str, ...] | None = None) -> None:
+        """Set the category of the storage behind `t` (a storage not seen yet is recorded first)."""
+        sid = self.sid_of(t)
+        if sid is None:
+            if t.untyped_storage().nbytes() == 0:
+                return
+            self.see(t, "<untracked>")
+            sid = self.sid_of(t)
+            if sid is None:
+                return
+        rec = self._st[sid]
+        if only_from is not None and rec.category not in only_from:
+            return
+        rec.category = category
+        if module is not None:
+            rec.module = module
+
+    def mark(self, phase: str, step: int, micro: int) -> None:
+        self.phase, self.step, self.micro = phase, step, micro
+        self.trace.marks.append((len(self._ev), phase, step, micro))
+
+    def close(self) -> Trace:
+        """Stop watching: storages still alive are freed at the end of the trace."""
+        for ref in list(self._live.values()):
+            self._ev.append(~ref.sid)
+        self._live.clear()
+        self.closed = True
+        return self.trace
+
+
+class RecordingMode(TorchDispatchMode):
+    """Private dispatch mode: runs the op, records new output storages. Sits on top of FakeTensorMode.
+
+    Scalar shadows: fake tensors have no values, but training code reads a few scalars back into
+    Python (`.item()` of Adam's step counter, GradScaler's found_inf and scale). Every 0-dim tensor whose
+    value can be computed from known scalars (constants, optimizer step counters, loss scale) gets a
+    real 0-dim "shadow" that the same ops update, so `.item()` answers with the real value. A scalar
+    computed from full tensors (e.g. found_inf after unscaling gradients) keeps its previous value:
+    memplan assumes finite gradients. Any other `.item()` answers 0 and is counted in the trace's notes.
+    """
+
+    def __init__(self, recorder: Recorder):
+        super().__init__()
+        self.rec = recorder
+        self.last_failed_op: str | None = None
+        self.shadows = WeakIdKeyDictionary()
+        self._mutable: dict = {}
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if func is _LOCAL_SCALAR:
+            return self._item(args[0])
+        kwargs = kwargs or {}
+        try:
+            out = func(*args, **kwargs)
+        except Exception:
+            self.last_failed_op = str(func.overloadpacket)
+            raise
+        see = self.rec.see
+        name = func._opname
+        scalar_out = False
+        if isinstance(out, torch.Tensor):
+            see(out, name)
+            scalar_out = out.dim() == 0
+        elif isinstance(out, (tuple, list)):
+            for o in out:
+                if isinstance(o, torch.Tensor):
+                    see(o, name)
+                    scalar_out = scalar_out or o.dim() == 0
+                elif isinstance(o, (tuple, list)):
+                    for x in o:
+                        if isinstance(x, torch.Tensor):
+                            see(x, name)
+        mutable = self._mutable.get(func)
+        if mutable is None:
+            mutable = self._mutable[func] = func._schema.is_mutable
+        if scalar_out or (mutable and len(self.shadows)):
+            self._shadow(func, args, kwargs, out)
+        return out
+
+    def _item(self, t):
+        s = self.shadows.get(t)
+        if s is None:
+            s = getattr(t, "constant", None)
+        if s is not None:
+            with _disable_current_modes():
+                return s.item()
+        self.rec.scalar_calls += 1
+        return False if t.dtype == torch.bool else (0.0 if t.dtype.is_floating_point else 0)
+
+    def _shadow(self, func, args, kwargs, out) -> None:
+        flat, spec = tree_flatten((args, kwargs))
+        real = []
+        for a in flat:
+            if isinstance(a, torch.Tensor):
+                if a.dim() != 0:
+                    return
+                s = self.shadows.get(a)
+                if s is None:
+                    if isinstance(a, FakeTensor):
+                        s = a.constant
+                        if s is None:
+                            return
+                        s = s.clone()
+                        self.shadows[a] = s
+                    else:
+                        s = a
+                real.append(s)
+            else:
+                real.append(a)
+        rargs, rkwargs = tree_unflatten(real, spec)
+        with _disable_current_modes():
+            rout = func(*rargs, **rkwargs)
+        fo, ro = tree_flatten(out)[0], tree_flatten(rout)[0]
+        for f, r in zip(fo, ro):
+            if isinstance(f, torch.Tensor) and isinstance(r, torch.Tensor) and f.dim() == 0:
+                self.shadows[f] = r

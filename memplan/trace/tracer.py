@@ -1,0 +1,148 @@
+"""Trace a full training run on fake tensors: no real memory, no device needed.
+
+`trace_workload(workload, cfg)` builds the model and runs `cfg.steps` optimizer steps under
+`FakeTensorMode` with the recorder on top, and returns the `Trace`.
+"""
+from __future__ import annotations
+
+import contextlib
+
+import torch
+from torch._subclasses.fake_tensor import FakeTensorMode
+
+from memplan.errors import TraceError, UserError
+from memplan.step import Target, run
+from memplan.trace.events import Trace
+from memplan.trace.recorder import Recorder, RecordingMode
+from memplan.workload import TrainConfig, Workload
+
+
+class _TraceHooks:
+    """Step-driver callbacks that mark phases and retag parameters, gradients and optimizer state."""
+
+    def __init__(self, rec: Recorder):
+        self.rec = rec
+        self.names: dict[int, str] = {}
+        self.owner: dict[int, str] = {}   # id(parameter) -> owning module's name
+
+    def phase(self, phase, step, micro_step):
+        self.rec.mark(phase, step, micro_step)
+
+    def model_built(self, model):
+        self.names.update({id(m): (n or type(m).__name__) for n, m in model.named_modules()})
+        for mname, mod in model.named_modules():
+            label = mname or type(model).__name__
+            for p in mod.parameters(recurse=False):
+                self.owner.setdefault(id(p), label)
+                self.rec.retag(p, "parameters", label)
+            for b in mod.buffers(recurse=False):
+                self.rec.retag(b, "parameters", label)
+
+    def batch_made(self, batch):
+        pass
+
+    def after_backward(self, model):
+        for p in model.parameters():
+            if p.grad is not None:
+                self.rec.retag(p.grad, "gradients", self.owner.get(id(p)))
+
+    def after_optimizer(self, model, optimizer):
+        for p, state in optimizer.state.items():
+            for v in state.values():
+                if isinstance(v, torch.Tensor):
+                    self.rec.retag(v, "optimizer_state", self.owner.get(id(p)))
+
+
+@contextlib.contextmanager
+def _global_hooks(rec: Recorder, hooks: _TraceHooks):
+    """Module stack, optimizer phase and saved-tensor hooks; all removed on exit."""
+    from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
+    from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
+
+    stack = rec.module_stack
+    names = hooks.names
+
+    def pre(mod, args):
+        stack.append(names.get(id(mod)) or type(mod).__name__)
+
+    def post(mod, args, out):
+        if len(stack) > 1:
+            stack.pop()
+
+    def opt_pre(opt, args, kwargs):
+        rec.in_optimizer = True
+
+    def opt_post(opt, args, kwargs):
+        rec.in_optimizer = False
+
+    live, records = rec._live, rec._st
+
+    def pack(t):
+        if rec.phase != "backward":
+            ref = live.get(id(t.untyped_storage()))
+            if ref is not None:
+                r = records[ref.sid]
+                if r.category == "temporaries":
+                    r.category = "activations"
+        return t
+
+    def unpack(t):
+        ref = live.get(id(t.untyped_storage()))
+        if ref is not None:
+            rec.bw_module = records[ref.sid].module
+        return t
+
+    handles = [
+        register_module_forward_pre_hook(pre),
+        register_module_forward_hook(post, always_call=True),
+        register_optimizer_step_pre_hook(opt_pre),
+        register_optimizer_step_post_hook(opt_post),
+    ]
+    try:
+        with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+            yield
+    finally:
+        for h in handles:
+            h.remove()
+
+
+
+
+def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target()) -> Trace:
+    """Run the workload's training steps on fake tensors and return what was allocated and freed."""
+    cfg.validate()
+    rec = Recorder()
+    hooks = _TraceHooks(rec)
+    mode = RecordingMode(rec)
+    fake = FakeTensorMode(allow_non_fake_inputs=True)
+    try:
+        with fake, mode, _global_hooks(rec, hooks):
+            run(workload, cfg, hooks, target)
+    except UserError:
+        raise
+    except Exception as exc:
+        raise _trace_error(exc, rec, mode) from exc
+    trace = rec.close()
+    trace.steps = cfg.steps
+    if rec.scalar_calls:
+        trace.notes.append(
+            f"{rec.scalar_calls} data-dependent scalar reads (.item()) answered with 0 on fake tensors"
+        )
+    return trace
+
+
+def _trace_error(exc: Exception, rec: Recorder, mode: RecordingMode) -> TraceError:
+    op = getattr(mode, "last_failed_op", None)
+    module = rec.module_stack[-1] if rec.phase != "backward" else rec.bw_module
+    where = f" in module '{module}'" if module else ""
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    if op is None:  # the user's code failed, not a fake-tensor kernel
+        return TraceError(f"the training step raised {type(exc).__name__}{where} during {rec.phase}: {first}",
+                          module=module)
+    opname = f"op {op}"
+    msg = (
+        f"{opname}{where} cannot be traced on fake tensors during {rec.phase} "
+        f"({type(exc).__name__}: {first}); "
+        "fallback: measure it for real at a small batch with `memplan validate MODEL --device cpu`"
+    )
+    return TraceError(msg, op=op, module=module)

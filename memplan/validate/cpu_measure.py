@@ -1,0 +1,104 @@
+"""Measured truth on the CPU: PyTorch's own CPU-allocator accounting of a real training run.
+
+The run is the very same step driver the tracer uses (`memplan.step.run`), on real tensors, under
+`torch.profiler.profile(profile_memory=True)`. Every allocation and free of the CPU allocator is
+reported to the profiler with its size and the allocator's running total (c10's
+`ProfiledCPUMemoryReporter`); nothing here looks at memplan's tracer. Phases are `record_function`
+ranges opened by the driver's phase callback, so each allocator event is attributed to the phase whose
+range encloses it.
+
+Known limitations: memory allocated by libraries outside PyTorch's CPU allocator (oneDNN scratchpads
+that do not use it, Python objects) is not counted, as it is not by `max_memory_allocated` on a GPU.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+
+from memplan.step import NoHooks, Target, run
+from memplan.workload import TrainConfig, Workload
+
+
+@dataclass(frozen=True)
+class CpuMeasurement:
+    peak_allocated_bytes: int            # peak over the last (steady-state) optimizer step
+    peak_phase: str
+    run_peak_allocated_bytes: int        # peak over the whole run, model build included
+    phase_peaks: dict = field(default_factory=dict)   # phase -> peak bytes within the steady-state step
+    ledger_check_bytes: int = 0          # |our running sum - the allocator's own running total| at the end
+    n_events: int = 0
+
+
+class _PhaseRanges(NoHooks):
+    """Opens one profiler range per phase: memplan::<phase>::<step>::<micro>."""
+
+    def __init__(self):
+        self._cur = None
+
+    def phase(self, phase, step, micro_step):
+        self.close()
+        self._cur = torch.autograd.profiler.record_function(f"memplan::{phase}::{step}::{micro_step}")
+        self._cur.__enter__()
+
+    def close(self):
+        if self._cur is not None:
+            self._cur.__exit__(None, None, None)
+            self._cur = None
+
+
+def measure_cpu(workload: Workload, cfg: TrainConfig, target: Target = Target()) -> CpuMeasurement:
+    """Run the workload for real on the CPU and return its peak from the CPU allocator's accounting."""
+    from torch.profiler import ProfilerActivity, profile
+
+    cfg.validate()
+    hooks = _PhaseRanges()
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        try:
+            run(workload, cfg, hooks, target)
+        finally:
+            hooks.close()
+    return _ledger(prof, cfg.steps)
+
+
+def _ledger(prof, steps: int) -> CpuMeasurement:
+    from torch._C._profiler import _EventType
+
+    events: list[tuple[int, int, int, int, str]] = []   # (time, seq, size, total, phase label)
+    seq = 0
+    stack = [(n, "build::0::0") for n in reversed(prof.profiler.kineto_results.experimental_event_tree())]
+    while stack:
+        node, label = stack.pop()
+        if node.tag == _EventType.Allocation:
+            f = node.extra_fields
+            if str(f.device) == "cpu":
+                events.append((node.start_time_ns, seq, f.alloc_size, f.total_allocated, label))
+                seq += 1
+            continue
+        name = node.name
+        if name.startswith("memplan::"):
+            label = name[len("memplan::"):]
+        for child in reversed(node.children):
+            stack.append((child, label))
+    events.sort()
+    cur = peak = run_peak = 0
+    peak_phase = ""
+    phase_peaks: dict[str, int] = {}
+    last = str(steps)
+    in_window = False
+    for _t, _s, size, _total, label in events:
+        phase, step, _micro = label.split("::")
+        if step == last and not in_window:
+            # the level held when the steady-state step begins is part of that step
+            in_window = True
+            peak, peak_phase = cur, phase
+            phase_peaks[phase] = cur
+        cur += size
+        run_peak = max(run_peak, cur)
+        if step == last:
+            if cur > peak:
+                peak, peak_phase = cur, phase
+            if cur > phase_peaks.get(phase, -1):
+                phase_peaks[phase] = cur
+    check = abs(cur - events[-1][3]) if events else 0
+    return CpuMeasurement(peak, peak_phase, run_peak, phase_peaks, check, len(events))
