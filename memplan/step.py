@@ -198,7 +198,14 @@ def build(workload: Workload, cfg: TrainConfig, hooks: StepHooks, target: Target
     if target.run_device != "cpu":
         model = model.to(target.run_device)
     if cfg.precision == "bf16":
-        model = model.to(torch.bfloat16)
+        # new Parameter objects instead of swapping tensors in place (swap fails under fake tensors);
+        # the memory effect is the same: the bf16 copy is allocated, the fp32 one freed.
+        prev = torch.__future__.get_overwrite_module_params_on_conversion()
+        torch.__future__.set_overwrite_module_params_on_conversion(True)
+        try:
+            model = model.to(torch.bfloat16)
+        finally:
+            torch.__future__.set_overwrite_module_params_on_conversion(prev)
     model.train()
     apply_checkpointing(model, cfg.checkpoint)
     hooks.model_built(model)

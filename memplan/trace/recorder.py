@@ -25,6 +25,11 @@ from memplan.trace.events import StorageRecord, Trace
 
 aten = torch.ops.aten
 _LOCAL_SCALAR = aten._local_scalar_dense.default
+_ADD = aten.add.Tensor
+_STORAGE_USE_COUNT = torch._C._storage_Use_Count
+# A fresh temporary's storage use count as seen from a Python dispatch mode (the tensor plus the
+# Python-visible wrapper); a real tensor held only by the autograd engine has use count 1.
+_FAKE_STEALABLE_USE_COUNT = 2
 
 _CATEGORY_BY_PHASE = {
     "build": "other", "inputs": "inputs", "forward": "temporaries", "backward": "temporaries",
@@ -61,7 +66,23 @@ class Recorder:
             return
         if self._live.get(ref.key) is ref:
             del self._live[ref.key]
-        self._ev.append(~ref.sid)
+        if ref.sid is not None:
+            self._ev.append(~ref.sid)
+
+    def steal(self, src: torch.Tensor, out: torch.Tensor) -> bool:
+        """`out` reuses the memory of `src` (the real kernel would have written in place): the record of
+        `src` moves to `out`'s storage and `src`'s storage will die without a free event."""
+        sref = self._live.get(id(src.untyped_storage()))
+        ost = out.untyped_storage()
+        if sref is None or id(ost) in self._live or ost.nbytes() != self._st[sref.sid].nbytes:
+            return False
+        sid, sref.sid = sref.sid, None
+        del self._live[sref.key]
+        ref = _Ref(ost, self._on_dead)
+        ref.key = id(ost)
+        ref.sid = sid
+        self._live[ref.key] = ref
+        return True
 
     def see(self, t: torch.Tensor, opname: str) -> None:
         st = t.untyped_storage()
@@ -161,6 +182,8 @@ class RecordingMode(TorchDispatchMode):
         except Exception:
             self.last_failed_op = str(func.overloadpacket)
             raise
+        if func is _ADD and torch._C._current_autograd_node() is not None:
+            self._engine_accumulate(args, kwargs, out)
         see = self.rec.see
         name = func._opname
         scalar_out = False
@@ -182,6 +205,21 @@ class RecordingMode(TorchDispatchMode):
         if scalar_out or (mutable and len(self.shadows)):
             self._shadow(func, args, kwargs, out)
         return out
+
+    def _engine_accumulate(self, args, kwargs, out) -> None:
+        """The autograd engine sums two gradients for the same input with `old + new`, in place into
+        `old` when it holds the last reference to it (torch/csrc/autograd/input_buffer.cpp, `accumulate`
+        and `can_accumulate_inplace`: a plain contiguous tensor whose storage nobody else uses). Under
+        fake tensors that test always fails (they are tensor subclasses), so the real in-place reuse is
+        replayed here."""
+        if len(args) != 2 or kwargs.get("alpha", 1) != 1:
+            return
+        a, b = args
+        if not isinstance(b, torch.Tensor) or a.shape != b.shape or a.dtype != b.dtype:
+            return
+        if (a._base is None and a.is_contiguous()
+                and _STORAGE_USE_COUNT(a.untyped_storage()._cdata) <= _FAKE_STEALABLE_USE_COUNT):
+            self.rec.steal(a, out)
 
     def _item(self, t):
         s = self.shadows.get(t)

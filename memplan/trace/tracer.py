@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import contextlib
+import warnings
 
 import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
@@ -108,16 +109,27 @@ def _global_hooks(rec: Recorder, hooks: _TraceHooks):
 
 
 
+class _FakeMode(FakeTensorMode):
+    """FakeTensorMode that survives `copy.deepcopy`: a fake tensor's deep copy (e.g. `nn.Transformer`
+    cloning its layers) must stay in this mode, or each later op on it converts it again into a fresh
+    storage."""
+
+    def __deepcopy__(self, memo):
+        return self
+
+
 def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target()) -> Trace:
     """Run the workload's training steps on fake tensors and return what was allocated and freed."""
     cfg.validate()
     rec = Recorder()
     hooks = _TraceHooks(rec)
     mode = RecordingMode(rec)
-    fake = FakeTensorMode(allow_non_fake_inputs=True)
+    fake = _FakeMode(allow_non_fake_inputs=True)
     try:
-        with fake, mode, _global_hooks(rec, hooks):
-            run(workload, cfg, hooks, target)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*data pointer of FakeTensor.*")
+            with fake, mode, _global_hooks(rec, hooks):
+                run(workload, cfg, hooks, target)
     except UserError:
         raise
     except Exception as exc:

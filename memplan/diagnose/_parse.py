@@ -1,0 +1,322 @@
+"""Turn cleaned log lines into `Evidence`: OOM messages with their numbers, error codes, and the
+sentences that name a cause.
+
+One pass, one line at a time; an OOM message that a terminal or an issue thread wrapped over several
+lines is joined back (up to `_OOM_MAX_LINES` lines) before its numbers are read. Every pattern below is
+a search, not a match from the line start, so launcher prefixes do not hide anything.
+
+Recognised: CUDA OOM messages of every PyTorch layout (`cached`, `reserved in total by PyTorch`,
+`total capacty`, `reserved by PyTorch but unallocated`, `Process N has X memory in use`, private pools),
+torch_npu OOMs old and new (`).If`), the 1 EB guard, host-RAM messages, CANN error blocks and plog lines,
+torch_npu `ERRxxyyy`, HCCL/NCCL timeouts and watchdog reports, AI Core / AICPU / CUDA kernel faults,
+device-open and version errors, operator fallbacks, and Python traceback frames.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator
+
+# ---------------------------------------------------------------- sizes
+
+_UNIT = {"b": 1, "bytes": 1, "byte": 1, "kib": 1 << 10, "kb": 1 << 10, "k": 1 << 10, "mib": 1 << 20, "mb": 1 << 20,
+         "m": 1 << 20, "gib": 1 << 30, "gb": 1 << 30, "g": 1 << 30, "tib": 1 << 40, "tb": 1 << 40,
+         "pib": 1 << 50, "pb": 1 << 50, "eib": 1 << 60, "eb": 1 << 60}
+SIZE = r"(\d+(?:\.\d+)?)\s*(EiB|PiB|TiB|GiB|MiB|KiB|EB|PB|TB|GB|MB|KB|bytes|byte|B)\b"
+
+
+def parse_log_size(number: str, unit: str) -> int:
+    """Sizes in PyTorch / torch_npu messages are binary even when written 'GB' (72GB = 72 GiB)."""
+    return int(round(float(number) * _UNIT[unit.lower()]))
+
+
+def parse_size_text(text: str) -> int:
+    m = re.fullmatch(r"\s*" + SIZE + r"\s*", text) or re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*()\s*", text)
+    if not m:
+        raise ValueError(f"not a size: {text!r}")
+    return parse_log_size(m.group(1), m.group(2) or "b")
+
+
+# ---------------------------------------------------------------- evidence
+
+
+@dataclass
+class Evidence:
+    """One thing a line says. `kind` is what was matched; `category` the category it argues for (or None
+    for context only); `strength` 3 = a sentence naming the cause, 2 = a specific code, 1 = weak/generic."""
+
+    line: int
+    kind: str
+    text: str
+    category: str | None = None
+    strength: int = 0
+    codes: tuple[str, ...] = ()
+    numbers: dict[str, Any] = field(default_factory=dict)
+    flags: frozenset[str] = frozenset()
+
+
+# OOM message starts (any layout); the rest of the message may be on the following lines.
+_OOM_START = re.compile(
+    r"(?:(?P<dev>CUDA|NPU|GPU|HIP|XPU|MPS|MLU|GCU)\s+out of memory|OutOfMemoryError|out of memory\.\s*Tried to allocate"
+    r"|[Tt]ried to allocate (?:more than )?" + SIZE + r")"
+)
+_OOM_HINT = re.compile(r"[Tt]ried to allocate|total capac|already allocated|reserved (?:in total|by PyTorch)")
+_OOM_DONE = re.compile(
+    r"reserved in total by PyTorch\)|cached\)|Memory Management|to avoid fragmentation|PYTORCH_\w*ALLOC_CONF"
+    r"|more than 1EB memory|reserved by PyTorch but unallocated"
+)
+_NEW_RECORD = re.compile(
+    r"^\s*(?:Traceback|File \"|\w+(?:Error|Exception|Warning):|\[\w+\]|\d{4}-\d{2}-\d{2}|E[0-9A-Z]\d{4}[:\[\s]|INFO|WARNING|ERROR|Loading|Epoch)"
+)
+_OOM_MAX_LINES = 8
+
+_F = {
+    "requested_bytes": re.compile(r"[Tt]ried to allocate (?:more than )?" + SIZE),
+    "total_bytes": re.compile(SIZE + r"\s*total capac|total capac\w*\s+of\s+" + SIZE),
+    "allocated_bytes": re.compile(SIZE + r"\s*(?:already allocated|is allocated by PyTorch)"),
+    "active_bytes": re.compile(SIZE + r"\s*current active"),
+    "free_bytes": re.compile(r"(?:(?<![\w.])|;\s*)" + SIZE + r"\s*free\b|of which\s+" + SIZE + r"\s+is free"),
+    "reserved_bytes": re.compile(SIZE + r"\s*reserved in total by PyTorch"),
+    "reserved_unallocated_bytes": re.compile(SIZE + r"\s*(?:cached\)|is reserved by PyTorch but unallocated)"),
+    "private_pool_bytes": re.compile(SIZE + r"\s*allocated in private pools"),
+    "process_in_use_bytes": re.compile(r"this process has\s+" + SIZE + r"\s+memory in use"),
+}
+_PROC = re.compile(r"Process (\d+) has\s+" + SIZE + r"\s+memory in use")
+_DEV = re.compile(r"\((GPU|NPU) (\d+);|(GPU|NPU) (\d+) has a total capac")
+_ZERO = re.compile(r"\b0 bytes free")
+
+
+def _first_size(rx: re.Pattern[str], text: str) -> int | None:
+    m = rx.search(text)
+    if not m:
+        return None
+    g = [x for x in m.groups() if x is not None]
+    return parse_log_size(g[0], g[1]) if len(g) >= 2 else None
+
+
+def parse_oom(text: str) -> dict[str, Any]:
+    """Read every number of an OOM message (already joined to one string)."""
+    nums: dict[str, Any] = {}
+    for key, rx in _F.items():
+        v = _first_size(rx, text)
+        if v is not None:
+            nums[key] = v
+    if "free_bytes" not in nums and _ZERO.search(text):
+        nums["free_bytes"] = 0
+    procs = [(int(p), parse_log_size(n, u)) for p, n, u in _PROC.findall(text)]
+    if procs:
+        nums["processes"] = procs
+    if "more than 1EB" in text:
+        nums["requested_bytes"] = 1 << 60
+        nums["guard_1eb"] = True
+    m = _DEV.search(text)
+    if m:
+        kind, idx = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        nums["device"] = f"{'npu' if kind == 'NPU' else 'cuda'}:{idx}"
+    elif "NPU" in text:
+        nums["device"] = "npu"
+    elif "CUDA" in text or "GPU" in text:
+        nums["device"] = "cuda"
+    return nums
+
+
+# Host-RAM messages.
+_HOST = [
+    re.compile(r"not enough memory: you tried to allocate (\d+)\s*GB"),
+    re.compile(r"DefaultCPUAllocator: (?:not enough memory|can't allocate memory): you tried to allocate (\d+) bytes"),
+]
+
+# ---------------------------------------------------------------- codes in text
+
+_CANN = re.compile(r"(?:^|[\s(\[|'\"])(E[0-9A-Z]\d{3}[0-9A-Z])(?=[:\s)\]\[!.,]|$)")
+_ERRNPU = re.compile(r"\bERR(\d{5})\b")
+_NAMES = re.compile(r"\b(ACL_ERROR_[A-Z_]+|ACLNN_ERR_[A-Z_]+|HCCL_E_[A-Z_]+|cudaError[A-Z]\w+|nccl(?:Unhandled\w+|System|Internal|InvalidArgument|InvalidUsage|Remote)Error|ncclInvalid\w+)\b")
+_NUMCODE = [
+    re.compile(r"error code is\s*:?\s*(\d{1,6})\b"),
+    re.compile(r"error code\s*[:=]?\s*(\d{6})\b"),
+    re.compile(r"\bfailed:\s*(\d{6})\b"),
+    re.compile(r"runtime result = (\d{6})"),
+    re.compile(r"ErrCode=(\d{6})"),
+    re.compile(r"aclnnStatus=(\d{6})"),
+    re.compile(r"\bret(?:urn)?\s*(?:code|=)\s*[:=]?\s*(\d{6})\b"),
+]
+_CUDA_RT = re.compile(r"cuda runtime error \((\d+)\)")
+
+# ---------------------------------------------------------------- sentences that name a cause
+# (regex, kind, category, strength, flags)
+_TEXT: list[tuple[re.Pattern[str], str, str, int, frozenset[str]]] = []
+
+
+def _t(rx: str, kind: str, cat: str, strength: int = 3, *flags: str) -> None:
+    _TEXT.append((re.compile(rx), kind, cat, strength, frozenset(flags)))
+
+
+# benign
+_t(r"This error log can be ignored", "ignorable", "benign", 3)
+_t(r"\bWarning:|UserWarning|FutureWarning|DeprecationWarning|\[W\d{3,4} ", "warning", "benign", 1)
+# memory without numbers
+_t(r"Failed to allocate memory|Memory_Allocation_Failure|allocate device memory failed|Fail to init MemoryPoolManager",
+   "driver-oom", "memory", 3)
+_t(r"CUDA error: out of memory|cuda runtime error \(2\) : out of memory|CUDA_ERROR_OUT_OF_MEMORY", "cuda-oom", "memory", 3)
+_t(r"MemoryPoolManager|open device \d+ failed|SetDevice|rtSetDevice|aclrtSetDevice", "device-open", None, 0,
+   "device_open")
+# kernel faults
+_t(r"illegal memory access|cudaErrorIllegalAddress|illegal address", "illegal-address", "kernel-fault")
+_t(r"device-side assert(?:ion)? triggered|Assertion `[^`]*` failed", "device-assert", "kernel-fault", 3, "assert")
+_t(r"aicore exception|aicore error|aivec(?:tor)? error|AI ?Core exception|aicore execution is abnormal"
+   r"|vector core execution is abnormal|aicpu (?:execution is abnormal|exception)|Kernel task happen error"
+   r"|fftsplus aic(?:ore|pu)? error|fftsplus aivector error|there is an? (?:aicore|aivec|aicpu) error",
+   "ai-core-exception", "kernel-fault")
+_t(r"misaligned address|an illegal instruction was encountered|unspecified launch failure"
+   r"|CUBLAS_STATUS_EXECUTION_FAILED", "cuda-kernel", "kernel-fault")
+# communication
+_t(r"Watchdog caught collective operation timeout|watchdog got stuck|ProcessGroupNCCL's watchdog"
+   r"|Timeout\(ms\)=\d+\) ran for|NCCL communicator was aborted|ncclSystemError|ncclRemoteError|ncclInternalError"
+   r"|unhandled system error|NCCL error in:|NCCL WARN", "nccl", "comm")
+_t(r"HCCL function error|hccl fftsplus task timeout|Notify register times out|Getting socket times out"
+   r"|Transport init error|HcclCommInit\w*|Hccl(?:Allreduce|AllReduce|Broadcast|AllGather|ReduceScatter|Send|Recv)\b"
+   r"|HCCL_E_TIMEOUT|hccl\w* timeout", "hccl", "comm")
+_t(r"HCCL error in:|call hccl api failed", "hccl-wrapper", "comm", 1)
+# environment
+_t(r"driver version is insufficient|no kernel image is available|NVIDIA driver on your system is too old"
+   r"|Found no NVIDIA driver|CUDA driver initialization failed|Torch not compiled with CUDA enabled"
+   r"|No CUDA GPUs are available|invalid device ordinal|cudaErrorInsufficientDriver|cudaErrorNoKernelImageForDevice",
+   "cuda-env", "environment", 3, "cuda")
+_t(r"lib[\w+\-]+\.so[.\d]*: cannot open shared object file|Please check that the cann package is installed"
+   r"|set_env\.sh|init env failed|Failed to verify the OPP|OPP is incorrect", "cann-env", "environment", 3, "npu")
+_t(r"open device \d+ failed|halDeviceOpen failed|TsdOpen failed|Set visible device failed|device id error"
+   r"|Failed to open device|Maybe the last training process is running|Failed to initialize the HCCP process"
+   r"|Device or resource busy|device is busy|Failed to start the device|devices? (?:is|are) busy or unavailable",
+   "device-open-failed", "environment", 3, "device_open")
+_t(r"Could not run '(?:aten::)?(?:empty_strided|empty\.memory_format|empty|_pin_memory|_copy_from)'"
+   r" with arguments from the '(\w+)' backend", "backend-missing", "environment", 3)
+# operator support
+_t(r"is not currently (?:supported|implemented) (?:on|for) the \w+ (?:backend|device)|will fall back to run on (?:the )?CPU",
+   "cpu-fallback", "op-not-supported")
+_t(r"\"\w+\" not implemented for '\w+'", "dtype-not-implemented", "op-not-supported")
+_t(r"Could not run '[\w:.]+' with arguments from the '\w+' backend", "no-kernel", "op-not-supported", 2)
+_t(r"NotImplementedError|Unsupported_Operator|not supported on the NPU", "not-implemented", "op-not-supported", 1)
+# invalid parameters
+_t(r"AclNN_Parameter_Error|Parameter_Error|Invalid_Argument_Tensor|k-axis of .{0,40}(?:must be the same|are different)"
+   r"|\[InferShape\]|Failed to infer output shape|mat1 and mat2 shapes cannot be multiplied|size mismatch for"
+   r"|expected scalar type \w+ but found|shape '\[[^\]]*\]' is invalid for input of size"
+   r"|should be in dtype support list", "param-check", "invalid-param")
+# unknown / generic
+_t(r"CUDA error: unknown error|cudaErrorUnknown", "cuda-unknown", "unknown", 2)
+_t(r"Inner Error!|Internal error!|Segmentation fault|core dumped|CANN Inner Error", "inner-error", "unknown", 1)
+
+_TRIGGER = re.compile(
+    r"memory|allocate|rror|ERR\d|E[0-9A-Z]\d{4}|xception|ssert|illegal|timeout|Timeout|times out|atchdog|HCCL|NCCL"
+    r"|Hccl|nccl|driver|\.so|ignored|Warning|WARN|\[W\d|not (?:currently )?(?:supported|implemented)|NotImplemented"
+    r"|Could not run|fall back|failed|Failed|abnormal|busy|set_env|OPP|InferShape|k-axis|Segmentation|core dumped"
+    r"|File \"|Tried|tried|aicore|aivec|aicpu|cuda|CUDA|NPU|Parameter_Error|Unsupported"
+)
+_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
+_OP = [
+    re.compile(r"call (aclnn\w+) failed"),
+    re.compile(r"(?:OPS|NPU|HCCL) function error: (?:call )?([A-Za-z_]\w+)"),
+    re.compile(r"working operator name is (\w+)"),
+    re.compile(r"kernel_name=(\S+)"),
+    re.compile(r"^\s*([\w./]+\.cu):\d+: \w+"),
+    re.compile(r"\"(\w+)\" not implemented for"),
+    re.compile(r"The operator '([\w:.]+)' is not currently"),
+    re.compile(r"Could not run '([\w:.]+)'"),
+]
+_NUMS = [
+    ("timeout_ms", re.compile(r"Timeout\(ms\)=(\d+)")),
+    ("seq_num", re.compile(r"SeqNum=(\d+)")),
+    ("op_type", re.compile(r"OpType=(\w+)")),
+    ("remote_rank", re.compile(r"remote rank: \[(\d+)\]")),
+    ("watchdog_stuck_s", re.compile(r"watchdog got stuck for (\d+) seconds")),
+]
+
+
+def scan(lines: Iterable[str]) -> Iterator[Evidence]:
+    """Yield evidence from cleaned lines (1-based line numbers)."""
+    it = iter(enumerate(lines, 1))
+    pushback: list[tuple[int, str]] = []
+    while True:
+        if pushback:
+            no, line = pushback.pop()
+        else:
+            try:
+                no, line = next(it)
+            except StopIteration:
+                return
+        if not line or not _TRIGGER.search(line):
+            continue
+        # --- OOM messages (possibly wrapped)
+        m = _OOM_START.search(line)
+        if m and (_OOM_HINT.search(line) or "OutOfMemoryError" in line or "out of memory" in line):
+            text = line[m.start():]
+            taken = 0
+            while not _OOM_DONE.search(text) and taken < _OOM_MAX_LINES:
+                try:
+                    nno, nxt = next(it)
+                except StopIteration:
+                    break
+                if not nxt.strip() or _NEW_RECORD.match(nxt):
+                    pushback.append((nno, nxt))
+                    break
+                sep = "" if text.endswith(("-", "(")) else (" " if not text.endswith(" ") else "")
+                # a hard wrap in the middle of a word has no space on either side
+                if text and text[-1].isalnum() and nxt[:1].isalnum() and len(line) >= 60:
+                    sep = ""
+                text += sep + nxt.strip()
+                taken += 1
+            nums = parse_oom(text)
+            if "requested_bytes" in nums or "total_bytes" in nums:
+                yield Evidence(no, "oom", text[:2000], "memory", 3, numbers=nums)
+                # the rest of the line may carry more (e.g. codes)
+                rest = line[:m.start()]
+                if rest.strip():
+                    yield from _scan_line(no, rest)
+                continue
+        for rx in _HOST:
+            hm = rx.search(line)
+            if hm:
+                val = int(hm.group(1)) * ((1 << 30) if "GB" in rx.pattern else 1)
+                yield Evidence(no, "host-oom", line[:2000], "memory", 3,
+                               numbers={"requested_bytes": val, "device": "cpu"}, flags=frozenset({"host"}))
+                break
+        yield from _scan_line(no, line)
+
+
+def _scan_line(no: int, line: str) -> Iterator[Evidence]:
+    codes: list[str] = []
+    for rx in _NUMCODE:
+        for c in rx.findall(line):
+            if len(c) < 6:
+                if re.search(r"hccl", line, re.I):
+                    codes.append(f"HCCL:{int(c)}")
+            else:
+                codes.append(c)
+    for c in _CUDA_RT.findall(line):
+        codes.append(f"CUDA:{int(c)}")
+    for c in _CANN.findall(line):
+        codes.append(c)
+    for c in _ERRNPU.findall(line):
+        codes.append(f"ERR{c}")
+    codes.extend(_NAMES.findall(line))
+    if codes:
+        yield Evidence(no, "codes", line[:2000], None, 0, codes=tuple(dict.fromkeys(codes)))
+    for rx, kind, cat, strength, flags in _TEXT:
+        if rx.search(line):
+            yield Evidence(no, kind, line[:2000], cat, strength, flags=flags)
+    fm = _FRAME.search(line)
+    if fm:
+        yield Evidence(no, "frame", line[:500], None, 0,
+                       numbers={"file": fm.group(1), "lineno": int(fm.group(2)), "func": fm.group(3)})
+    for rx in _OP:
+        om = rx.search(line)
+        if om:
+            yield Evidence(no, "op", line[:500], None, 0, numbers={"op": om.group(1)})
+            break
+    extra = {}
+    for key, rx in _NUMS:
+        nm = rx.search(line)
+        if nm:
+            val = nm.group(1)
+            extra[key] = int(val) if val.isdigit() else val
+    if extra:
+        yield Evidence(no, "numbers", line[:500], None, 0, numbers=extra)
