@@ -34,14 +34,30 @@ def resolve_device(device: str | None = None, capacity: int | str | None = None,
     if device is None or device.lower() == "cpu":
         return DeviceTarget(name=device.lower() if device else None, family="cpu", capacity_bytes=cap,
                             alloc_conf=alloc_conf)
-    from memplan.alloc import catalog
+    from memplan.alloc import config_from_env, parse_alloc_conf, lookup
 
-    spec = catalog.resolve(device)
+    spec = lookup(device)
+    # check the allocator configuration now, so a malformed one is a one-line input error
+    if alloc_conf is not None:
+        parse_alloc_conf(alloc_conf, spec.family)
+    else:
+        config_from_env(spec.family)
     return DeviceTarget(
         name=spec.name, family=spec.family,
         capacity_bytes=cap if cap is not None else spec.capacity_bytes,
-        outside_allocator_bytes=spec.outside_allocator_bytes, alloc_conf=alloc_conf, spec=spec,
+        outside_allocator_bytes=spec.outside_allocator_bytes or 0, alloc_conf=alloc_conf, spec=spec,
     )
+
+
+def simulate_allocator(trace, dev: DeviceTarget):
+    """Replay a trace through the target device's caching allocator (None for plain CPU accounting)."""
+    if dev.family == "cpu":
+        return None
+    from memplan.alloc import config_from_env, parse_alloc_conf, simulate
+
+    conf = parse_alloc_conf(dev.alloc_conf, dev.family) if dev.alloc_conf is not None else config_from_env(dev.family)
+    return simulate(trace, dev.spec if dev.spec is not None else dev.family, conf, capacity=dev.capacity_bytes,
+                    outside_allocator_bytes=dev.outside_allocator_bytes)
 
 
 def load_workload(model: str | Workload | None = None, hf_config: str | None = None,
@@ -64,12 +80,15 @@ def estimate_from_trace(workload: Workload, cfg: TrainConfig, dev: DeviceTarget,
     s = summarize(trace)
     reserved, frag = s.peak_allocated_bytes, 0
     notes = list(trace.notes)
-    if dev.family != "cpu":
-        from memplan.alloc import simulate_trace
-
-        sim = simulate_trace(trace, dev)
-        reserved, frag = sim.peak_reserved_bytes, sim.fragmentation_bytes
-        notes.extend(getattr(sim, "notes", []) or [])
+    sim = simulate_allocator(trace, dev)
+    if sim is not None:
+        reserved, frag = sim.peak_reserved_bytes, sim.fragmentation_at_peak_bytes
+        notes.extend(sim.notes or [])
+        if sim.oom is not None:
+            phase, step, micro = trace.phase_at(sim.oom.event_index)
+            r = trace.storages[trace.events[sim.oom.event_index]] if trace.events[sim.oom.event_index] >= 0 else None
+            where = f" in {r.module or 'the top level'} ({r.op})" if r is not None else ""
+            notes.append(f"the caching allocator would run out during {phase} of step {step}{where}")
     modules = [
         {"module": r.module, "bytes_at_peak": r.bytes_at_peak, "by_category": r.by_category,
          "activations_saved_bytes": r.activations_saved}

@@ -3,6 +3,7 @@ no command module imports torch at import time, so `memplan --help` is instant."
 from __future__ import annotations
 
 import importlib
+import os
 
 import click
 
@@ -29,4 +30,6 @@ for _name in _COMMANDS:
 
 
 def main() -> None:
+    # keep third-party chatter (transformers' one-time warnings) out of memplan's output
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     cli(prog_name="memplan")
