@@ -120,6 +120,27 @@ class Recorder:
                                       opname, self.step, self.micro, str(t.dtype)[6:]))
         return len(self._st) - 1
 
+    def scratch(self, plan: list, record_outputs, opname: str) -> None:
+        """Replay a kernel rule's plan (memplan.trace.kernels): scratch allocations and frees around the
+        moment the op's outputs are recorded."""
+        sids: list[int] = []
+        done = False
+        for step in plan:
+            if step == "outputs":
+                record_outputs()
+                done = True
+            elif isinstance(step, int):
+                phase = "optimizer" if self.in_optimizer else self.phase
+                module = self.bw_module if phase == "backward" else self.module_stack[-1]
+                self._st.append(StorageRecord(step, "temporaries", module, phase, opname + "[scratch]",
+                                              self.step, self.micro, ""))
+                sids.append(len(self._st) - 1)
+                self._ev.append(sids[-1])
+            else:
+                self._ev.append(~sids[step.index])
+        if not done:
+            record_outputs()
+
     def sid_of(self, t: torch.Tensor) -> int | None:
         ref = self._live.get(id(t.untyped_storage()))
         return None if ref is None else ref.sid
@@ -166,9 +187,10 @@ class RecordingMode(TorchDispatchMode):
     memplan assumes finite gradients. Any other `.item()` answers 0 and is counted in the trace's notes.
     """
 
-    def __init__(self, recorder: Recorder):
+    def __init__(self, recorder: Recorder, kernel_rules: dict | None = None):
         super().__init__()
         self.rec = recorder
+        self.kernel_rules = kernel_rules or {}
         self.last_failed_op: str | None = None
         self.shadows = WeakIdKeyDictionary()
         self._mutable: dict = {}
@@ -184,6 +206,22 @@ class RecordingMode(TorchDispatchMode):
             raise
         if func is _ADD and torch._C._current_autograd_node() is not None:
             self._engine_accumulate(args, kwargs, out)
+        rule = self.kernel_rules.get(func)
+        if rule is not None:
+            plan = rule(args, kwargs, out)
+            if plan:
+                self.rec.scratch(plan, lambda: self._see_outputs(func, out), func._opname)
+                return out
+        scalar_out = self._see_outputs(func, out)
+        mutable = self._mutable.get(func)
+        if mutable is None:
+            mutable = self._mutable[func] = func._schema.is_mutable
+        if scalar_out or (mutable and len(self.shadows)):
+            self._shadow(func, args, kwargs, out)
+        return out
+
+    def _see_outputs(self, func, out) -> bool:
+        """Record the op's output storages; True when one of them is 0-dim."""
         see = self.rec.see
         name = func._opname
         scalar_out = False
@@ -199,12 +237,7 @@ class RecordingMode(TorchDispatchMode):
                     for x in o:
                         if isinstance(x, torch.Tensor):
                             see(x, name)
-        mutable = self._mutable.get(func)
-        if mutable is None:
-            mutable = self._mutable[func] = func._schema.is_mutable
-        if scalar_out or (mutable and len(self.shadows)):
-            self._shadow(func, args, kwargs, out)
-        return out
+        return scalar_out
 
     def _engine_accumulate(self, args, kwargs, out) -> None:
         """The autograd engine sums two gradients for the same input with `old + new`, in place into

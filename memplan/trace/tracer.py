@@ -14,6 +14,7 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 from memplan.errors import TraceError, UserError
 from memplan.step import Target, run
 from memplan.trace.events import Trace
+from memplan.trace.kernels import rules_for
 from memplan.trace.recorder import Recorder, RecordingMode
 from memplan.workload import TrainConfig, Workload
 
@@ -123,7 +124,7 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
     cfg.validate()
     rec = Recorder()
     hooks = _TraceHooks(rec)
-    mode = RecordingMode(rec)
+    mode = RecordingMode(rec, rules_for(target.family))
     fake = _FakeMode(allow_non_fake_inputs=True)
     try:
         with warnings.catch_warnings():

@@ -1,0 +1,187 @@
+"""Device kernel rules: memory a real kernel uses that a fake (meta) kernel does not show.
+
+A fake-tensor trace sees each op's inputs and outputs. Some real kernels also allocate scratch memory
+through the same caching allocator while they run (oneDNN reorders on the CPU, contiguous copies of
+inputs a BLAS library cannot read). When such scratch is live at the peak it counts, so each rule
+replays it as transient allocations around the op's outputs.
+
+A rule is a small registered function `rule(args, kwargs, out) -> plan`, where `plan` is a list of
+steps: a positive int allocates scratch of that many bytes, `FREE(k)` frees the k-th scratch allocation
+of this op (0-based), and `OUTPUTS` is the moment the op's outputs are allocated. Rules register per
+device family with `@register(op, families, source=...)`, which refuses duplicates. Which rules apply
+also depends on the host CPU for the `cpu` family (oneDNN use differs with the ISA).
+
+Known limitations: oneDNN's convolution scratchpads (a few hundred KiB, ISA dependent) are not modelled;
+channel-blocked layouts are assumed to pad nothing.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import torch
+
+aten = torch.ops.aten
+
+OUTPUTS = "outputs"
+
+
+@dataclass(frozen=True)
+class FREE:
+    index: int
+
+
+@dataclass(frozen=True)
+class KernelRule:
+    op: object
+    families: tuple[str, ...]
+    source: str
+    fn: Callable
+
+
+_RULES: dict[tuple[str, object], KernelRule] = {}
+
+
+def register(op, families: tuple[str, ...], source: str):
+    def deco(fn):
+        for fam in families:
+            key = (fam, op)
+            if key in _RULES:
+                raise ValueError(f"a kernel rule for {op} on {fam} is already registered")
+            _RULES[key] = KernelRule(op, families, source, fn)
+        return fn
+    return deco
+
+
+def rules_for(family: str) -> dict:
+    """`{op overload: rule function}` for a device family, as the recorder looks them up per op."""
+    if family == "cpu" and not _cpu_uses_onednn():
+        return {}
+    return {op: r.fn for (fam, op), r in _RULES.items() if fam == family}
+
+
+def all_rules() -> list[KernelRule]:
+    return list({id(r): r for r in _RULES.values()}.values())
+
+
+def _nbytes(t: torch.Tensor) -> int:
+    return t.numel() * t.element_size()
+
+
+# ---- CPU (oneDNN) ----------------------------------------------------------------------------------
+
+def _cpu_uses_onednn() -> bool:
+    return torch.backends.mkldnn.is_available() and torch.backends.mkldnn.enabled
+
+
+def _cpu_has_onednn_bf16() -> bool:
+    """aten/src/ATen/native/mkldnn/Utils.h `mkldnn_bf16_device_check`: AVX512 BW/VL/DQ on x86 (or ARM
+    bf16). torch reports the ISA it dispatches to; AVX512 implies those extensions on the CPUs it picks."""
+    return torch.backends.cpu.get_cpu_capability().startswith("AVX512")
+
+
+_MKLDNN_GEMM_MIN_SIZE = 16 * 16 * 16  # aten/src/ATen/native/LinearAlgebra.cpp `checksize`
+
+
+def _onednn_optimized_format(t: torch.Tensor) -> bool:
+    """aten/src/ATen/native/mkldnn/Matmul.cpp `is_mkldnn_optimized_format`: contiguous, or transposed
+    in its last two dimensions."""
+    if t.is_contiguous():
+        return True
+    s, st = t.shape, t.stride()
+    if t.dim() == 2:
+        return st[0] == 1 and st[1] == s[0]
+    if t.dim() == 3:
+        return st[0] == s[1] * s[2] and st[1] == 1 and st[2] == s[1]
+    return False
+
+
+def _onednn_matmul_copies(m1: torch.Tensor, m2: torch.Tensor) -> list[int]:
+    """Bytes of the contiguous copies `mkldnn_matmul` makes of inputs in a layout it cannot read, for
+    bf16/fp16 GEMMs that `use_mkldnn_matmul` routes to oneDNN."""
+    if m1.dtype not in (torch.bfloat16, torch.float16) or m2.dtype != m1.dtype:
+        return []
+    if m1.dtype == torch.float16 or not _cpu_has_onednn_bf16():
+        return []  # fp16 oneDNN GEMM needs AVX512-FP16 / AMX-FP16 (not modelled: treated as absent)
+    if m1.numel() == 0 or m2.numel() == 0:
+        return []
+    if m1.dim() == 2:
+        size = m1.shape[0] * m1.shape[1] * m2.shape[1]
+    else:
+        size = m1.shape[0] * m1.shape[1] * m1.shape[2] * m2.shape[2]
+        if m1.shape[2] * m1.shape[1] * m2.shape[2] < 400:  # bmm's small-problem loop (LinearAlgebra.cpp)
+            return []
+    if size <= _MKLDNN_GEMM_MIN_SIZE:
+        return []
+    return [_nbytes(m) for m in (m1, m2) if not _onednn_optimized_format(m)]
+
+
+def _copies_plan(copies: list[int]) -> list:
+    return [*copies, OUTPUTS, *[FREE(i) for i in range(len(copies))]]
+
+
+@register(aten.mm.default, ("cpu",), source="aten/src/ATen/native/mkldnn/Matmul.cpp mkldnn_matmul")
+def _cpu_mm(args, kwargs, out):
+    return _copies_plan(_onednn_matmul_copies(args[0], args[1]))
+
+
+@register(aten.bmm.default, ("cpu",), source="aten/src/ATen/native/LinearAlgebra.cpp bmm_out_or_baddbmm_")
+def _cpu_bmm(args, kwargs, out):
+    return _copies_plan(_onednn_matmul_copies(args[0], args[1]))
+
+
+@register(aten.addmm.default, ("cpu",), source="aten/src/ATen/native/LinearAlgebra.cpp addmm_impl_cpu_")
+def _cpu_addmm(args, kwargs, out):
+    return _copies_plan(_onednn_matmul_copies(args[1], args[2]))
+
+
+@register(aten.baddbmm.default, ("cpu",), source="aten/src/ATen/native/LinearAlgebra.cpp bmm_out_or_baddbmm_")
+def _cpu_baddbmm(args, kwargs, out):
+    return _copies_plan(_onednn_matmul_copies(args[1], args[2]))
+
+
+def _onednn_conv(inp: torch.Tensor, weight: torch.Tensor) -> bool:
+    """Whether aten's CPU convolution goes to oneDNN (`use_mkldnn` in Convolution.cpp, simplified to the
+    common case: 4-d float/bf16 input, not depthwise-tiny)."""
+    return inp.dim() == 4 and inp.dtype in (torch.float32, torch.bfloat16) and weight.dim() == 4
+
+
+def _blocked_input_copy(inp: torch.Tensor) -> int:
+    # oneDNN reorders NCHW input into a channel-blocked layout unless it has too few channels to block
+    return _nbytes(inp) if inp.shape[1] % 8 == 0 else 0
+
+
+@register(aten.convolution.default, ("cpu",), source="aten/src/ATen/native/mkldnn/Conv.cpp _mkldnn_convolution")
+def _cpu_conv(args, kwargs, out):
+    inp, weight = args[0], args[1]
+    if not _onednn_conv(inp, weight) or args[6]:  # transposed convolutions: not modelled
+        return []
+    # measured with the CPU allocator on torch 2.13 / oneDNN: input reorder, weight reorder, blocked
+    # output; the reorders are freed, then the plain output is allocated and the blocked one freed
+    in_copy = _blocked_input_copy(inp)
+    plan = ([in_copy] if in_copy else []) + [_nbytes(weight), _nbytes(out)]
+    n = len(plan)
+    return plan + [FREE(i) for i in range(n - 1)] + [OUTPUTS, FREE(n - 1)]
+
+
+@register(aten.convolution_backward.default, ("cpu",),
+          source="aten/src/ATen/native/mkldnn/Conv.cpp mkldnn_convolution_backward")
+def _cpu_conv_backward(args, kwargs, out):
+    grad_out, inp, weight = args[0], args[1], args[2]
+    mask = args[10]
+    if not _onednn_conv(inp, weight) or args[7]:  # (..., dilation, transposed, output_padding, groups, mask)
+        return []
+    plan: list = []
+    held = []
+    if mask[0]:  # grad_input: reorder grad_output and weight, blocked grad_input
+        base = len(plan)
+        plan += [_nbytes(grad_out), _nbytes(weight), _nbytes(inp), FREE(base + 1), FREE(base)]
+        held.append(base + 2)
+    if mask[1]:  # grad_weight: reorder grad_output and input, blocked grad_weight
+        base = len(plan) - sum(isinstance(p, FREE) for p in plan)
+        in_copy = _blocked_input_copy(inp)
+        steps = [_nbytes(grad_out)] + ([in_copy] if in_copy else []) + [_nbytes(weight)]
+        idx = list(range(base, base + len(steps)))
+        plan += steps + [FREE(i) for i in idx[:-1]]
+        held.append(idx[-1])
+    return plan + [OUTPUTS] + [FREE(i) for i in held]
