@@ -182,6 +182,31 @@ def apply_checkpointing(model, patterns: tuple[str, ...]) -> list[str]:
     return chosen
 
 
+def cast_module(model, dtype) -> None:
+    """`model.to(dtype)` for floating parameters and buffers, by replacing them with new Parameters.
+
+    `Module.to` swaps tensors in place for fake tensors, which fails (torch keeps a weakref to each fake
+    tensor); replacing them has the same memory effect (the new copy is allocated, the old one freed) and
+    keeps tied parameters tied."""
+    import torch
+
+    memo: dict[int, object] = {}
+    with torch.no_grad():
+        for mod in model.modules():
+            for name, p in list(mod._parameters.items()):
+                if p is None or not p.is_floating_point():
+                    continue
+                if id(p) not in memo:
+                    memo[id(p)] = torch.nn.Parameter(p.detach().to(dtype), requires_grad=p.requires_grad)
+                mod._parameters[name] = memo[id(p)]
+            for name, b in list(mod._buffers.items()):
+                if b is not None and b.is_floating_point():
+                    if id(b) not in memo:
+                        memo[id(b)] = b.to(dtype)
+                    mod._buffers[name] = memo[id(b)]
+    memo.clear()
+
+
 def build(workload: Workload, cfg: TrainConfig, hooks: StepHooks, target: Target):
     """Build the model (in whatever tensor mode is active) and apply precision and checkpointing."""
     import torch
@@ -198,14 +223,7 @@ def build(workload: Workload, cfg: TrainConfig, hooks: StepHooks, target: Target
     if target.run_device != "cpu":
         model = model.to(target.run_device)
     if cfg.precision == "bf16":
-        # new Parameter objects instead of swapping tensors in place (swap fails under fake tensors);
-        # the memory effect is the same: the bf16 copy is allocated, the fp32 one freed.
-        prev = torch.__future__.get_overwrite_module_params_on_conversion()
-        torch.__future__.set_overwrite_module_params_on_conversion(True)
-        try:
-            model = model.to(torch.bfloat16)
-        finally:
-            torch.__future__.set_overwrite_module_params_on_conversion(prev)
+        cast_module(model, torch.bfloat16)
     model.train()
     apply_checkpointing(model, cfg.checkpoint)
     hooks.model_built(model)

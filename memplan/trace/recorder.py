@@ -203,6 +203,8 @@ class RecordingMode(TorchDispatchMode):
             out = func(*args, **kwargs)
         except Exception:
             self.last_failed_op = str(func.overloadpacket)
+            rec = self.rec
+            self.last_failed_module = rec.bw_module if rec.phase == "backward" else rec.module_stack[-1]
             raise
         if func is _ADD and torch._C._current_autograd_node() is not None:
             self._engine_accumulate(args, kwargs, out)

@@ -146,7 +146,9 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
 
 def _trace_error(exc: Exception, rec: Recorder, mode: RecordingMode) -> TraceError:
     op = getattr(mode, "last_failed_op", None)
-    module = rec.module_stack[-1] if rec.phase != "backward" else rec.bw_module
+    module = getattr(mode, "last_failed_module", None)
+    if module is None:
+        module = rec.module_stack[-1] if rec.phase != "backward" else rec.bw_module
     where = f" in module '{module}'" if module else ""
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     if op is None:  # the user's code failed, not a fake-tensor kernel
