@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(VENV)/bin/memplan analyze fixtures/models/gpt2_small.py --batch-size 4 --seq-len 256 --device A100-80GB
+	$(VENV)/bin/memplan analyze fixtures/models/gpt2.py --batch-size 4 --seq-len 256 --device 910B3
 
 test: $(STAMP)
 	$(PY) -m pytest -q

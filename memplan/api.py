@@ -80,6 +80,9 @@ def estimate_from_trace(workload: Workload, cfg: TrainConfig, dev: DeviceTarget,
     s = summarize(trace)
     reserved, frag = s.peak_allocated_bytes, 0
     notes = list(trace.notes)
+    if dev.spec is not None and getattr(dev.spec, "outside_allocator_bytes", None) is None:
+        notes.append(f"memory held outside the allocator on {dev.name} (runtime, HCCL/NCCL buffers) is not in "
+                     "the catalog: leave headroom, or give the usable amount with --capacity")
     sim = simulate_allocator(trace, dev)
     if sim is not None:
         reserved, frag = sim.peak_reserved_bytes, sim.fragmentation_at_peak_bytes
@@ -94,8 +97,15 @@ def estimate_from_trace(workload: Workload, cfg: TrainConfig, dev: DeviceTarget,
          "activations_saved_bytes": r.activations_saved}
         for r in s.modules
     ]
+    from memplan.step import resolve_optimizer_impl
+
+    config = cfg.to_dict()
+    if cfg.optimizer_impl == "default" and workload.make_optimizer is None:
+        config["optimizer_impl_resolved"] = next(
+            k for k, v in {"for-loop": {"foreach": False}, "foreach": {"foreach": True}}.items()
+            if v == resolve_optimizer_impl("default", dev.family))
     return Estimate(
-        workload=workload.name, config=cfg.to_dict(), device=dev.name, capacity_bytes=dev.capacity_bytes,
+        workload=workload.name, config=config, device=dev.name, capacity_bytes=dev.capacity_bytes,
         peak_allocated_bytes=s.peak_allocated_bytes, peak_reserved_bytes=reserved,
         outside_allocator_bytes=dev.outside_allocator_bytes, peak_phase=s.peak_phase, peak_step=s.peak_step,
         peak_micro_step=s.peak_micro_step, breakdown_at_peak=s.breakdown_at_peak, phase_peaks=s.phase_peaks,

@@ -12,7 +12,7 @@ class Estimate:
     config: dict
     device: str | None                 # catalog name, or None for plain CPU accounting
     capacity_bytes: int | None
-    peak_allocated_bytes: int          # max bytes held by live tensors over the steady-state step
+    peak_allocated_bytes: int          # max bytes held by live tensors over the traced steps (build excluded)
     peak_reserved_bytes: int           # what the device's caching allocator holds at its peak
     outside_allocator_bytes: int       # runtime / context memory the allocator does not see
     peak_phase: str

@@ -23,12 +23,17 @@ def command(model, hf_config, task, device, capacity, alloc_conf, top, report_pa
         from memplan import api
 
         cfg = train_config(kw)
+        if report_path:
+            from memplan.report.write import check_report_path
+
+            check_report_path(report_path)
         est, trace = api.analyze(model, hf_config=hf_config, task=task, config=cfg, device=device,
                                  capacity=capacity, alloc_conf=alloc_conf, return_trace=True)
         if report_path:
             from memplan.report.write import write_report
 
-            write_report(report_path, est, trace)
+            dev = api.resolve_device(device, capacity, alloc_conf)
+            write_report(report_path, est, trace, sim=api.simulate_allocator(trace, dev))
         return est
 
     est = run_command(debug, work)

@@ -14,7 +14,10 @@ def config_line(cfg: dict) -> str:
     bits = [f"batch {cfg['batch_size']}"]
     if cfg.get("seq_len"):
         bits.append(f"seq {cfg['seq_len']}")
-    bits += [cfg["precision"], f"{cfg['optimizer']} ({cfg['optimizer_impl']})"]
+    impl = cfg["optimizer_impl"]
+    if cfg.get("optimizer_impl_resolved"):
+        impl = f"{impl}: {cfg['optimizer_impl_resolved']}"
+    bits += [cfg["precision"], f"{cfg['optimizer']} ({impl})"]
     if cfg.get("grad_accum", 1) > 1:
         bits.append(f"grad-accum {cfg['grad_accum']}")
     if cfg.get("clip_grad_norm"):
@@ -32,7 +35,7 @@ def render_estimate(est, top: int = 10) -> str:
     if est.device and est.device != "cpu":
         rows.append(["peak reserved", fmt_bytes(est.peak_reserved_bytes),
                      f"allocator fragmentation {fmt_bytes(est.fragmentation_bytes)}"])
-        rows.append(["outside allocator", fmt_bytes(est.outside_allocator_bytes), "runtime / context"])
+        rows.append(["outside allocator", fmt_bytes(est.outside_allocator_bytes), "runtime / context (catalog)"])
         rows.append(["device total", fmt_bytes(est.device_total_bytes), "reserved + outside allocator"])
     if est.capacity_bytes is not None:
         verdict = "FITS" if est.fits else "DOES NOT FIT"

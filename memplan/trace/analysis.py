@@ -36,10 +36,14 @@ class TraceSummary:
 
 
 def summarize(trace: Trace, top_modules: int = 50) -> TraceSummary:
+    """The peak is taken over every traced optimizer step (model build excluded), i.e. what
+    `max_memory_allocated()` reports when reset right after the model is built; when steps tie, the
+    later (steady-state) one is reported. `phase_peaks` are those of the last (steady-state) step."""
     st = trace.storages
     ev = trace.events
     last = trace.steps
-    w_start, w_end = trace.window(last)
+    w_start, w_end = trace.window(1)[0], trace.window(last)[1]
+    l_start = trace.window(last)[0]
     s1_start, s1_end = trace.window(1)
     cur = 0
     run_peak = 0
@@ -55,19 +59,19 @@ def summarize(trace: Trace, top_modules: int = 50) -> TraceSummary:
             phase = marks[mi][1]
             mi += 1
         if i == w_start:
-            # the level held when the steady-state step begins is part of that step
+            # the level held when the first step begins is part of the steps
             peak, peak_idx = cur, i - 1
+        if i == l_start:
             phase_peaks[phase] = max(phase_peaks.get(phase, 0), cur)
         cur += st[v].nbytes if v >= 0 else -st[~v].nbytes
         if cur > run_peak:
             run_peak = cur
         if s1_start <= i < s1_end and cur > first_peak:
             first_peak = cur
-        if w_start <= i < w_end:
-            if cur > peak:
-                peak, peak_idx = cur, i
-            if cur > phase_peaks.get(phase, -1):
-                phase_peaks[phase] = cur
+        if w_start <= i < w_end and cur >= peak:
+            peak, peak_idx = cur, i
+        if l_start <= i < w_end and cur > phase_peaks.get(phase, -1):
+            phase_peaks[phase] = cur
     # what is live at the peak
     live: set[int] = set()
     for v in ev[: peak_idx + 1]:

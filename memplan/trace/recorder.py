@@ -13,14 +13,18 @@ and optimizer state. A storage's final category holds for its whole life.
 from __future__ import annotations
 
 import weakref
+from collections import Counter
 from typing import Any
 
 import torch
-from torch._subclasses.fake_tensor import FakeTensor
+from torch._subclasses.fake_tensor import (
+    DataDependentOutputException, DynamicOutputShapeException, FakeTensor,
+)
 from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_modes
 from torch.utils._pytree import tree_flatten, tree_unflatten
 from torch.utils.weak import WeakIdKeyDictionary
 
+from memplan.trace import custom_ops, datadep
 from memplan.trace.events import StorageRecord, Trace
 
 aten = torch.ops.aten
@@ -176,6 +180,20 @@ class Recorder:
         return self.trace
 
 
+_MISSING = object()
+_ROUTING = datadep.ROUTING_OPS
+_WORST = datadep.WORST_CASE
+
+
+def _has_nonfloat(out) -> bool:
+    """Whether an op's output has an integer/bool tensor (one that may get a value shadow)."""
+    if isinstance(out, torch.Tensor):
+        return not out.is_floating_point()
+    if isinstance(out, (tuple, list)):
+        return any(isinstance(o, torch.Tensor) and not o.is_floating_point() for o in out)
+    return False
+
+
 class RecordingMode(TorchDispatchMode):
     """Private dispatch mode: runs the op, records new output storages. Sits on top of FakeTensorMode.
 
@@ -185,15 +203,25 @@ class RecordingMode(TorchDispatchMode):
     real 0-dim "shadow" that the same ops update, so `.item()` answers with the real value. A scalar
     computed from full tensors (e.g. found_inf after unscaling gradients) keeps its previous value:
     memplan assumes finite gradients. Any other `.item()` answers 0 and is counted in the trace's notes.
+
+    Value shadows: small integer/bool tensors computed from shadowed inputs (the batch's token ids,
+    factories such as `arange`, routing indices) get real shadows too, so data-dependent ops on them
+    (`nonzero`, boolean masks, `unique`, `.item()`, `.tolist()`) get their true sizes; routing indices
+    over fake floats and data-dependent ops on unknown values follow `memplan.trace.datadep`'s policy.
+    Custom ops without fake kernels use `memplan.trace.custom_ops`. Both are consulted only when an op
+    fails under fake tensors, or (routing) by one dict lookup per op; `counts` tallies what was done.
     """
 
-    def __init__(self, recorder: Recorder, kernel_rules: dict | None = None):
+    def __init__(self, recorder: Recorder, kernel_rules: dict | None = None,
+                 fake_kernels: dict | None = None):
         super().__init__()
         self.rec = recorder
         self.kernel_rules = kernel_rules or {}
+        self.fake_kernels = fake_kernels or {}
         self.last_failed_op: str | None = None
         self.shadows = WeakIdKeyDictionary()
         self._mutable: dict = {}
+        self.counts: Counter = Counter()   # (rule, op name) -> times: exact | routing | worst | custom | zeros
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         if func is _LOCAL_SCALAR:
@@ -201,11 +229,8 @@ class RecordingMode(TorchDispatchMode):
         kwargs = kwargs or {}
         try:
             out = func(*args, **kwargs)
-        except Exception:
-            self.last_failed_op = str(func.overloadpacket)
-            rec = self.rec
-            self.last_failed_module = rec.bw_module if rec.phase == "backward" else rec.module_stack[-1]
-            raise
+        except Exception as exc:
+            out = self._unfakeable(func, args, kwargs, exc)
         if func is _ADD and torch._C._current_autograd_node() is not None:
             self._engine_accumulate(args, kwargs, out)
         rule = self.kernel_rules.get(func)
@@ -218,9 +243,90 @@ class RecordingMode(TorchDispatchMode):
         mutable = self._mutable.get(func)
         if mutable is None:
             mutable = self._mutable[func] = func._schema.is_mutable
-        if scalar_out or (mutable and len(self.shadows)):
+        if scalar_out or (len(self.shadows) and (mutable or _has_nonfloat(out))):
             self._shadow(func, args, kwargs, out)
+        routing = _ROUTING.get(func)
+        if routing is not None:
+            self._route(routing, func, args, kwargs, out)
         return out
+
+    # ---- ops fake tensors cannot run -----------------------------------------------------------
+    def _unfakeable(self, func, args, kwargs, exc):
+        """An op failed under fake tensors: a custom op's fake kernel, a data-dependent op's size
+        policy (memplan.trace.datadep), or a custom op run on zeros; else re-raise."""
+        kernel = custom_ops.lookup(self.fake_kernels, func)
+        if kernel is not None:
+            self.counts["custom", func.name()] += 1
+            return kernel(*args, **kwargs)
+        if isinstance(exc, (DynamicOutputShapeException, DataDependentOutputException)) or func in _WORST:
+            out = self._exact(func, args, kwargs)
+            if out is not _MISSING:
+                self.counts["exact", func.name()] += 1
+                return out
+            handler = _WORST.get(func)
+            if handler is not None:
+                sizer = datadep.Sizer(self._shadow_of, self.rec.see, self._attach)
+                out = handler(sizer, args, kwargs)
+                self.counts["exact" if sizer.exact else "worst", func.name()] += 1
+                return out
+        out = custom_ops.zeros_run(func, args, kwargs)
+        if out is not None:
+            self.counts["zeros", func.name()] += 1
+            return out
+        self.last_failed_op = str(func.overloadpacket)
+        rec = self.rec
+        self.last_failed_module = rec.bw_module if rec.phase == "backward" else rec.module_stack[-1]
+        raise exc
+
+    def _shadow_of(self, t):
+        s = self.shadows.get(t)
+        if s is None and t.dim() == 0 and isinstance(t, FakeTensor) and t.constant is not None:
+            s = t.constant
+        return s
+
+    def _attach(self, fake, real) -> None:
+        if real.numel() <= datadep.SHADOW_MAX_NUMEL:
+            self.shadows[fake] = real
+
+    def _exact(self, func, args, kwargs):
+        """Run the op for real on the shadows of all its tensor inputs; fake outputs of the true
+        shapes (with shadows). `_MISSING` when an input has no shadow."""
+        flat, spec = tree_flatten((args, kwargs))
+        real = []
+        device = None
+        for a in flat:
+            if isinstance(a, torch.Tensor):
+                device = device or a.device
+                s = self._shadow_of(a) if isinstance(a, FakeTensor) else a
+                if s is None:
+                    return _MISSING
+                real.append(s)
+            else:
+                real.append(a)
+        rargs, rkwargs = tree_unflatten(real, spec)
+        with _disable_current_modes():
+            rout = func(*rargs, **rkwargs)
+        rflat, ospec = tree_flatten(rout)
+        fakes = []
+        for r in rflat:
+            if isinstance(r, torch.Tensor):
+                f = torch.empty_strided(r.shape, r.stride(), dtype=r.dtype, device=device)
+                if not r.is_floating_point():
+                    self._attach(f, r)
+                fakes.append(f)
+            else:
+                fakes.append(r)
+        return tree_unflatten(fakes, ospec)
+
+    def _route(self, synth, func, args, kwargs, out) -> None:
+        """Indices picked from fake floats (router logits) get values by the routing policy."""
+        target = out[1] if isinstance(out, (tuple, list)) else out
+        if target in self.shadows or target.numel() > datadep.SHADOW_MAX_NUMEL:
+            return
+        with _disable_current_modes():
+            pos, idx = synth(args, kwargs, out)
+        self.shadows[out[pos] if pos is not None else out] = idx
+        self.counts["routing", func.name()] += 1
 
     def _see_outputs(self, func, out) -> bool:
         """Record the op's output storages; True when one of them is 0-dim."""
@@ -269,27 +375,40 @@ class RecordingMode(TorchDispatchMode):
     def _shadow(self, func, args, kwargs, out) -> None:
         flat, spec = tree_flatten((args, kwargs))
         real = []
+        shadows = self.shadows
         for a in flat:
             if isinstance(a, torch.Tensor):
-                if a.dim() != 0:
-                    return
-                s = self.shadows.get(a)
+                s = shadows.get(a)
                 if s is None:
-                    if isinstance(a, FakeTensor):
+                    if a.dim() != 0:
+                        if isinstance(a, FakeTensor) or a.numel() > datadep.SHADOW_MAX_NUMEL:
+                            return self._stale(func, args)
+                        s = a   # a small real tensor (e.g. a constant made outside the fake mode)
+                    elif isinstance(a, FakeTensor):
                         s = a.constant
                         if s is None:
-                            return
+                            return self._stale(func, args)
                         s = s.clone()
-                        self.shadows[a] = s
+                        shadows[a] = s
                     else:
                         s = a
                 real.append(s)
             else:
                 real.append(a)
+        fo = tree_flatten(out)[0]
+        if sum(f.numel() for f in fo if isinstance(f, torch.Tensor)) > datadep.SHADOW_MAX_NUMEL:
+            return self._stale(func, args)
         rargs, rkwargs = tree_unflatten(real, spec)
         with _disable_current_modes():
             rout = func(*rargs, **rkwargs)
-        fo, ro = tree_flatten(out)[0], tree_flatten(rout)[0]
+        ro = tree_flatten(rout)[0]
         for f, r in zip(fo, ro):
-            if isinstance(f, torch.Tensor) and isinstance(r, torch.Tensor) and f.dim() == 0:
-                self.shadows[f] = r
+            if isinstance(f, torch.Tensor) and isinstance(r, torch.Tensor) and (
+                    f.dim() == 0 or not f.is_floating_point()):
+                shadows[f] = r
+
+    def _stale(self, func, args) -> None:
+        """A mutated tensor whose new value is unknown loses its (non-scalar) shadow. 0-dim shadows
+        keep their value on purpose (found_inf: finite gradients are assumed)."""
+        if self._mutable.get(func) and args and isinstance(args[0], torch.Tensor) and args[0].dim():
+            self.shadows.pop(args[0], None)

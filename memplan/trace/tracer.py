@@ -10,10 +10,14 @@ import warnings
 
 import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
+from torch.utils._python_dispatch import _disable_current_modes
+from torch.utils._pytree import tree_flatten
 
 from memplan.errors import TraceError, UserError
 from memplan.step import Target, run
 from memplan.trace.events import Trace
+from memplan.trace import datadep
+from memplan.trace.custom_ops import kernels_for
 from memplan.trace.kernels import rules_for
 from memplan.trace.recorder import Recorder, RecordingMode
 from memplan.workload import TrainConfig, Workload
@@ -26,6 +30,8 @@ class _TraceHooks:
         self.rec = rec
         self.names: dict[int, str] = {}
         self.owner: dict[int, str] = {}   # id(parameter) -> owning module's name
+        self.mode: RecordingMode | None = None
+        self.real_batch = None            # () -> a real batch, for value shadows of integer inputs
 
     def phase(self, phase, step, micro_step):
         self.rec.mark(phase, step, micro_step)
@@ -35,13 +41,33 @@ class _TraceHooks:
         for mname, mod in model.named_modules():
             label = mname or type(model).__name__
             for p in mod.parameters(recurse=False):
-                self.owner.setdefault(id(p), label)
-                self.rec.retag(p, "parameters", label)
+                self.owner.setdefault(id(p), label)  # a tied parameter belongs to its first owner
+                self.rec.retag(p, "parameters", self.owner[id(p)])
             for b in mod.buffers(recurse=False):
-                self.rec.retag(b, "parameters", label)
+                self.owner.setdefault(id(b), label)
+                self.rec.retag(b, "parameters", self.owner[id(b)])
 
     def batch_made(self, batch):
-        pass
+        """Give the batch's integer/bool tensors (token ids, labels, masks) real value shadows, from a
+        second, real call of make_batch: data-dependent ops on them then get their true sizes."""
+        if self.mode is None or self.real_batch is None:
+            return
+        fakes = [t for t in tree_flatten(batch)[0]
+                 if isinstance(t, torch.Tensor) and not t.is_floating_point()]
+        if not fakes:
+            return
+        try:
+            with _disable_current_modes():
+                real = self.real_batch()
+        except Exception:  # noqa: BLE001 - the shadows are an optimisation; the fake batch is made
+            return
+        real = [t for t in tree_flatten(real)[0]
+                if isinstance(t, torch.Tensor) and not t.is_floating_point()]
+        if len(real) != len(fakes):
+            return
+        for f, r in zip(fakes, real):
+            if f.shape == r.shape and f.dtype == r.dtype and r.numel() <= datadep.SHADOW_MAX_NUMEL:
+                self.mode.shadows[f] = r
 
     def after_backward(self, model):
         for p in model.parameters():
@@ -124,7 +150,9 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
     cfg.validate()
     rec = Recorder()
     hooks = _TraceHooks(rec)
-    mode = RecordingMode(rec, rules_for(target.family))
+    mode = RecordingMode(rec, rules_for(target.family), fake_kernels=kernels_for(workload))
+    hooks.mode = mode
+    hooks.real_batch = lambda: workload.batch(cfg.batch_size, cfg.seq_len)
     fake = _FakeMode(allow_non_fake_inputs=True)
     try:
         with warnings.catch_warnings():
@@ -141,7 +169,36 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
         trace.notes.append(
             f"{rec.scalar_calls} data-dependent scalar reads (.item()) answered with 0 on fake tensors"
         )
+    trace.notes.extend(coverage_notes(mode.counts))
     return trace
+
+
+_RULE_NOTES = {
+    "exact": "data-dependent ops sized from real values (integer inputs, factories, routing): {ops}",
+    "routing": ("routing indices chosen from fake values ({ops}) follow the {policy!r} routing policy"
+                "{policy_text}"),
+    "worst": ("data-dependent ops on unknown values sized worst-case, every element selected ({ops}): "
+              "an upper bound there"),
+    "custom": "custom ops traced with fake kernels from memplan's registry or the model file: {ops}",
+    "zeros": "custom ops without fake kernels run for real on zero-filled inputs to get their shapes: {ops}",
+}
+_POLICY_TEXT = {
+    "worst": (": worst case, every token to the same top-k experts (all tokens to the busiest expert); "
+              "expert transients are an upper bound, tokens routed in total are unchanged"),
+    "balanced": ": tokens spread evenly over the experts (the expected load of a balanced router)",
+}
+
+
+def coverage_notes(counts) -> list[str]:
+    """One note per rule that sized something (memplan.trace.datadep, memplan.trace.custom_ops)."""
+    notes = []
+    for rule, text in _RULE_NOTES.items():
+        ops = sorted((op, n) for (r, op), n in counts.items() if r == rule)
+        if ops:
+            listed = ", ".join(f"{op} x{n}" for op, n in ops)
+            notes.append(text.format(ops=listed, policy=datadep.ROUTING_POLICY,
+                                     policy_text=_POLICY_TEXT[datadep.ROUTING_POLICY]))
+    return notes
 
 
 def _trace_error(exc: Exception, rec: Recorder, mode: RecordingMode) -> TraceError:

@@ -22,10 +22,10 @@ from memplan.workload import TrainConfig, Workload
 
 @dataclass(frozen=True)
 class CpuMeasurement:
-    peak_allocated_bytes: int            # peak over the last (steady-state) optimizer step
+    peak_allocated_bytes: int            # peak over the optimizer steps (model build excluded)
     peak_phase: str
     run_peak_allocated_bytes: int        # peak over the whole run, model build included
-    phase_peaks: dict = field(default_factory=dict)   # phase -> peak bytes within the steady-state step
+    phase_peaks: dict = field(default_factory=dict)   # phase -> peak bytes within the last (steady-state) step
     ledger_check_bytes: int = 0          # |our running sum - the allocator's own running total| at the end
     n_events: int = 0
 
@@ -85,20 +85,22 @@ def _ledger(prof, steps: int) -> CpuMeasurement:
     peak_phase = ""
     phase_peaks: dict[str, int] = {}
     last = str(steps)
-    in_window = False
+    started = in_last = False
     for _t, _s, size, _total, label in events:
         phase, step, _micro = label.split("::")
-        if step == last and not in_window:
-            # the level held when the steady-state step begins is part of that step
-            in_window = True
+        in_steps = step != "0" and int(step) <= steps
+        if in_steps and not started:
+            # the level held when the first step begins is part of the steps
+            started = True
             peak, peak_phase = cur, phase
+        if step == last and not in_last:
+            in_last = True
             phase_peaks[phase] = cur
         cur += size
         run_peak = max(run_peak, cur)
-        if step == last:
-            if cur > peak:
-                peak, peak_phase = cur, phase
-            if cur > phase_peaks.get(phase, -1):
-                phase_peaks[phase] = cur
+        if in_steps and cur >= peak:
+            peak, peak_phase = cur, phase
+        if step == last and cur > phase_peaks.get(phase, -1):
+            phase_peaks[phase] = cur
     check = abs(cur - events[-1][3]) if events else 0
     return CpuMeasurement(peak, peak_phase, run_peak, phase_peaks, check, len(events))

@@ -1,0 +1,46 @@
+"""`memplan plan MODEL --device NAME|--capacity SIZE`: what to change so the training job fits."""
+from __future__ import annotations
+
+import click
+
+from memplan.cli._options import device_options, train_config, workload_options
+from memplan.cli._output import EXIT_BAD_NEWS, EXIT_OK, debug_option, emit, format_option, run_command
+
+
+@click.command()
+@workload_options
+@device_options
+@click.option("--target-global-batch", type=int, default=None, help="Global batch to reach with accumulation.")
+@click.option("--dp-size", type=int, default=1, show_default=True, help="Data-parallel ranks.")
+@click.option("--margin", type=float, default=5.0, show_default=True, help="Percent of capacity kept free.")
+@click.option("--seq-len-search", is_flag=True, help="Find the longest --seq-len at the given batch instead.")
+@click.option("--same-math-only", is_flag=True, help="Never change precision or optimizer.")
+@click.option("--thorough/--fast", default=None, help="Re-trace every alternative (default: when a trace is quick).")
+@click.option("--report", "report_path", default=None, type=click.Path(dir_okay=False), help="Also write .md or .html.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress output.")
+@format_option
+@debug_option
+def command(model, hf_config, task, device, capacity, alloc_conf, target_global_batch, dp_size, margin,
+            seq_len_search, same_math_only, thorough, report_path, quiet, fmt, debug, **kw):
+    """Recommend batch size, accumulation, checkpointing and allocator/optimizer settings for MODEL."""
+
+    def work():
+        from memplan.plan import plan
+        from memplan.report.progress import progress
+
+        with progress(None, "tracing", quiet=quiet, fmt=fmt) as bar:
+            p = plan(model, hf_config=hf_config, task=task, config=train_config(kw), device=device,
+                     capacity=capacity, alloc_conf=alloc_conf, margin=margin / 100.0,
+                     target_global_batch=target_global_batch, dp_size=dp_size, seq_len_search=seq_len_search,
+                     same_math_only=same_math_only, thorough=thorough,
+                     on_trace=lambda label: bar.update(1, f"tracing {label}"))
+        if report_path:
+            from memplan.plan._render import write_plan_report
+
+            write_plan_report(report_path, p)
+        return p
+
+    p = run_command(debug, work)
+    from memplan.plan._render import render_plan
+
+    emit(fmt, p.to_dict(), lambda: render_plan(p), EXIT_OK if p.fits else EXIT_BAD_NEWS)

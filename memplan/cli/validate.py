@@ -1,0 +1,41 @@
+"""`memplan validate MODEL`: run the real training steps on a device, measure them, compare with the estimate."""
+from __future__ import annotations
+
+import click
+
+from memplan.cli._options import device_options, train_config, workload_options
+from memplan.cli._output import EXIT_BAD_NEWS, EXIT_OK, debug_option, emit, format_option, run_command
+
+
+@click.command()
+@workload_options
+@device_options
+@click.option("--plan", "plan_path", default=None, type=click.Path(dir_okay=False),
+              help="A `memplan plan --format json` result: validate its batch size, accumulation, "
+                   "checkpointing and env instead of the options above.")
+@click.option("--tolerance", type=float, default=5.0, show_default=True,
+              help="Largest acceptable |error| in percent; exit 1 above it.")
+@click.option("--report", "report_path", default=None, type=click.Path(dir_okay=False),
+              help="Also write an HTML timeline with the measured peaks drawn over the prediction.")
+@format_option
+@debug_option
+def command(model, hf_config, task, device, capacity, alloc_conf, plan_path, tolerance, report_path, fmt, debug,
+            **kw):
+    """Run --steps real training steps of MODEL (the first is warm-up) on --device (cpu | cuda | npu | a
+    catalog name; default: the accelerator present, else cpu) and compare the measured peak memory with
+    memplan's estimate. Exit 1 when the error exceeds --tolerance or the run failed (OOM, ACL error)."""
+
+    def work():
+        from memplan.validate.runner import validate, write_report
+
+        v, trace = validate(model, hf_config=hf_config, task=task, config=train_config(kw), device=device,
+                            capacity=capacity, alloc_conf=alloc_conf, plan=plan_path, tolerance=tolerance,
+                            return_trace=True)
+        if report_path:
+            write_report(report_path, v, trace)
+        return v
+
+    v = run_command(debug, work)
+    from memplan.validate.runner import render_text
+
+    emit(fmt, v.to_dict(), lambda: render_text(v), EXIT_OK if v.ok else EXIT_BAD_NEWS)

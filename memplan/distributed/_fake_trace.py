@@ -1,0 +1,169 @@
+"""Trace one rank of a distributed job: the real torch wrapper (DDP, ZeroRedundancyOptimizer, FSDP2
+`fully_shard`) around fake tensors, on torch's fake process group (`dist.init_process_group("fake")`
+with `FakeStore`, torch/testing/_internal/distributed/fake_pg.py), in this one process.
+
+Collectives of the fake group complete at once without touching data; everything else (DDP's gradient
+buckets, ZeRO's parameter partition, FSDP's padded shards, all-gather outputs, reduce-scatter inputs,
+prefetch order) is torch's own code allocating fake tensors, which memplan's recorder sees. Three
+places need help, all documented where they are done:
+- DDP: no init-time broadcast (`init_sync=False`), a comm hook that hands back the bucket, no bucket
+  rebuild at the second forward (`_wrap._NoRebuild`).
+- FSDP2 frees and re-allocates unsharded parameters with `UntypedStorage.resize_`, which is not an
+  aten op: `alloc_storage` / `free_storage` are wrapped to tell the recorder.
+- parameters, gradients and optimizer state behind DTensors (FSDP) and inside ZeroRedundancyOptimizer
+  are tagged through their local tensors.
+"""
+from __future__ import annotations
+
+import contextlib
+import warnings
+
+import torch
+
+from memplan.errors import UserError
+from memplan.step import Target, run
+from memplan.trace.events import Trace
+from memplan.trace.recorder import Recorder, RecordingMode
+from memplan.trace.tracer import _FakeMode, _global_hooks, _trace_error, _TraceHooks
+from memplan.workload import TrainConfig, Workload
+
+
+def _local(t):
+    """The local tensor behind a DTensor (FSDP's sharded parameters and gradients), else `t`."""
+    return t._local_tensor if hasattr(t, "_local_tensor") else t
+
+
+class _DistTraceHooks(_TraceHooks):
+    """The tracer's retagging, through DTensors and ZeroRedundancyOptimizer's local optimizer."""
+
+    def model_built(self, model):
+        self.names.update({id(m): (n or type(m).__name__) for n, m in model.named_modules()})
+        for mname, mod in model.named_modules():
+            label = _strip(mname) or type(model).__name__
+            for p in mod.parameters(recurse=False):
+                self.owner.setdefault(id(p), label)
+                self.rec.retag(_local(p), "parameters", label)
+            for b in mod.buffers(recurse=False):
+                self.rec.retag(_local(b), "parameters", label)
+
+    def after_backward(self, model):
+        for p in model.parameters():
+            if p.grad is not None:
+                self.rec.retag(_local(p.grad), "gradients", self.owner.get(id(p)))
+
+    def after_optimizer(self, model, optimizer):
+        inner = getattr(optimizer, "optim", optimizer)   # ZeroRedundancyOptimizer keeps its shard's optimizer
+        for p, state in inner.state.items():
+            for v in state.values():
+                if isinstance(v, torch.Tensor):
+                    self.rec.retag(_local(v), "optimizer_state", self.owner.get(id(p)))
+
+
+class _DistRecordingMode(RecordingMode):
+    """The recorder's dispatch mode, counting the local tensor behind each DTensor output.
+
+    A DTensor is a wrapper subclass: its own "storage" is a placeholder of the global size that holds
+    no memory; the memory is its `_local_tensor`, made by the op on the local shards underneath.
+    """
+
+    def _see_outputs(self, func, out) -> bool:
+        return super()._see_outputs(func, _unwrap(out))
+
+    def _engine_accumulate(self, args, kwargs, out) -> None:
+        super()._engine_accumulate(_unwrap(args), kwargs, _unwrap(out))
+
+
+def _unwrap(out):
+    if isinstance(out, torch.Tensor):
+        return _local(out)
+    if isinstance(out, (tuple, list)):
+        return type(out)(_unwrap(o) for o in out)
+    return out
+
+
+def _strip(name: str) -> str:
+    return name[len("module."):] if name.startswith("module.") else ("" if name == "module" else name)
+
+
+@contextlib.contextmanager
+def fake_process_group(world_size: int, rank: int):
+    """torch's fake process group as the default group for the duration (refused if one exists)."""
+    import torch.distributed as dist
+    from torch.testing._internal.distributed.fake_pg import FakeStore
+
+    if dist.is_initialized():
+        raise UserError("a torch.distributed process group is already initialized in this process; "
+                        "memplan traces ranks with its own fake group")
+    dist.init_process_group("fake", store=FakeStore(), rank=rank, world_size=world_size)
+    try:
+        yield
+    finally:
+        dist.destroy_process_group()
+
+
+@contextlib.contextmanager
+def _fsdp_storage_events(rec: Recorder):
+    """Report FSDP2's `UntypedStorage.resize_` allocations and frees to the recorder."""
+    from torch.distributed.fsdp._fully_shard import _fsdp_param, _fsdp_param_group
+
+    orig_alloc, orig_free = _fsdp_param.alloc_storage, _fsdp_param.free_storage
+
+    def alloc_storage(tensor):
+        orig_alloc(tensor)
+        rec.see(tensor, "fsdp.alloc_storage")
+
+    def free_storage(tensor):
+        orig_free(tensor)
+        rec.see(tensor, "fsdp.free_storage")
+
+    mods = (_fsdp_param, _fsdp_param_group)
+    saved = [(m, m.alloc_storage, getattr(m, "free_storage", None)) for m in mods]
+    for m in mods:
+        m.alloc_storage = alloc_storage
+        if hasattr(m, "free_storage"):
+            m.free_storage = free_storage
+    try:
+        yield
+    finally:
+        for m, a, f in saved:
+            m.alloc_storage = a
+            if f is not None:
+                m.free_storage = f
+
+
+def trace_rank(workload: Workload, cfg: TrainConfig, sharding: str, world_size: int, rank: int = 0,
+               target: Target = Target(), bucket_cap_mb: float | None = None,
+               units: tuple[str, ...] = ()) -> tuple[Trace, dict]:
+    """Trace rank `rank` of a `world_size`-rank job wrapped in `sharding`; returns (trace, info)."""
+    from memplan.distributed._wrap import wrap_workload
+
+    cfg.validate()
+    info: dict = {}
+    with fake_process_group(world_size, rank):
+        mesh = None
+        if sharding in ("zero2", "zero3", "fsdp"):
+            from torch.distributed.device_mesh import init_device_mesh
+
+            mesh = init_device_mesh("cpu", (world_size,))   # made before fake mode: it reads real ranks
+        wl, run_cfg = wrap_workload(workload, cfg, sharding, run_device="cpu", family=target.family,
+                                    mesh=mesh, fake=True, bucket_cap_mb=bucket_cap_mb, units=units,
+                                    world_size=world_size, info=info)
+        rec = Recorder()
+        hooks = _DistTraceHooks(rec)
+        mode = _DistRecordingMode(rec)
+        fake = _FakeMode(allow_non_fake_inputs=True)
+        try:
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message=".*data pointer of FakeTensor.*")
+                with fake, mode, _global_hooks(rec, hooks), _fsdp_storage_events(rec):
+                    run(wl, run_cfg, hooks, Target(family=target.family, run_device="cpu"))
+        except UserError:
+            raise
+        except Exception as exc:
+            raise _trace_error(exc, rec, mode) from exc
+    trace = rec.close()
+    trace.steps = cfg.steps
+    if rec.scalar_calls:
+        trace.notes.append(f"{rec.scalar_calls} data-dependent scalar reads (.item()) answered with 0 "
+                           "on fake tensors")
+    return trace, info

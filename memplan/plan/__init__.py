@@ -1,0 +1,5 @@
+"""Plans that fit: batch size, gradient accumulation, activation checkpointing, allocator and optimizer
+settings, each re-traced before it is offered (`plan(...) -> Plan`)."""
+from memplan.plan.planner import Change, Plan, plan
+
+__all__ = ["Change", "Plan", "plan"]

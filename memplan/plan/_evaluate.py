@@ -1,0 +1,107 @@
+"""The planner's one way of asking "what would this configuration need?": trace it (once) and estimate.
+
+`Evaluator` memoizes a fake-tensor trace per `TrainConfig` (a trace is device-neutral) and turns it into
+an `Estimate` for the target device under a given allocator configuration (a cheap replay). It counts
+traces and their time, and reports each new trace to an optional progress callback, so a plan can say
+how much checking it did.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import Callable
+
+from memplan.errors import TraceError
+from memplan.estimate import Estimate
+from memplan.workload import TrainConfig, Workload
+
+
+class Evaluator:
+    """Cached trace + estimate of configurations of one workload on one device, against one budget."""
+
+    def __init__(self, workload: Workload, dev, budget_bytes: int,
+                 on_trace: Callable[[str], None] | None = None):
+        self.workload = workload
+        self.dev = dev                       # api.DeviceTarget; its alloc_conf is the one in force
+        self.budget_bytes = budget_bytes
+        self.on_trace = on_trace
+        self._traces: dict[TrainConfig, object] = {}
+        self._failed: dict[TrainConfig, str] = {}
+        self._est: dict[tuple, Estimate] = {}
+        self.n_traces = 0
+        self.trace_seconds = 0.0
+        self.last_trace_seconds = 0.0
+
+    # ---- the allocator configuration in force ------------------------------------------------
+    @property
+    def alloc_conf(self) -> str | None:
+        return self.dev.alloc_conf
+
+    def set_alloc_conf(self, conf: str | None) -> None:
+        self.dev = replace(self.dev, alloc_conf=conf)
+
+    # ---- traces and estimates ------------------------------------------------------------------
+    def trace(self, cfg: TrainConfig):
+        """The trace of `cfg` (traced once). A configuration that cannot be traced raises TraceError."""
+        from memplan import api
+
+        if cfg in self._failed:
+            raise TraceError(self._failed[cfg])
+        tr = self._traces.get(cfg)
+        if tr is None:
+            if self.on_trace is not None:
+                self.on_trace(describe(cfg))
+            t0 = time.perf_counter()
+            try:
+                tr = api.trace(self.workload, cfg.validate(), self.dev)
+            except TraceError as exc:
+                self._failed[cfg] = str(exc)
+                raise
+            finally:
+                dt = time.perf_counter() - t0
+                self.n_traces += 1
+                self.trace_seconds += dt
+                self.last_trace_seconds = dt
+            self._traces[cfg] = tr
+        return tr
+
+    def estimate(self, cfg: TrainConfig, alloc_conf: str | None | object = ...) -> Estimate:
+        """Estimate of `cfg` under `alloc_conf` (default: the one in force)."""
+        from memplan import api
+
+        conf = self.dev.alloc_conf if alloc_conf is ... else alloc_conf
+        key = (cfg, conf)
+        est = self._est.get(key)
+        if est is None:
+            tr = self.trace(cfg)
+            dev = self.dev if conf == self.dev.alloc_conf else replace(self.dev, alloc_conf=conf)
+            est = api.estimate_from_trace(self.workload, cfg, dev, tr)
+            self._est[key] = est
+        return est
+
+    def traced(self, cfg: TrainConfig) -> bool:
+        return cfg in self._traces
+
+    def total(self, cfg: TrainConfig) -> int:
+        """Device bytes `cfg` needs (reserved peak + memory outside the allocator)."""
+        return self.estimate(cfg).device_total_bytes
+
+    def fits(self, cfg: TrainConfig) -> bool:
+        """Within the budget (capacity less the margin). A configuration that cannot be traced does not fit."""
+        try:
+            return self.total(cfg) <= self.budget_bytes
+        except TraceError:
+            return False
+
+
+def describe(cfg: TrainConfig) -> str:
+    bits = [f"batch {cfg.batch_size}"]
+    if cfg.seq_len:
+        bits.append(f"seq {cfg.seq_len}")
+    bits.append(cfg.precision)
+    bits.append(f"{cfg.optimizer}/{cfg.optimizer_impl}")
+    if cfg.grad_accum > 1:
+        bits.append(f"accum {cfg.grad_accum}")
+    if cfg.checkpoint:
+        bits.append(f"ckpt {len(cfg.checkpoint)}")
+    return " ".join(bits)
