@@ -117,7 +117,7 @@ def estimate_from_trace(workload: Workload, cfg: TrainConfig, dev: DeviceTarget,
 def trace(workload: Workload, cfg: TrainConfig, dev: DeviceTarget):
     from memplan.trace.tracer import trace_workload
 
-    return trace_workload(workload, cfg, Target(family=dev.family, run_device="cpu"))
+    return trace_workload(workload, cfg, Target(family=dev.family, run_device="cpu", name=dev.name))
 
 
 def analyze(model: str | Workload | None = None, *, hf_config: str | None = None, task: str | None = None,

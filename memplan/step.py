@@ -43,6 +43,7 @@ class Target:
 
     family: str = "cpu"   # cpu | cuda | npu
     run_device: str = "cpu"
+    name: str | None = None  # catalog name of the target device, when known
 
 
 def resolve_optimizer_impl(impl: str, family: str) -> dict:

@@ -10,7 +10,7 @@ The order follows cost to the user, cheapest first:
 A configuration is "fitting" when its device total (allocator reserved peak + memory outside the
 allocator) is within the capacity less the margin. The plan's configuration is re-traced and its estimate
 is what is reported; each single change is re-traced on its own to rank it (or, for models whose trace
-takes more than `FAST_TRACE_SECONDS`, modelled from the baseline breakdown unless it is applied -- the
+has more than `FAST_TRACE_EVENTS` events, modelled from the baseline breakdown unless it is applied -- the
 `method` of each change says which). When nothing fits, the plan says what would: sharding model states
 over N devices (an approximate ZeRO-3 per-rank estimate) or a catalog device with more memory.
 
@@ -33,7 +33,7 @@ from memplan.plan._evaluate import Evaluator
 from memplan.report.envelope import envelope
 from memplan.workload import TrainConfig
 
-FAST_TRACE_SECONDS = 10.0
+FAST_TRACE_EVENTS = 12000   # above this, a trace takes several seconds: model what is not applied
 
 
 @dataclass(frozen=True)
@@ -147,8 +147,8 @@ def plan(model=None, *, hf_config: str | None = None, task: str | None = None, c
 
     `device`: a catalog name or a `DeviceTarget`; `capacity` overrides its memory (a plain capacity
     with no device plans for plain CPU accounting). `margin`: fraction of the capacity kept free.
-    `thorough`: re-trace every single change and checkpointing alternative (default: when one trace
-    takes at most FAST_TRACE_SECONDS). `on_trace(label)` is called before each new trace.
+    `thorough`: re-trace every single change and checkpointing alternative (default: when the baseline
+    trace has at most FAST_TRACE_EVENTS events). `on_trace(label)` is called before each new trace.
     """
     from memplan import api
 
@@ -172,10 +172,10 @@ def plan(model=None, *, hf_config: str | None = None, task: str | None = None, c
 
     base = ev.estimate(cfg)
     if thorough is None:
-        thorough = ev.last_trace_seconds <= FAST_TRACE_SECONDS
+        thorough = base.n_events <= FAST_TRACE_EVENTS
     if not thorough:
-        notes.append(f"one trace took {ev.last_trace_seconds:.1f} s: single changes not in the plan are modelled "
-                     "from the baseline breakdown, not re-traced (use thorough mode to re-trace them all)")
+        notes.append(f"a large trace ({base.n_events} events, {ev.last_trace_seconds:.1f} s): single changes not in "
+                     "the plan are modelled from the baseline breakdown, not re-traced (--thorough re-traces them)")
     changes: list[Change] = []
 
     # 1. allocator settings, chosen on the baseline trace (the final choice is re-checked at the end)

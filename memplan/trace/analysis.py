@@ -58,6 +58,8 @@ def summarize(trace: Trace, top_modules: int = 50) -> TraceSummary:
         while mi < len(marks) and marks[mi][0] <= i:
             phase = marks[mi][1]
             mi += 1
+            if l_start <= i < w_end:  # a phase without allocations still holds the level it starts at
+                phase_peaks[phase] = max(phase_peaks.get(phase, 0), cur)
         if i == w_start:
             # the level held when the first step begins is part of the steps
             peak, peak_idx = cur, i - 1

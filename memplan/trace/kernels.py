@@ -199,3 +199,92 @@ def _cpu_conv_backward(args, kwargs, out):
     if standin is not None:
         plan.append(FREE(standin))
     return plan + [OUTPUTS] + tail
+
+
+# ---- CUDA / NPU ------------------------------------------------------------------------------------
+
+# aten/src/ATen/cuda/CublasHandlePool.cpp `getChosenWorkspaceSize`: CUBLAS_WORKSPACE_CONFIG default
+# ":4096:2:16:8" (2 x 4 MiB + 8 x 16 KiB) before Hopper, ":4096:8" (32 MiB) on sm90 / sm100. The workspace
+# comes from the caching allocator on the first GEMM of a stream and is kept: it counts as allocated.
+CUBLAS_WORKSPACE_BYTES = 4096 * 1024 * 2 + 16 * 1024 * 8
+CUBLAS_WORKSPACE_BYTES_SM90 = 4096 * 8 * 1024
+_HOPPER_OR_LATER = ("H100", "H200", "H800", "H20", "GH200", "B100", "B200")
+_GEMMS = (aten.mm.default, aten.addmm.default, aten.bmm.default, aten.baddbmm.default)
+
+
+def _cublas_workspace_rule(device_name: str | None):
+    big = bool(device_name) and device_name.upper().startswith(_HOPPER_OR_LATER)
+    size = CUBLAS_WORKSPACE_BYTES_SM90 if big else CUBLAS_WORKSPACE_BYTES
+    state = {"done": False}
+
+    def rule(args, kwargs, out):
+        if state["done"]:
+            return []
+        state["done"] = True
+        return [size, OUTPUTS]  # allocated once, never freed
+    return rule
+
+
+def device_rules(family: str, device_name: str | None = None) -> dict:
+    """All op rules for a target: the registered ones plus per-trace stateful ones (cuBLAS workspace)."""
+    rules = rules_for(family)
+    if family == "cuda":
+        ws = _cublas_workspace_rule(device_name)
+        for op in _GEMMS:
+            inner = rules.get(op)
+            rules[op] = ws if inner is None else (lambda a, k, o, _i=inner: ws(a, k, o) or _i(a, k, o))
+    return rules
+
+
+def _sdpa_backend(q, k, v, attn_mask, dropout_p, is_causal, family: str) -> str:
+    """The kernel PyTorch's CUDA dispatcher (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp) would
+    pick, simplified: flash for fp16/bf16 without an explicit mask and head_dim <= 256; memory-efficient
+    for fp32 or with a mask; math otherwise. torch_npu routes SDPA to its fused attention
+    (npu_fusion_attention), which saves about what flash saves (softmax max/sum instead of logsumexp)."""
+    head = q.shape[-1]
+    if q.dim() != 4 or head > 256 or head % 8:
+        return "math"
+    if q.dtype in (torch.float16, torch.bfloat16) and attn_mask is None:
+        return "flash"
+    if family == "npu" and q.dtype in (torch.float16, torch.bfloat16):
+        return "flash"
+    return "efficient" if family == "cuda" else "math"
+
+
+class DeviceFunctionMode(torch.overrides.TorchFunctionMode):
+    """Routes `F.scaled_dot_product_attention` to the attention kernel the target device would run, so
+    what is saved for backward is that kernel's (flash: output + logsumexp; math: the full attention
+    matrix). Only active when the target is a GPU or NPU; the ops run on fake CPU tensors through their
+    meta kernels."""
+
+    def __init__(self, family: str):
+        super().__init__()
+        self.family = family
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func is torch.nn.functional.scaled_dot_product_attention:
+            out = self._sdpa(*args, **kwargs)
+            if out is not None:
+                return out
+        return func(*args, **kwargs)
+
+    def _sdpa(self, q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):
+        backend = _sdpa_backend(q, k, v, attn_mask, dropout_p, is_causal, self.family)
+        if backend == "math":
+            return None
+        if enable_gqa and k.shape[-3] != q.shape[-3]:
+            rep = q.shape[-3] // k.shape[-3]
+            k, v = k.repeat_interleave(rep, dim=-3), v.repeat_interleave(rep, dim=-3)
+        if backend == "flash":
+            return aten._scaled_dot_product_flash_attention(q, k, v, dropout_p, is_causal, False,
+                                                            scale=scale)[0]
+        if attn_mask is not None and attn_mask.dtype == torch.bool:
+            attn_mask = torch.zeros_like(attn_mask, dtype=q.dtype).masked_fill(~attn_mask, float("-inf"))
+        return aten._scaled_dot_product_efficient_attention(q, k, v, attn_mask, True, dropout_p, is_causal,
+                                                            scale=scale)[0]
+
+
+def function_mode(family: str):
+    """The TorchFunctionMode for a target family, or None when the CPU's own kernels are the target."""
+    return DeviceFunctionMode(family) if family in ("cuda", "npu") else None

@@ -222,6 +222,7 @@ class RecordingMode(TorchDispatchMode):
         self.shadows = WeakIdKeyDictionary()
         self._mutable: dict = {}
         self.counts: Counter = Counter()   # (rule, op name) -> times: exact | routing | worst | custom | zeros
+        self.unfaked: dict[str, tuple[str, str]] = {}   # op run on zeros -> (module, op packet name)
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         if func is _LOCAL_SCALAR:
@@ -269,13 +270,15 @@ class RecordingMode(TorchDispatchMode):
                 out = handler(sizer, args, kwargs)
                 self.counts["exact" if sizer.exact else "worst", func.name()] += 1
                 return out
+        rec = self.rec
+        module = rec.bw_module if rec.phase == "backward" else rec.module_stack[-1]
         out = custom_ops.zeros_run(func, args, kwargs)
         if out is not None:
             self.counts["zeros", func.name()] += 1
+            self.unfaked[str(func)] = self.unfaked[func.name()] = (module, str(func.overloadpacket))
             return out
         self.last_failed_op = str(func.overloadpacket)
-        rec = self.rec
-        self.last_failed_module = rec.bw_module if rec.phase == "backward" else rec.module_stack[-1]
+        self.last_failed_module = module
         raise exc
 
     def _shadow_of(self, t):

@@ -17,8 +17,9 @@ from memplan.errors import TraceError, UserError
 from memplan.step import Target, run
 from memplan.trace.events import Trace
 from memplan.trace import datadep
+from memplan.trace.compat import eager_paths
 from memplan.trace.custom_ops import kernels_for
-from memplan.trace.kernels import rules_for
+from memplan.trace.kernels import device_rules, function_mode
 from memplan.trace.recorder import Recorder, RecordingMode
 from memplan.workload import TrainConfig, Workload
 
@@ -150,14 +151,15 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
     cfg.validate()
     rec = Recorder()
     hooks = _TraceHooks(rec)
-    mode = RecordingMode(rec, rules_for(target.family), fake_kernels=kernels_for(workload))
+    mode = RecordingMode(rec, device_rules(target.family, target.name), fake_kernels=kernels_for(workload))
+    fmode = function_mode(target.family)
     hooks.mode = mode
     hooks.real_batch = lambda: workload.batch(cfg.batch_size, cfg.seq_len)
     fake = _FakeMode(allow_non_fake_inputs=True)
     try:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*data pointer of FakeTensor.*")
-            with fake, mode, _global_hooks(rec, hooks):
+            with eager_paths(), fake, mode, (fmode or contextlib.nullcontext()), _global_hooks(rec, hooks):
                 run(workload, cfg, hooks, target)
     except UserError:
         raise
@@ -208,6 +210,9 @@ def _trace_error(exc: Exception, rec: Recorder, mode: RecordingMode) -> TraceErr
         module = rec.module_stack[-1] if rec.phase != "backward" else rec.bw_module
     where = f" in module '{module}'" if module else ""
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    for name, (mod, qual) in getattr(mode, "unfaked", {}).items():
+        if op is None and name in first:   # an op run on zeros in forward that cannot go backward
+            op, module, where = qual, mod, f" in module '{mod}'" if mod else ""
     if op is None:  # the user's code failed, not a fake-tensor kernel
         return TraceError(f"the training step raised {type(exc).__name__}{where} during {rec.phase}: {first}",
                           module=module)

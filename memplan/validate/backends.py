@@ -113,8 +113,18 @@ def _exc_name(exc: BaseException) -> str:
     return f"{mod}.{t.__qualname__}" if mod else t.__qualname__
 
 
+def exception_text(exc: BaseException) -> str:
+    """The exception as a log would show it, for memplan.diagnose: frame locations without the echoed
+    source lines (a raise statement's source would repeat the message as a second incident)."""
+    frames = traceback.extract_tb(exc.__traceback__)[-8:]
+    head = ["Traceback (most recent call last):\n"]
+    head += [f'  File "{f.filename}", line {f.lineno}, in {f.name}\n' for f in frames]
+    name = _exc_name(exc)
+    return "".join(head) + f"{name}: {exc}\n"
+
+
 def _failure(exc: BaseException, where: _Where, **numbers) -> Failure:
-    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    text = exception_text(exc)
     first = (str(exc).strip().splitlines() or [""])[0]
     return Failure(exception_type=_exc_name(exc), message=first[:500], text=text, phase=where.phase_name,
                    step=where.step, micro_step=where.micro, module=module_of(exc.__traceback__, where.model),
@@ -187,9 +197,9 @@ class CpuBackend:
                                if failure.step >= 1 else part.run_peak_allocated_bytes)
             return Measurement("cpu", "cpu", None, None, None, notes=tuple(notes), failure=failure)
         m = _ledger(prof, cfg.steps)
-        counter_peak = _counter_peak(prof, cfg.steps)
+        counter_peak, end_diff = _counter_check(prof, cfg.steps)
         checks = {
-            "ledger_end_diff_bytes": m.ledger_check_bytes,
+            "ledger_end_diff_bytes": end_diff,
             "allocator_counter_peak_bytes": counter_peak,
             "allocator_counter_peak_diff_bytes": None if counter_peak is None
             else counter_peak - m.peak_allocated_bytes,
@@ -205,15 +215,18 @@ def _replace(obj, **kw):
     return replace(obj, **kw)
 
 
-def _counter_peak(prof, steps: int) -> int | None:
-    """The steady-state peak read from the allocator reporter's own running counter (`total_allocated`).
+def _counter_check(prof, steps: int) -> tuple[int | None, int | None]:
+    """Cross-check of the event ledger against the allocator reporter's own running counter.
 
-    The counter is c10's, kept per pointer by `ProfiledCPUMemoryReporter`, not a sum of our event sizes;
-    its level when the last step begins is the baseline. Independent of `_ledger`'s arithmetic.
+    c10's `ProfiledCPUMemoryReporter` keeps `total_allocated` per pointer, process-wide and across
+    profiling sessions, so it starts from whatever earlier sessions left; its level before the run's first
+    event is the baseline. Returns (the steady-state peak read from the counter, |counter change over the
+    run - the sum of the event sizes|): the first equals `_ledger`'s peak and the second is 0 when the
+    events are complete.
     """
     from torch._C._profiler import _EventType
 
-    rows = []  # (time, seq, total_allocated, step)
+    rows = []  # (time, seq, total_allocated, size, step)
     stack = [(n, "0") for n in reversed(prof.profiler.kineto_results.experimental_event_tree())]
     seq = 0
     while stack:
@@ -228,16 +241,18 @@ def _counter_peak(prof, steps: int) -> int | None:
             step = node.name.split("::")[2]
         for child in reversed(node.children):
             stack.append((child, step))
+    if not rows:
+        return None, None
     rows.sort()
+    run_base = rows[0][2] - rows[0][3]
+    end_diff = abs((rows[-1][2] - run_base) - sum(r[3] for r in rows))
     last = str(steps)
     window = [(total, size) for _t, _s, total, size, st in rows if st == last]
     if not window:
-        return None
+        return None, end_diff
     first_total, first_size = window[0]
-    base = first_total - first_size        # the counter just before the step's first event
-    # the run's own allocations start from the counter's level before the run's first event
-    run_base = rows[0][2] - rows[0][3]
-    return max(base, max(t for t, _ in window)) - run_base
+    base = first_total - first_size        # the counter just before the steady-state step's first event
+    return max(base, max(t for t, _ in window)) - run_base, end_diff
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -455,5 +470,5 @@ def family_of(device: str | None) -> str | None:
     return lookup(device).family
 
 
-__all__ = ["Measurement", "Failure", "CpuBackend", "CudaBackend", "NpuBackend", "get_backend",
+__all__ = ["Measurement", "Failure", "exception_text", "CpuBackend", "CudaBackend", "NpuBackend", "get_backend",
            "detect_family", "family_of", "module_of"]

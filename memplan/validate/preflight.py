@@ -317,12 +317,11 @@ def _memory_now() -> str | None:
 
 def explain(exc: BaseException, estimate=None) -> str:
     """The text guard() prints for a caught device failure."""
-    import traceback
-
     from memplan.diagnose import diagnose
     from memplan.diagnose._render import render_diagnosis
+    from memplan.validate.backends import exception_text
 
-    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    text = exception_text(exc)
     est = estimate if estimate is not None else _last_estimate
     est_dict = est.to_dict() if hasattr(est, "to_dict") else est
     lines = [f"memplan guard: the training step failed with {type(exc).__name__}"]

@@ -264,7 +264,9 @@ def render_text(v: Validation) -> str:
     from tabulate import tabulate
 
     from memplan.report.text import config_line
-    from memplan.units import fmt_pct
+
+    def fmt_pct(x):
+        return "-" if x is None else f"{x + 0.0:+.3f} %".replace("-0.000", "+0.000")
 
     p, m = v.predicted, v.measured
     head = [f"memplan validate: {v.workload} on {v.backend} ({v.device})",
