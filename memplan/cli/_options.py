@@ -61,3 +61,18 @@ def pass_kwargs(fn):
     def wrapper(**kw):
         return fn(kw)
     return wrapper
+
+
+SHARDINGS = ("ddp", "zero1", "zero2", "zero3", "fsdp")
+
+
+def distributed_options(fn):
+    opts = [
+        click.option("--world-size", type=int, default=None,
+                     help="Data-parallel ranks: report the per-rank peak (see `memplan shard`)."),
+        click.option("--sharding", type=click.Choice(SHARDINGS), default="ddp", show_default=True,
+                     help="With --world-size: DDP, ZeRO-1/2/3 or FSDP2."),
+    ]
+    for opt in reversed(opts):
+        fn = opt(fn)
+    return fn

@@ -3,21 +3,25 @@ from __future__ import annotations
 
 import click
 
-from memplan.cli._options import device_options, train_config, workload_options
+from memplan.cli._options import device_options, distributed_options, train_config, workload_options
 from memplan.cli._output import EXIT_BAD_NEWS, EXIT_OK, debug_option, emit, format_option, run_command
 
 
 @click.command()
 @workload_options
 @device_options
+@distributed_options
 @click.option("--top", type=int, default=10, show_default=True, help="Module rows to show.")
 @click.option("--report", "report_path", default=None, type=click.Path(dir_okay=False),
               help="Also write a report: .html (timeline), .md (Markdown) or .png.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress output.")
 @format_option
 @debug_option
-def command(model, hf_config, task, device, capacity, alloc_conf, top, report_path, quiet, fmt, debug, **kw):
+def command(model, hf_config, task, device, capacity, alloc_conf, world_size, sharding, top, report_path, quiet,
+            fmt, debug, **kw):
     """Estimate the peak memory of one steady-state training step of MODEL (a model file)."""
+    if world_size:
+        return _per_rank(model, hf_config, device, capacity, world_size, sharding, fmt, debug, kw)
 
     def work():
         from memplan import api
@@ -41,3 +45,22 @@ def command(model, hf_config, task, device, capacity, alloc_conf, top, report_pa
 
     code = EXIT_BAD_NEWS if est.fits is False else EXIT_OK
     emit(fmt, est.to_dict(), lambda: render_estimate(est, top=top), code)
+
+
+def _per_rank(model, hf_config, device, capacity, world_size, sharding, fmt, debug, kw):
+    """`--world-size N`: the per-rank estimate of memplan.distributed, enveloped as `analyze`."""
+
+    def work():
+        from memplan.api import resolve_device
+        from memplan.distributed import estimate_per_rank
+
+        dev = resolve_device(device, capacity)
+        return estimate_per_rank(model, train_config(kw), world_size, sharding, dev, hf_config=hf_config)
+
+    est = run_command(debug, work)
+    from memplan.distributed.cli import render_estimate
+    from memplan.report.envelope import envelope
+
+    d = est.to_dict()
+    d.update(envelope("analyze", {}))
+    emit(fmt, d, lambda: render_estimate(est), EXIT_BAD_NEWS if est.fits is False else EXIT_OK)

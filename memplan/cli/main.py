@@ -10,7 +10,7 @@ import click
 from memplan import __version__
 
 # Each module memplan.cli.<name> defines a click command called `command`.
-_COMMANDS = ("analyze", "plan", "validate", "devices", "diagnose", "decode")
+_COMMANDS = ("analyze", "plan", "validate", "shard", "devices", "diagnose", "decode")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
