@@ -11,8 +11,13 @@ of this op (0-based), and `OUTPUTS` is the moment the op's outputs are allocated
 device family with `@register(op, families, source=...)`, which refuses duplicates. Which rules apply
 also depends on the host CPU for the `cpu` family (oneDNN use differs with the ISA).
 
-Known limitations: oneDNN's convolution scratchpads (a few hundred KiB, ISA dependent) are not modelled;
-channel-blocked layouts are assumed to pad nothing.
+CPU convolutions are measured: the first time a convolution layout is seen, it runs once for real on
+zero-filled tensors under the CPU allocator's profiler (`measure_cpu_scratch`, inputs up to 256 MiB), and
+its exact allocation sequence (reorders, oneDNN scratchpads) is replayed. Larger ones fall back to the
+hand-written reorder model below.
+
+Known limitations: the hand-written convolution model ignores oneDNN scratchpads (a few hundred KiB,
+ISA dependent) and assumes channel-blocked layouts pad nothing.
 """
 from __future__ import annotations
 
@@ -154,6 +159,9 @@ def _blocked_input_copy(inp: torch.Tensor) -> int:
 @register(aten.convolution.default, ("cpu",), source="aten/src/ATen/native/mkldnn/Conv.cpp _mkldnn_convolution")
 def _cpu_conv(args, kwargs, out):
     inp, weight = args[0], args[1]
+    measured = measure_cpu_scratch(aten.convolution.default, args, kwargs, out)
+    if measured is not None:
+        return measured
     if not _onednn_conv(inp, weight) or args[6]:  # transposed convolutions: not modelled
         return []
     # measured with the CPU allocator on torch 2.13 / oneDNN: input reorder, weight reorder, blocked
@@ -169,6 +177,9 @@ def _cpu_conv(args, kwargs, out):
 def _cpu_conv_backward(args, kwargs, out):
     grad_out, inp, weight = args[0], args[1], args[2]
     mask = args[10]
+    measured = measure_cpu_scratch(aten.convolution_backward.default, args, kwargs, out)
+    if measured is not None:
+        return measured
     if not _onednn_conv(inp, weight) or args[7]:  # (..., dilation, transposed, output_padding, groups, mask)
         return []
     # measured with the CPU allocator on torch 2.13 / oneDNN: grad_input first (grad_output and weight
@@ -288,3 +299,75 @@ class DeviceFunctionMode(torch.overrides.TorchFunctionMode):
 def function_mode(family: str):
     """The TorchFunctionMode for a target family, or None when the CPU's own kernels are the target."""
     return DeviceFunctionMode(family) if family in ("cuda", "npu") else None
+
+
+# ---- measured scratch (CPU) ------------------------------------------------------------------------
+
+MEASURE_LIMIT_BYTES = 256 * 2**20
+"""Largest total of real input bytes memplan allocates to measure one kernel's scratch on the CPU."""
+
+_MEASURED: dict[tuple, list] = {}
+
+
+def _spec(x):
+    if isinstance(x, torch.Tensor):
+        return ("T", tuple(x.shape), tuple(x.stride()), x.dtype, x.storage_offset())
+    if isinstance(x, (list, tuple)):
+        return tuple(_spec(i) for i in x)
+    return x
+
+
+def _real_like(x):
+    if isinstance(x, torch.Tensor):
+        size = x.untyped_storage().nbytes() // max(x.element_size(), 1)
+        base = torch.zeros(max(size, 1), dtype=x.dtype) if x.is_floating_point() else torch.ones(
+            max(size, 1), dtype=x.dtype)
+        return base.as_strided(x.shape, x.stride(), x.storage_offset())
+    if isinstance(x, (list, tuple)):
+        return type(x)(_real_like(i) for i in x)
+    return x
+
+
+def measure_cpu_scratch(func, args, kwargs, out) -> list | None:
+    """Run `func` once for real on zero-filled tensors of the same shapes and strides under the CPU
+    allocator's profiler, and turn what it allocated into a plan: every allocation the kernel frees is
+    scratch; those it keeps are its outputs (replaced by same-size stand-ins until the fake outputs are
+    recorded). Cached per op and argument layout. None when the inputs are too large to measure."""
+    from torch.profiler import ProfilerActivity, profile
+    from torch._C._profiler import _EventType
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    key = (func, _spec(args), _spec(tuple(sorted(kwargs.items()))))
+    if key in _MEASURED:
+        return _MEASURED[key]
+    tensors = [a for a in args if isinstance(a, torch.Tensor)]
+    if sum(t.untyped_storage().nbytes() for t in tensors) > MEASURE_LIMIT_BYTES:
+        return None
+    with _disable_current_modes():
+        rargs, rkwargs = _real_like(list(args)), _real_like(dict(kwargs))
+        with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+            result = func(*rargs, **rkwargs)
+        del result, rargs, rkwargs
+    seq = []
+
+    def walk(nodes):
+        for n in nodes:
+            if n.tag == _EventType.Allocation:
+                if str(n.extra_fields.device) == "cpu" and n.extra_fields.alloc_size:
+                    seq.append((n.start_time_ns, len(seq), n.extra_fields.alloc_size, n.extra_fields.ptr))
+            else:
+                walk(n.children)
+    walk(prof.profiler.kineto_results.experimental_event_tree())
+    seq.sort()
+    plan, open_ids, idx = [], {}, 0
+    for _t, _s, size, alloc_id in seq:  # alloc_id: the block's address, reused only after its free
+        if size > 0:
+            open_ids.setdefault(alloc_id, []).append(idx)
+            plan.append(size)
+            idx += 1
+        elif open_ids.get(alloc_id):
+            plan.append(FREE(open_ids[alloc_id].pop()))
+    # allocations never freed are the outputs: free their stand-ins just before the real outputs appear
+    plan += [FREE(i) for ids in open_ids.values() for i in ids] + [OUTPUTS]
+    _MEASURED[key] = plan
+    return plan
