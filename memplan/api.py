@@ -137,3 +137,38 @@ def analyze(model: str | Workload | None = None, *, hf_config: str | None = None
     tr = trace(workload, cfg, dev)
     est = estimate_from_trace(workload, cfg, dev, tr, time.perf_counter() - t0)
     return (est, tr) if return_trace else est
+
+
+def validate(*args, **kwargs):
+    """Run the real loop on a device and compare with the estimate (memplan.validate.validate)."""
+    from memplan.validate import validate as _validate
+
+    return _validate(*args, **kwargs)
+
+
+def preflight(*args, **kwargs):
+    """Estimate before touching real memory; raise MemoryPlanError when it does not fit."""
+    from memplan.validate import preflight as _preflight
+
+    return _preflight(*args, **kwargs)
+
+
+def guard(*args, **kwargs):
+    """Context manager / decorator: explain an OOM or ACL error, then re-raise it unchanged."""
+    from memplan.validate import guard as _guard
+
+    return _guard(*args, **kwargs)
+
+
+def diagnose(paths_or_text, estimate=None):
+    """Explain OOM messages and ACL / CANN / HCCL errors in logs (memplan.diagnose.diagnose)."""
+    from memplan.diagnose import diagnose as _diagnose
+
+    return _diagnose(paths_or_text, estimate=estimate)
+
+
+def plan(*args, **kwargs):
+    """Recommend batch size, accumulation, checkpointing and allocator policy (memplan.plan.plan)."""
+    from memplan.plan import plan as _plan
+
+    return _plan(*args, **kwargs)

@@ -32,12 +32,12 @@ class RankMeasurement:
 
 
 def measure_cpu_rank(workload: Workload, cfg: TrainConfig, target: Target = Target()) -> RankMeasurement:
-    from torch.profiler import ProfilerActivity, profile
+    from memplan.validate.quiet_profiler import memory_profile
 
     from memplan.validate.cpu_measure import _PhaseRanges
 
     hooks = _PhaseRanges()
-    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+    with memory_profile() as prof:
         try:
             run(workload, cfg, hooks, target)
         finally:

@@ -14,8 +14,10 @@ one of three rules, in this order, and says which in the trace's notes:
    router logits) have no values; memplan gives them values by a stated policy
    (`ROUTING_POLICY`): `"worst"` (default) makes every row pick the first k entries, i.e. every token
    goes to the same top-k experts - "all tokens to the busiest expert", the largest per-expert batch
-   an eager MoE loop can see. Tokens routed in total (T x k) are unchanged, so the experts' saved
-   activations are the same as for any routing; only per-expert transients are an upper bound.
+   an eager MoE loop can see - except that the first ceil(E / k) rows touch every expert once, so
+   every expert is used (gets gradients and optimizer state) as under any real router. Tokens routed
+   in total (T x k) are unchanged, so the experts' saved activations are the same as for any routing;
+   per-expert transients are an upper bound.
    `"balanced"` spreads rows round-robin over the entries (T x k / E tokens per expert, the
    expected load of a well-trained router).
 3. **worst case** - a data-dependent op on values nobody knows (e.g. a mask computed from
@@ -65,10 +67,15 @@ def _first_k(shape, dim: int, k: int, n: int) -> torch.Tensor:
     rows = 1
     for s in moved[:-1]:
         rows *= s
-    if ROUTING_POLICY == "balanced" and n > 0:
-        idx = (torch.arange(rows).unsqueeze(1) * k + torch.arange(k).unsqueeze(0)) % n
+    spread = (torch.arange(rows).unsqueeze(1) * k + torch.arange(k).unsqueeze(0)) % max(n, 1)
+    if ROUTING_POLICY == "balanced":
+        idx = spread
     else:
-        idx = torch.arange(k).expand(rows, k)
+        # the first ceil(n / k) rows touch every entry once (every expert gets gradients and
+        # optimizer state, as under any real router), all the other rows pick entries 0..k-1
+        idx = torch.arange(k).expand(rows, k).clone()
+        first = min(rows, -(-n // k))
+        idx[:first] = spread[:first]
     return idx.reshape(moved).movedim(-1, dim).contiguous()
 
 

@@ -333,7 +333,7 @@ def measure_cpu_scratch(func, args, kwargs, out) -> list | None:
     allocator's profiler, and turn what it allocated into a plan: every allocation the kernel frees is
     scratch; those it keeps are its outputs (replaced by same-size stand-ins until the fake outputs are
     recorded). Cached per op and argument layout. None when the inputs are too large to measure."""
-    from torch.profiler import ProfilerActivity, profile
+    from memplan.validate.quiet_profiler import memory_profile
     from torch._C._profiler import _EventType
     from torch.utils._python_dispatch import _disable_current_modes
 
@@ -345,7 +345,7 @@ def measure_cpu_scratch(func, args, kwargs, out) -> list | None:
         return None
     with _disable_current_modes():
         rargs, rkwargs = _real_like(list(args)), _real_like(dict(kwargs))
-        with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        with memory_profile() as prof:
             result = func(*rargs, **rkwargs)
         del result, rargs, rkwargs
     seq = []

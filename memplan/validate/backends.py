@@ -158,7 +158,7 @@ class CpuBackend:
         return "cpu"
 
     def measure(self, workload: Workload, cfg: TrainConfig, capacity: int | None = None) -> Measurement:
-        from torch.profiler import ProfilerActivity, profile
+        from memplan.validate.quiet_profiler import memory_profile
 
         from memplan.validate.cpu_measure import _ledger, _PhaseRanges
 
@@ -177,7 +177,7 @@ class CpuBackend:
         notes = []
         if capacity is not None:
             notes.append("the CPU backend cannot enforce a capacity: it only measures")
-        with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        with memory_profile() as prof:
             try:
                 run(workload, cfg, hooks, self.target)
             except UserError:

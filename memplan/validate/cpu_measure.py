@@ -49,11 +49,11 @@ class _PhaseRanges(NoHooks):
 
 def measure_cpu(workload: Workload, cfg: TrainConfig, target: Target = Target()) -> CpuMeasurement:
     """Run the workload for real on the CPU and return its peak from the CPU allocator's accounting."""
-    from torch.profiler import ProfilerActivity, profile
+    from memplan.validate.quiet_profiler import memory_profile
 
     cfg.validate()
     hooks = _PhaseRanges()
-    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+    with memory_profile() as prof:
         try:
             run(workload, cfg, hooks, target)
         finally:
@@ -86,6 +86,7 @@ def _ledger(prof, steps: int) -> CpuMeasurement:
     phase_peaks: dict[str, int] = {}
     last = str(steps)
     started = in_last = False
+    prev_label = ""
     for _t, _s, size, _total, label in events:
         phase, step, _micro = label.split("::")
         in_steps = step != "0" and int(step) <= steps
@@ -93,14 +94,18 @@ def _ledger(prof, steps: int) -> CpuMeasurement:
             # the level held when the first step begins is part of the steps
             started = True
             peak, peak_phase = cur, phase
-        if step == last and not in_last:
+        if step == last and (not in_last or label != prev_label):
+            # a phase holds at least the level it starts at
             in_last = True
-            phase_peaks[phase] = cur
+            phase_peaks[phase] = max(phase_peaks.get(phase, 0), cur)
+        prev_label = label
         cur += size
         run_peak = max(run_peak, cur)
         if in_steps and cur >= peak:
             peak, peak_phase = cur, phase
         if step == last and cur > phase_peaks.get(phase, -1):
             phase_peaks[phase] = cur
-    check = abs(cur - events[-1][3]) if events else 0
+    # the allocator's running total counts from whatever earlier profiled runs left behind
+    base = events[0][3] - events[0][2] if events else 0
+    check = abs(cur - (events[-1][3] - base)) if events else 0
     return CpuMeasurement(peak, peak_phase, run_peak, phase_peaks, check, len(events))
