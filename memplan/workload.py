@@ -151,7 +151,7 @@ def _clone_structure(module):
 
     memo = {}
     for t in list(module.parameters()) + list(module.buffers()):
-        new = torch.empty_like(t, device=t.device)
+        new = torch.empty_like(t, device="cpu")  # traced on (fake) CPU tensors whatever the target
         if isinstance(t, torch.nn.Parameter):
             new = torch.nn.Parameter(new, requires_grad=t.requires_grad)
         memo[id(t)] = new

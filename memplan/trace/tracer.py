@@ -83,7 +83,7 @@ class _TraceHooks:
 
 
 @contextlib.contextmanager
-def _global_hooks(rec: Recorder, hooks: _TraceHooks):
+def _global_hooks(rec: Recorder, hooks: _TraceHooks, cpu_target: bool = True):
     """Module stack, optimizer phase and saved-tensor hooks; all removed on exit."""
     from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
     from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
@@ -127,10 +127,21 @@ def _global_hooks(rec: Recorder, hooks: _TraceHooks):
         register_optimizer_step_pre_hook(opt_pre),
         register_optimizer_step_post_hook(opt_post),
     ]
+    orig_get_rng_state = torch.get_rng_state
+    if cpu_target:
+        # activation checkpointing saves the CPU generator's state (a real 5 KiB tensor, made outside the
+        # dispatcher) per checkpointed call; on the CPU it is part of the allocator's ledger
+        def get_rng_state():
+            state = orig_get_rng_state()
+            rec.see(state, "get_rng_state")
+            return state
+
+        torch.get_rng_state = get_rng_state
     try:
         with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
             yield
     finally:
+        torch.get_rng_state = orig_get_rng_state
         for h in handles:
             h.remove()
 
@@ -159,7 +170,7 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
     try:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*data pointer of FakeTensor.*")
-            with eager_paths(), fake, mode, (fmode or contextlib.nullcontext()), _global_hooks(rec, hooks):
+            with eager_paths(), fake, mode, (fmode or contextlib.nullcontext()), _global_hooks(rec, hooks, target.family == "cpu"):
                 run(workload, cfg, hooks, target)
     except UserError:
         raise
