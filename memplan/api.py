@@ -114,16 +114,22 @@ def estimate_from_trace(workload: Workload, cfg: TrainConfig, dev: DeviceTarget,
     )
 
 
-def trace(workload: Workload, cfg: TrainConfig, dev: DeviceTarget):
+def trace(workload: Workload, cfg: TrainConfig, dev: DeviceTarget, on_phase=None):
     from memplan.trace.tracer import trace_workload
 
-    return trace_workload(workload, cfg, Target(family=dev.family, run_device="cpu", name=dev.name))
+    return trace_workload(workload, cfg, Target(family=dev.family, run_device="cpu", name=dev.name),
+                          on_phase=on_phase)
+
+
+def phase_count(cfg: TrainConfig) -> int:
+    """How many phase changes a traced run goes through (for progress bars)."""
+    return 1 + cfg.steps * (3 * cfg.grad_accum + 2) + 1
 
 
 def analyze(model: str | Workload | None = None, *, hf_config: str | None = None, task: str | None = None,
             config: TrainConfig | None = None, device: str | DeviceTarget | None = None,
             capacity: int | str | None = None, alloc_conf: str | None = None,
-            return_trace: bool = False, **train_options):
+            return_trace: bool = False, on_phase=None, **train_options):
     """Trace one steady-state training step on fake tensors and estimate its peak memory.
 
     `train_options` are TrainConfig fields (batch_size=..., precision=...). With `return_trace=True`
@@ -134,7 +140,7 @@ def analyze(model: str | Workload | None = None, *, hf_config: str | None = None
     cfg.validate()
     dev = device if isinstance(device, DeviceTarget) else resolve_device(device, capacity, alloc_conf)
     t0 = time.perf_counter()
-    tr = trace(workload, cfg, dev)
+    tr = trace(workload, cfg, dev, on_phase=on_phase)
     est = estimate_from_trace(workload, cfg, dev, tr, time.perf_counter() - t0)
     return (est, tr) if return_trace else est
 

@@ -31,8 +31,12 @@ def command(model, hf_config, task, device, capacity, alloc_conf, world_size, sh
             from memplan.report.write import check_report_path
 
             check_report_path(report_path)
-        est, trace = api.analyze(model, hf_config=hf_config, task=task, config=cfg, device=device,
-                                 capacity=capacity, alloc_conf=alloc_conf, return_trace=True)
+        from memplan.report.progress import progress
+
+        with progress(api.phase_count(cfg), "tracing", quiet=quiet, fmt=fmt) as bar:
+            est, trace = api.analyze(model, hf_config=hf_config, task=task, config=cfg, device=device,
+                                     capacity=capacity, alloc_conf=alloc_conf, return_trace=True,
+                                     on_phase=lambda *a: bar.update(1))
         if report_path:
             from memplan.report.write import write_report
 

@@ -26,16 +26,25 @@ def _load_estimate(path: str | None) -> dict | None:
 
 
 @click.command()
-@click.argument("logs", nargs=-1, required=True, metavar="LOG...")
+@click.argument("logs", nargs=-1, required=False, metavar="[LOG...]")
 @click.option("--estimate", "estimate_path", type=click.Path(dir_okay=False), default=None,
               help="An `memplan analyze --format json` result to relate memory failures to the predicted peak.")
 @click.option("--all", "show_all", is_flag=True, help="Also list benign incidents (log noise) in the table.")
-# Hook: a `--snapshot FILE` option (torch memory snapshot) goes here; its reader's result is passed on as
-# diagnose(..., snapshot=...).
+@click.option("--snapshot", "snapshot_path", type=click.Path(dir_okay=False), default=None,
+              help="A PyTorch memory snapshot (torch.cuda.memory._dump_snapshot, or torch_npu's): the peak, "
+                   "what was live at it, fragmentation, the largest blocks.")
+@click.option("--report", "report_path", default=None, type=click.Path(dir_okay=False),
+              help="With --snapshot: also write its timeline (.html, .md or .png).")
 @format_option
 @debug_option
-def command(logs: tuple[str, ...], estimate_path: str | None, show_all: bool, fmt: str, debug: bool) -> None:
+def command(logs: tuple[str, ...], estimate_path: str | None, show_all: bool, snapshot_path: str | None,
+            report_path: str | None, fmt: str, debug: bool) -> None:
     """Explain what went wrong in training logs (`-` reads stdin) and what to change."""
+    if snapshot_path is not None:
+        return _snapshot(snapshot_path, report_path, logs, fmt, debug)
+    if not logs:
+        run_command(debug, lambda: (_ for _ in ()).throw(
+            UserError("give a log file (or - for stdin), or --snapshot snapshot.pickle")))
 
     def work():
         from memplan.diagnose import diagnose
@@ -47,3 +56,61 @@ def command(logs: tuple[str, ...], estimate_path: str | None, show_all: bool, fm
     from memplan.report.envelope import envelope
 
     emit(fmt, envelope("diagnose", result.to_dict()), lambda: render_diagnosis(result, show_all), EXIT_OK)
+
+
+def _snapshot(path: str, report_path: str | None, logs: tuple[str, ...], fmt: str, debug: bool) -> None:
+    def work():
+        import os
+
+        from memplan.report.snapshot import read_snapshot
+
+        if not os.path.exists(path):
+            raise UserError(f"snapshot not found: {path}")
+        if report_path:
+            from memplan.report.write import check_report_path
+
+            check_report_path(report_path)
+        an = read_snapshot(path)
+        diag = None
+        if logs:
+            from memplan.diagnose import diagnose
+
+            diag = diagnose(list(logs))
+        if report_path:
+            _write_timeline(an.timeline(), report_path)
+        return an, diag
+
+    an, diag = run_command(debug, work)
+    from memplan.report.envelope import envelope
+    from memplan.report.snapshot_text import render_snapshot
+
+    payload = {"snapshot": an.to_dict()}
+    if diag is not None:
+        payload.update(diag.to_dict())
+
+    def human():
+        text = render_snapshot(an)
+        if diag is not None:
+            from memplan.diagnose._render import render_diagnosis
+
+            text += "\n\n" + render_diagnosis(diag, False)
+        return text
+
+    emit(fmt, envelope("diagnose", payload), human, EXIT_OK)
+
+
+def _write_timeline(timeline, path: str) -> None:
+    ext = path.lower().rsplit(".", 1)[-1]
+    if ext in ("html", "htm"):
+        from memplan.report.html import render_html
+
+        render_html(timeline, path)
+    elif ext == "md":
+        from memplan.report.markdown import render_markdown
+
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(render_markdown(timeline))
+    else:
+        from memplan.report.png import render_png
+
+        render_png(timeline, path)

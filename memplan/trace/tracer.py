@@ -31,11 +31,14 @@ class _TraceHooks:
         self.rec = rec
         self.names: dict[int, str] = {}
         self.owner: dict[int, str] = {}   # id(parameter) -> owning module's name
+        self.on_phase = None              # progress callback (phase, step, micro_step)
         self.mode: RecordingMode | None = None
         self.real_batch = None            # () -> a real batch, for value shadows of integer inputs
 
     def phase(self, phase, step, micro_step):
         self.rec.mark(phase, step, micro_step)
+        if self.on_phase is not None:
+            self.on_phase(phase, step, micro_step)
 
     def model_built(self, model):
         self.names.update({id(m): (n or type(m).__name__) for n, m in model.named_modules()})
@@ -157,11 +160,12 @@ class _FakeMode(FakeTensorMode):
         return self
 
 
-def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target()) -> Trace:
+def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target(), on_phase=None) -> Trace:
     """Run the workload's training steps on fake tensors and return what was allocated and freed."""
     cfg.validate()
     rec = Recorder()
     hooks = _TraceHooks(rec)
+    hooks.on_phase = on_phase
     mode = RecordingMode(rec, device_rules(target.family, target.name), fake_kernels=kernels_for(workload))
     fmode = function_mode(target.family)
     hooks.mode = mode
