@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from memplan.errors import UserError
+from memplan.errors import TraceError, UserError
 from memplan.estimate import Estimate
 from memplan.step import Target
 from memplan.workload import TrainConfig, Workload
@@ -129,18 +129,28 @@ def phase_count(cfg: TrainConfig) -> int:
 def analyze(model: str | Workload | None = None, *, hf_config: str | None = None, task: str | None = None,
             config: TrainConfig | None = None, device: str | DeviceTarget | None = None,
             capacity: int | str | None = None, alloc_conf: str | None = None,
-            return_trace: bool = False, on_phase=None, **train_options):
+            return_trace: bool = False, on_phase=None, fallback: bool = False, **train_options):
     """Trace one steady-state training step on fake tensors and estimate its peak memory.
 
     `train_options` are TrainConfig fields (batch_size=..., precision=...). With `return_trace=True`
-    returns `(estimate, trace)`.
+    returns `(estimate, trace)`. With `fallback=True`, an op that cannot be traced on fake tensors makes
+    memplan measure small real steps on the CPU and extrapolate (`Estimate.method == "fallback"`, stated
+    in its notes; the trace is then None).
     """
     workload = load_workload(model, hf_config, task)
     cfg = (config or TrainConfig()).with_(**train_options) if train_options else (config or TrainConfig())
     cfg.validate()
     dev = device if isinstance(device, DeviceTarget) else resolve_device(device, capacity, alloc_conf)
     t0 = time.perf_counter()
-    tr = trace(workload, cfg, dev, on_phase=on_phase)
+    try:
+        tr = trace(workload, cfg, dev, on_phase=on_phase)
+    except TraceError as exc:
+        if not fallback or exc.op is None:  # a failure in the user's own code is not a tracing limit
+            raise
+        from memplan.trace.fallback import estimate_by_fallback
+
+        est = estimate_by_fallback(workload, cfg, dev, reason=str(exc), error=exc)
+        return (est, None) if return_trace else est
     est = estimate_from_trace(workload, cfg, dev, tr, time.perf_counter() - t0)
     return (est, tr) if return_trace else est
 

@@ -239,6 +239,7 @@ def run(workload: Workload, cfg: TrainConfig, hooks: StepHooks | None = None,
     hooks = hooks or NoHooks()
     gc_was_enabled = gc.isenabled()
     gc.collect()
+    gc.freeze()  # objects from before the run (transformers' modules...) are not scanned again
     gc.disable()
     try:
         model = build(workload, cfg, hooks, target)
@@ -301,6 +302,7 @@ def run(workload: Workload, cfg: TrainConfig, hooks: StepHooks | None = None,
         hooks.phase("end", cfg.steps + 1, 0)
         del batch, model, optimizer, scaler
     finally:
+        gc.unfreeze()
         if gc_was_enabled:
             gc.enable()
         gc.collect()

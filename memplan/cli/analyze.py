@@ -14,11 +14,14 @@ from memplan.cli._output import EXIT_BAD_NEWS, EXIT_OK, debug_option, emit, form
 @click.option("--top", type=int, default=10, show_default=True, help="Module rows to show.")
 @click.option("--report", "report_path", default=None, type=click.Path(dir_okay=False),
               help="Also write a report: .html (timeline), .md (Markdown) or .png.")
+@click.option("--fallback/--no-fallback", default=True, show_default=True,
+              help="When an op cannot be traced on fake tensors, measure small real CPU steps and extrapolate "
+                   "(always stated in the report).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress output.")
 @format_option
 @debug_option
-def command(model, hf_config, task, device, capacity, alloc_conf, world_size, sharding, top, report_path, quiet,
-            fmt, debug, **kw):
+def command(model, hf_config, task, device, capacity, alloc_conf, world_size, sharding, top, report_path, fallback,
+            quiet, fmt, debug, **kw):
     """Estimate the peak memory of one steady-state training step of MODEL (a model file)."""
     if world_size:
         return _per_rank(model, hf_config, device, capacity, world_size, sharding, fmt, debug, kw)
@@ -36,8 +39,12 @@ def command(model, hf_config, task, device, capacity, alloc_conf, world_size, sh
         with progress(api.phase_count(cfg), "tracing", quiet=quiet, fmt=fmt) as bar:
             est, trace = api.analyze(model, hf_config=hf_config, task=task, config=cfg, device=device,
                                      capacity=capacity, alloc_conf=alloc_conf, return_trace=True,
-                                     on_phase=lambda *a: bar.update(1))
-        if report_path:
+                                     on_phase=lambda *a: bar.update(1), fallback=fallback)
+        if report_path and trace is None:
+            import click as _click
+
+            _click.echo("memplan: no timeline for a fallback estimate: --report was not written", err=True)
+        elif report_path:
             from memplan.report.write import write_report
 
             dev = api.resolve_device(device, capacity, alloc_conf)

@@ -30,6 +30,8 @@ def config_line(cfg: dict) -> str:
 def render_estimate(est, top: int = 10) -> str:
     out = [f"memplan analyze: {est.workload}", config_line(est.config)
            + (f" · device {est.device}" if est.device else ""), ""]
+    if est.method != "trace":
+        out += [f"METHOD: {est.method.upper()} — " + (est.notes[0] if est.notes else "not traced"), ""]
     rows = [["peak allocated", fmt_bytes(est.peak_allocated_bytes),
              f"during {est.peak_phase} (step {est.peak_step}, micro-step {est.peak_micro_step})"]]
     if est.device and est.device != "cpu":

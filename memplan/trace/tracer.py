@@ -235,6 +235,7 @@ def _trace_error(exc: Exception, rec: Recorder, mode: RecordingMode) -> TraceErr
     msg = (
         f"{opname}{where} cannot be traced on fake tensors during {rec.phase} "
         f"({type(exc).__name__}: {first}); "
-        "fallback: measure it for real at a small batch with `memplan validate MODEL --device cpu`"
+        "fallback: let memplan measure small real CPU steps and extrapolate (analyze without --no-fallback), "
+        "or give the op a fake kernel in the model file (MEMPLAN_FAKE_KERNELS, see docs/coverage.md)"
     )
     return TraceError(msg, op=op, module=module)

@@ -114,17 +114,11 @@ def build_model():
 def make_batch(b):
     return torch.randn(b, 8)
 '''
-    r = CliRunner().invoke(cli, ["analyze", write_model(src), "--no-fallback"]
-                           if "--no-fallback" in _analyze_opts() else ["analyze", write_model(src)])
+    r = CliRunner().invoke(cli, ["analyze", write_model(src), "--no-fallback"])
     assert r.exit_code == 2, r.output
     assert "memplan_test.opaque" in r.output or "memplan_test::opaque" in r.output
     assert "inner" in r.output
     assert "fallback" in r.output
-
-
-def _analyze_opts():
-    from memplan.cli.analyze import command
-    return [o for p in command.params for o in getattr(p, "opts", [])]
 
 
 def test_debug_shows_traceback(model_path):

@@ -1,0 +1,237 @@
+"""The model zoo of the coverage benchmark: every causal-LM, masked-LM, seq2seq, image- and
+audio-classification architecture the installed `transformers` knows, each with a small config derived
+from its config class, and a batch maker that follows the model's `main_input_name`.
+
+How a config is made small (there are no per-model test configs in the installed package, so the
+shrinking is generic, by attribute name, and checked by building the model):
+- widths (`hidden_size`, `d_model`, `n_embd`, `embed_dim`, ...) -> 64, heads -> 4, key/value heads ->
+  2, head_dim -> 16; feed-forward sizes -> 128; layers -> 2 (per-layer lists truncated to match);
+- vocabularies -> 512 (at least one more than the largest special token id);
+- MoE: experts -> 4, experts per token -> 2; expert sizes -> 64;
+- vision: image size -> 64 (kept when the patch grid needs it), CNN stage widths/depths shrunk;
+- nested sub-configs (text_config, vision_config, encoder/decoder) shrunk the same way.
+If the shrunk model does not build, a milder version (only layers and vocabulary shrunk) is tried.
+"""
+from __future__ import annotations
+
+import copy
+import math
+
+WIDTH = 64
+HEADS = 4
+KV_HEADS = 2
+FFN = 128
+LAYERS = 2
+VOCAB = 512
+IMAGE = 64
+
+_WIDTH_KEYS = {"hidden_size", "d_model", "n_embd", "embed_dim", "dim", "hidden_dim", "embedding_dim",
+               "model_dim", "d_embed", "word_embed_proj_dim", "projection_dim", "text_embed_dim",
+               "vision_embed_dim", "encoder_hidden_size", "decoder_hidden_size", "n_embed",
+               "hidden_size_per_layer_input", "kv_lora_rank", "q_lora_rank", "embedding_size"}
+_HEAD_KEYS = {"num_attention_heads", "n_head", "n_heads", "encoder_attention_heads",
+              "decoder_attention_heads", "num_heads", "num_attention_heads_per_layer", "attention_heads",
+              "encoder_num_attention_heads", "decoder_num_attention_heads"}
+_KV_KEYS = {"num_key_value_heads", "n_kv_heads", "num_kv_heads", "multi_query_group_num",
+            "num_key_value_groups"}
+_FFN_KEYS = {"intermediate_size", "ffn_dim", "encoder_ffn_dim", "decoder_ffn_dim", "n_inner", "d_ff",
+             "ffn_hidden_size", "mlp_dim", "inner_hidden_size", "dim_feedforward", "decoder_intermediate_size",
+             "encoder_intermediate_size", "feed_forward_proj_dim"}
+_LAYER_KEYS = {"num_hidden_layers", "n_layer", "num_layers", "encoder_layers", "decoder_layers",
+               "n_layers", "num_decoder_layers", "num_encoder_layers", "decoder_num_layers",
+               "encoder_num_layers"}
+_MOE_EXPERT_KEYS = {"num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts",
+                    "num_experts_per_layer"}
+_MOE_SIZE_KEYS = {"moe_intermediate_size", "shared_expert_intermediate_size", "expert_intermediate_size"}
+_TOPK_KEYS = {"num_experts_per_tok", "moe_topk", "top_k", "num_selected_experts", "n_group", "topk_group"}
+_HEAD_DIM_KEYS = {"head_dim", "rotary_dim", "qk_rope_head_dim", "v_head_dim", "qk_nope_head_dim", "d_kv", "attention_head_dim"}
+
+
+def _token_ids(cfg) -> int:
+    best = 0
+    for k, v in cfg.to_dict().items():
+        if k.endswith("token_id") and isinstance(v, int):
+            best = max(best, v)
+        elif k.endswith("token_id") and isinstance(v, list):
+            best = max([best] + [x for x in v if isinstance(x, int)])
+    return best
+
+
+def _layer_count_of(cfg) -> int | None:
+    for k in _LAYER_KEYS:
+        v = getattr(cfg, k, None)
+        if isinstance(v, int):
+            return v
+    return None
+
+
+def shrink(cfg, aggressive: bool = True):
+    """A small copy of `cfg` (a transformers PretrainedConfig)."""
+    cfg = copy.deepcopy(cfg)
+    d = cfg.to_dict()
+    for k, v in d.items():
+        if isinstance(v, dict) and "model_type" in v or _is_config(getattr(cfg, k, None)):
+            sub = getattr(cfg, k, None)
+            if _is_config(sub):
+                try:
+                    setattr(cfg, k, shrink(sub, aggressive))
+                except Exception:
+                    pass
+    old_layers = _layer_count_of(cfg)
+    setv = lambda k, v: _set(cfg, k, v)
+    for k in list(d):
+        v = getattr(cfg, k, None)
+        if isinstance(v, bool) or v is None:
+            continue
+        if k in _LAYER_KEYS and isinstance(v, int) and v > LAYERS:
+            setv(k, LAYERS)
+        elif k == "vocab_size" and isinstance(v, int) and v > VOCAB:
+            setv(k, max(VOCAB, _token_ids(cfg) + 1))
+        if not aggressive:
+            continue
+        if k in _WIDTH_KEYS and isinstance(v, int) and v > WIDTH:
+            setv(k, WIDTH)
+        elif k in _HEAD_KEYS and isinstance(v, int) and v > HEADS:
+            setv(k, HEADS)
+        elif k in _KV_KEYS and isinstance(v, int) and v > KV_HEADS:
+            setv(k, KV_HEADS)
+        elif k in _FFN_KEYS and isinstance(v, int) and v > FFN:
+            setv(k, FFN)
+        elif k in _MOE_EXPERT_KEYS and isinstance(v, int) and v > 4:
+            setv(k, 4)
+        elif k in _MOE_SIZE_KEYS and isinstance(v, int) and v > WIDTH:
+            setv(k, WIDTH)
+        elif k in _TOPK_KEYS and isinstance(v, int) and v > 2:
+            setv(k, 2 if k not in ("n_group", "topk_group") else 1)
+        elif k in _HEAD_DIM_KEYS and isinstance(v, int) and v > WIDTH // HEADS:
+            setv(k, WIDTH // HEADS)
+        elif k == "image_size" and isinstance(v, int) and v > IMAGE:
+            setv(k, IMAGE)
+        elif k == "image_size" and isinstance(v, (list, tuple)) and len(v) == 2 and v[0] > IMAGE:
+            setv(k, [IMAGE, IMAGE])
+        elif k in ("hidden_sizes", "embed_dims", "hidden_dims", "widths", "embedding_dims") and _int_list(v):
+            setv(k, [min(x, 16 * 2 ** i) for i, x in enumerate(v)])
+        elif k in ("depths", "num_layers_per_stage", "layers", "block_repeats") and _int_list(v):
+            setv(k, [1] * len(v))
+        elif k in ("num_heads", "num_attention_heads") and _int_list(v):
+            setv(k, [min(x, 2 * 2 ** i) for i, x in enumerate(v)])
+        elif k in ("max_position_embeddings", "n_positions") and isinstance(v, int) and v > 4096:
+            setv(k, 4096)
+    # per-layer lists must follow the layer count
+    new_layers = _layer_count_of(cfg)
+    if old_layers and new_layers and new_layers < old_layers:
+        for k, v in cfg.to_dict().items():
+            if isinstance(v, list) and len(v) == old_layers and k not in ("depths", "hidden_sizes"):
+                _set(cfg, k, v[:new_layers])
+    return cfg
+
+
+def _int_list(v) -> bool:
+    return isinstance(v, (list, tuple)) and v and all(isinstance(x, int) and not isinstance(x, bool) for x in v)
+
+
+def _is_config(x) -> bool:
+    return x is not None and hasattr(x, "to_dict") and hasattr(x, "model_type")
+
+
+def _set(cfg, k, v):
+    try:
+        setattr(cfg, k, v)
+    except Exception:
+        pass
+
+
+# ---- the zoo ---------------------------------------------------------------------------------------
+
+TASKS = {
+    "causal-lm": "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES",
+    "masked-lm": "MODEL_FOR_MASKED_LM_MAPPING_NAMES",
+    "seq2seq-lm": "MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES",
+    "image-classification": "MODEL_FOR_IMAGE_CLASSIFICATION_MAPPING_NAMES",
+    "audio-classification": "MODEL_FOR_AUDIO_CLASSIFICATION_MAPPING_NAMES",
+}
+
+
+def architectures() -> list[tuple[str, str, str]]:
+    """`(task, model_type, class name)` for every architecture of the five tasks."""
+    from transformers.models.auto import modeling_auto
+
+    out = []
+    for task, mapping in TASKS.items():
+        for model_type, cls_name in getattr(modeling_auto, mapping).items():
+            if isinstance(cls_name, (list, tuple)):
+                cls_name = cls_name[0]
+            out.append((task, model_type, cls_name))
+    return out
+
+
+def build_small(model_type: str, cls_name: str):
+    """(model class, small config, note) or raises."""
+    import torch
+    import transformers as tf
+
+    tf.logging.set_verbosity_error()
+    cls = getattr(tf, cls_name)
+    cfg0 = tf.CONFIG_MAPPING[model_type]()
+    last = None
+    for aggressive in (True, False):
+        cfg = shrink(cfg0, aggressive)
+        if hasattr(cfg, "use_cache"):
+            cfg.use_cache = False
+        try:
+            with torch.device("meta"):
+                m = cls._from_config(cfg) if hasattr(cls, "_from_config") else cls(cfg)
+            n = sum(p.numel() for p in m.parameters())
+            return cls, cfg, n, ("shrunk" if aggressive else "layers+vocab only")
+        except Exception as exc:  # noqa: BLE001 - try the milder config
+            last = exc
+    raise last
+
+
+def seq_len_for(cfg) -> int:
+    mp = getattr(cfg, "max_position_embeddings", None) or getattr(cfg, "n_positions", None)
+    s = 64
+    if isinstance(mp, int) and mp > 0:
+        s = min(s, mp)
+    return s
+
+
+def make_batch_fn(task: str, cls, cfg):
+    """A batch maker following the model's main input (`input_ids`, `pixel_values`, `input_values`,
+    `input_features`)."""
+    import torch
+
+    main = getattr(cls, "main_input_name", "input_ids")
+    vocab = getattr(cfg, "vocab_size", None) or getattr(getattr(cfg, "text_config", None), "vocab_size", None) or 100
+    n_labels = max(getattr(cfg, "num_labels", 2) or 2, 1)
+    seq_default = seq_len_for(cfg)
+
+    def image_size():
+        vc = getattr(cfg, "vision_config", None) or cfg
+        size = getattr(vc, "image_size", None) or getattr(vc, "input_size", None) or 224
+        if isinstance(size, dict):
+            size = size.get("height", 224)
+        if isinstance(size, (list, tuple)):
+            size = size[-1]
+        return int(size), int(getattr(vc, "num_channels", 3) or 3)
+
+    def make_batch(batch_size: int, seq_len: int = seq_default):
+        if task == "image-classification":
+            size, chans = image_size()
+            return {"pixel_values": torch.randn(batch_size, chans, size, size),
+                    "labels": torch.randint(0, n_labels, (batch_size,))}
+        if task == "audio-classification":
+            labels = torch.randint(0, n_labels, (batch_size,))
+            if main == "input_features":
+                bins = getattr(cfg, "num_mel_bins", None) or getattr(cfg, "feature_size", 80)
+                frames = 2 * getattr(cfg, "max_source_positions", 1500) if hasattr(cfg, "max_source_positions") else seq_len * 4
+                if getattr(cfg, "model_type", "") in ("audio-spectrogram-transformer", "ast"):
+                    return {"input_values": torch.randn(batch_size, cfg.max_length, cfg.num_mel_bins), "labels": labels}
+                return {"input_features": torch.randn(batch_size, bins, frames), "labels": labels}
+            if getattr(cfg, "model_type", "") == "audio-spectrogram-transformer":
+                return {"input_values": torch.randn(batch_size, cfg.max_length, cfg.num_mel_bins), "labels": labels}
+            return {main: torch.randn(batch_size, seq_len * 64), "labels": labels}
+        ids = torch.randint(0, vocab, (batch_size, seq_len))
+        return {"input_ids": ids, "labels": ids.clone()}
+
+    return make_batch

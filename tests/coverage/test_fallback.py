@@ -1,0 +1,56 @@
+"""The fallback: a model fake tensors cannot trace is measured at batch 1 and 2 and extrapolated."""
+import pytest
+import torch
+
+from memplan.errors import TraceError
+from memplan.trace.fallback import analyze_with_fallback
+from memplan.validate.cpu_measure import measure_cpu
+from memplan.workload import TrainConfig, Workload
+
+
+class Untraceable(torch.nn.Module):
+    """`repeat_interleave` by counts computed from activations: no bound on the output size."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(32, 32)
+        self.b = torch.nn.Linear(32, 32)
+
+    def forward(self, x):                        # (B, 16, 32)
+        h = self.a(x)
+        reps = (h[..., 0] > -1e9).long().reshape(-1)   # all ones, but only the values say so
+        h = torch.repeat_interleave(h.reshape(-1, 32), reps, dim=0)
+        return self.b(torch.relu(h)).sum()
+
+
+def workload():
+    return Workload("untraceable", Untraceable, lambda b: torch.randn(b, 16, 32))
+
+
+def test_no_fallback_raises_a_trace_error():
+    with pytest.raises(TraceError, match="repeat_interleave"):
+        analyze_with_fallback(workload(), batch_size=4, fallback=False)
+
+
+def test_fallback_estimate_is_stated_and_close():
+    est = analyze_with_fallback(workload(), batch_size=4)
+    assert est.method == "fallback"
+    assert est.notes[0].startswith("estimated by fallback: measured at batch 1 and 2, extrapolated to batch 4")
+    assert "expected error" in est.notes[0]
+    assert any("trace failed" in n and "repeat_interleave" in n for n in est.notes)
+    real = measure_cpu(workload(), TrainConfig(batch_size=4)).peak_allocated_bytes
+    assert abs(est.peak_allocated_bytes - real) / real < 0.03
+    assert est.to_dict()["method"] == "fallback"
+
+
+def test_traceable_models_are_traced():
+    class M(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(8, 8)
+
+        def forward(self, x):
+            return self.lin(x)
+
+    est = analyze_with_fallback(Workload("m", M, lambda b: torch.randn(b, 8)), batch_size=4)
+    assert est.method == "trace"
