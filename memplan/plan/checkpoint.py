@@ -433,8 +433,12 @@ def _modelled(est, g: nx.DiGraph, names) -> int:
 
 
 def plan_checkpointing(ev, cfg: TrainConfig, *, every_k: int = 2, verify_alternatives: bool = True,
-                       probe: ModuleProbe | None = None) -> CheckpointPlan:
-    """Choose modules to checkpoint so that `cfg` fits `ev`'s budget at the least recompute cost."""
+                       probe: ModuleProbe | None = None, relax: bool | None = None) -> CheckpointPlan:
+    """Choose modules to checkpoint so that `cfg` fits `ev`'s budget at the least recompute cost.
+
+    `relax`: when the re-traced choice fits with room to spare, solve again for less recompute and
+    re-trace (default: with `verify_alternatives`)."""
+    relax = verify_alternatives if relax is None else relax
     base = ev.estimate(cfg.with_(checkpoint=()))
     budget = ev.budget_bytes
     probe = probe or probe_modules(ev.workload, cfg, ev.dev.family)
@@ -497,7 +501,7 @@ def plan_checkpointing(ev, cfg: TrainConfig, *, every_k: int = 2, verify_alterna
                 if best_fit is None or sel.cost_flops < best_fit[0]:
                     best_fit = (sel.cost_flops, sel, e)
                 slack = budget - e.device_total_bytes
-                if slack < 0.02 * budget or sel.cost_flops == 0:
+                if slack < 0.02 * budget or sel.cost_flops == 0 or not relax:
                     break
                 need = need - slack // 2          # relax: there is room for less recompute
             else:

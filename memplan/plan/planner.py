@@ -259,6 +259,14 @@ def plan(model=None, *, hf_config: str | None = None, task: str | None = None, c
         ckpt_plan = _ckpt.plan_checkpointing(ev, small, verify_alternatives=thorough, probe=probe)
         if not ckpt_plan.fits:
             return None
+        if not thorough and not seq_len_search:
+            # a larger batch needs at least the per-sample part of what is not model state again
+            e1 = ckpt_plan.estimate
+            per_sample = max(e1.peak_allocated_bytes - _floor_bytes(ev, ckpt_plan.config), 0) // max(small.batch_size, 1)
+            if budget - e1.device_total_bytes < per_sample // 2:
+                notes.append("micro-batch 1 with checkpointing leaves too little room for a second sample; "
+                             "larger batches were not traced (fast mode)")
+                return ckpt_plan.config
         return size_search(ckpt_plan.config)
 
     # 3-4. same math first: optimizer implementation, micro-batch, checkpointing
@@ -270,6 +278,11 @@ def plan(model=None, *, hf_config: str | None = None, task: str | None = None, c
         order = sorted((s for s in singles.values() if not s[0].same_math and s[1] is not None), key=lambda s: s[1])
         for cand, _total, _m in order:
             nxt = cand.apply(cur.with_(optimizer_impl=cfg.optimizer_impl))
+            if (not thorough and cand.kind == "optimizer" and base.peak_phase == "optimizer"
+                    and workload.make_optimizer is None):
+                # fast mode: the peak is in optimizer.step(), so take the least-scratch implementation now
+                # rather than tracing the default first (the for-loop keeps ~2 of the largest parameter)
+                nxt = nxt.with_(optimizer_impl="for-loop")
             if nxt.optimizer != cur.optimizer and any(u.kind == "optimizer" for u in numerics_used):
                 continue  # one optimizer replacement at most
             cur = nxt
