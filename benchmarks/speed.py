@@ -56,7 +56,9 @@ def memtracker(wl, cfg) -> float:
         mt = MemTracker()
 
         class Hooks:
-            def phase(self, *a): pass
+            def phase(self, phase, *a):
+                if phase == "inputs":  # MemTracker needs its module stats reset between iterations
+                    mt.reset_mod_stats()
             def model_built(self, model): mt.track_external(model)
             def batch_made(self, batch): pass
             def after_backward(self, model): pass
