@@ -15,7 +15,7 @@ import fnmatch
 import functools
 import gc
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from memplan.errors import UserError
 from memplan.workload import TrainConfig, Workload

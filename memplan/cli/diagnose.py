@@ -77,7 +77,9 @@ def _snapshot(path: str, report_path: str | None, logs: tuple[str, ...], fmt: st
 
             diag = diagnose(list(logs))
         if report_path:
-            _write_timeline(an.timeline(), report_path)
+            from memplan.report.write import render_timeline
+
+            render_timeline(an.timeline(), report_path)
         return an, diag
 
     an, diag = run_command(debug, work)
@@ -97,20 +99,3 @@ def _snapshot(path: str, report_path: str | None, logs: tuple[str, ...], fmt: st
         return text
 
     emit(fmt, envelope("diagnose", payload), human, EXIT_OK)
-
-
-def _write_timeline(timeline, path: str) -> None:
-    ext = path.lower().rsplit(".", 1)[-1]
-    if ext in ("html", "htm"):
-        from memplan.report.html import render_html
-
-        render_html(timeline, path)
-    elif ext == "md":
-        from memplan.report.markdown import render_markdown
-
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(render_markdown(timeline))
-    else:
-        from memplan.report.png import render_png
-
-        render_png(timeline, path)

@@ -16,15 +16,14 @@ places need help, all documented where they are done:
 from __future__ import annotations
 
 import contextlib
-import warnings
 
 import torch
 
 from memplan.errors import UserError
-from memplan.step import Target, run
+from memplan.step import Target
 from memplan.trace.events import Trace
 from memplan.trace.recorder import Recorder, RecordingMode
-from memplan.trace.tracer import _FakeMode, _global_hooks, _trace_error, _TraceHooks
+from memplan.trace.tracer import _TraceHooks, trace_workload
 from memplan.workload import TrainConfig, Workload
 
 
@@ -148,22 +147,8 @@ def trace_rank(workload: Workload, cfg: TrainConfig, sharding: str, world_size: 
         wl, run_cfg = wrap_workload(workload, cfg, sharding, run_device="cpu", family=target.family,
                                     mesh=mesh, fake=True, bucket_cap_mb=bucket_cap_mb, units=units,
                                     world_size=world_size, info=info)
-        rec = Recorder()
-        hooks = _DistTraceHooks(rec)
-        mode = _DistRecordingMode(rec)
-        fake = _FakeMode(allow_non_fake_inputs=True)
-        try:
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", message=".*data pointer of FakeTensor.*")
-                with fake, mode, _global_hooks(rec, hooks), _fsdp_storage_events(rec):
-                    run(wl, run_cfg, hooks, Target(family=target.family, run_device="cpu"))
-        except UserError:
-            raise
-        except Exception as exc:
-            raise _trace_error(exc, rec, mode) from exc
-    trace = rec.close()
+        trace = trace_workload(wl, run_cfg, Target(family=target.family, run_device="cpu", name=target.name),
+                               hooks_cls=_DistTraceHooks, mode_cls=_DistRecordingMode,
+                               extra_context=_fsdp_storage_events)
     trace.steps = cfg.steps
-    if rec.scalar_calls:
-        trace.notes.append(f"{rec.scalar_calls} data-dependent scalar reads (.item()) answered with 0 "
-                           "on fake tensors")
     return trace, info

@@ -23,7 +23,7 @@ from memplan.workload import TrainConfig, Workload
 
 @dataclass(frozen=True)
 class RankMeasurement:
-    peak_allocated_bytes: int        # process-wide allocator total, last optimizer step
+    peak_allocated_bytes: int        # process-wide allocator total, over the optimizer steps
     peak_phase: str
     phase_peaks: dict = field(default_factory=dict)
     running_sum_peak_bytes: int = 0  # the single-thread running sum over the same window
@@ -46,29 +46,12 @@ def measure_cpu_rank(workload: Workload, cfg: TrainConfig, target: Target = Targ
 
 
 def _ledger(prof, steps: int) -> RankMeasurement:
-    from torch._C._profiler import _EventType
+    from memplan.validate.cpu_measure import allocation_events
 
-    events: list[tuple[int, int, int, int, str]] = []   # (time, seq, size, total, phase label)
-    seq = 0
-    stack = [(n, "build::0::0") for n in reversed(prof.profiler.kineto_results.experimental_event_tree())]
-    while stack:
-        node, label = stack.pop()
-        if node.tag == _EventType.Allocation:
-            f = node.extra_fields
-            if str(f.device) == "cpu":
-                events.append((node.start_time_ns, seq, f.alloc_size, f.total_allocated, label))
-                seq += 1
-            continue
-        name = node.name
-        if name.startswith("memplan::"):
-            label = name[len("memplan::"):]
-        for child in reversed(node.children):
-            stack.append((child, label))
-    events.sort()
+    events = allocation_events(prof)
     if not events:
         return RankMeasurement(0, "", {}, 0, 0, 0)
     base = events[0][3] - events[0][2]   # the allocator's total before the first recorded event
-    last = str(steps)
     cur = 0
     peak = sum_peak = -1
     peak_phase = ""
@@ -77,7 +60,7 @@ def _ledger(prof, steps: int) -> RankMeasurement:
         phase, step, _micro = label.split("::")
         cur += size
         level = total - base
-        if step == last:
+        if step != "0" and int(step) <= steps:  # every optimizer step, as the estimate's window
             if level > peak:
                 peak, peak_phase = level, phase
             if level > phase_peaks.get(phase, -1):

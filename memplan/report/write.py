@@ -48,7 +48,7 @@ def write_report(path: str, est, trace: Trace, measured=(), sim=None) -> str:
     """Render the estimate's timeline to `path`; returns the path."""
     from memplan.report.timeline import timeline_from_trace
 
-    ext = check_report_path(path)
+    check_report_path(path)
     view = steps_only(trace)
     shift = len(view.events) - len(trace.events)
     reserved = None
@@ -63,6 +63,12 @@ def write_report(path: str, est, trace: Trace, measured=(), sim=None) -> str:
         summary.append(("peak reserved", fmt_bytes(est.peak_reserved_bytes)))
     timeline = timeline_from_trace(view, capacity=est.capacity_bytes, reserved_curve=reserved,
                                    measured=measured, title=f"memplan: {est.workload}", summary=summary)
+    return render_timeline(timeline, path)
+
+
+def render_timeline(timeline, path: str) -> str:
+    """Write any `Timeline` to `path` in the format its suffix names."""
+    ext = check_report_path(path)
     if ext in (".html", ".htm"):
         from memplan.report.html import render_html
 

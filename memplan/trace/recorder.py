@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import weakref
 from collections import Counter
-from typing import Any
 
 import torch
 from torch._subclasses.fake_tensor import (

@@ -160,13 +160,20 @@ class _FakeMode(FakeTensorMode):
         return self
 
 
-def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target(), on_phase=None) -> Trace:
-    """Run the workload's training steps on fake tensors and return what was allocated and freed."""
+def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target(), on_phase=None, *,
+                   hooks_cls=None, mode_cls=None, extra_context=None) -> Trace:
+    """Run the workload's training steps on fake tensors and return what was allocated and freed.
+
+    `hooks_cls` / `mode_cls` replace the step hooks and the recording mode with subclasses (the
+    distributed tracer counts DTensor shards that way); `extra_context(recorder)` is entered with the
+    other modes (e.g. FSDP's storage resizes)."""
     cfg.validate()
     rec = Recorder()
-    hooks = _TraceHooks(rec)
+    hooks = (hooks_cls or _TraceHooks)(rec)
     hooks.on_phase = on_phase
-    mode = RecordingMode(rec, device_rules(target.family, target.name), fake_kernels=kernels_for(workload))
+    mode = (mode_cls or RecordingMode)(rec, device_rules(target.family, target.name),
+                                       fake_kernels=kernels_for(workload))
+    extra = extra_context(rec) if extra_context is not None else contextlib.nullcontext()
     fmode = function_mode(target.family)
     hooks.mode = mode
     hooks.real_batch = lambda: workload.batch(cfg.batch_size, cfg.seq_len)
@@ -174,7 +181,8 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
     try:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*data pointer of FakeTensor.*")
-            with eager_paths(), fake, mode, (fmode or contextlib.nullcontext()), _global_hooks(rec, hooks, target.family == "cpu"):
+            with eager_paths(), fake, mode, (fmode or contextlib.nullcontext()), \
+                    _global_hooks(rec, hooks, target.family == "cpu"), extra:
                 run(workload, cfg, hooks, target)
     except UserError:
         raise

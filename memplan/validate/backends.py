@@ -224,34 +224,19 @@ def _counter_check(prof, steps: int) -> tuple[int | None, int | None]:
     run - the sum of the event sizes|): the first equals `_ledger`'s peak and the second is 0 when the
     events are complete.
     """
-    from torch._C._profiler import _EventType
+    from memplan.validate.cpu_measure import allocation_events
 
-    rows = []  # (time, seq, total_allocated, size, step)
-    stack = [(n, "0") for n in reversed(prof.profiler.kineto_results.experimental_event_tree())]
-    seq = 0
-    while stack:
-        node, step = stack.pop()
-        if node.tag == _EventType.Allocation:
-            f = node.extra_fields
-            if str(f.device) == "cpu":
-                rows.append((node.start_time_ns, seq, f.total_allocated, f.alloc_size, step))
-                seq += 1
-            continue
-        if node.name.startswith("memplan::"):
-            step = node.name.split("::")[2]
-        for child in reversed(node.children):
-            stack.append((child, step))
+    rows = [(t, q, total, size, label.split("::")[1]) for t, q, size, total, label in allocation_events(prof)]
     if not rows:
         return None, None
-    rows.sort()
     run_base = rows[0][2] - rows[0][3]
     end_diff = abs((rows[-1][2] - run_base) - sum(r[3] for r in rows))
-    last = str(steps)
-    window = [(total, size) for _t, _s, total, size, st in rows if st == last]
+    in_steps = {str(i) for i in range(1, steps + 1)}  # the window of the estimate: every optimizer step
+    window = [(total, size) for _t, _s, total, size, st in rows if st in in_steps]
     if not window:
         return None, end_diff
     first_total, first_size = window[0]
-    base = first_total - first_size        # the counter just before the steady-state step's first event
+    base = first_total - first_size        # the counter just before the first step's first event
     return max(base, max(t for t, _ in window)) - run_base, end_diff
 
 

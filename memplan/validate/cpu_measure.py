@@ -61,10 +61,13 @@ def measure_cpu(workload: Workload, cfg: TrainConfig, target: Target = Target())
     return _ledger(prof, cfg.steps)
 
 
-def _ledger(prof, steps: int) -> CpuMeasurement:
+def allocation_events(prof) -> list[tuple[int, int, int, int, str]]:
+    """Every CPU-allocator event of a profiling session, in time order:
+    `(time_ns, seq, size (+alloc / -free), allocator running total, phase label "phase::step::micro")`.
+    The label is that of the innermost `memplan::` range around the event ("build::0::0" outside any)."""
     from torch._C._profiler import _EventType
 
-    events: list[tuple[int, int, int, int, str]] = []   # (time, seq, size, total, phase label)
+    events: list[tuple[int, int, int, int, str]] = []
     seq = 0
     stack = [(n, "build::0::0") for n in reversed(prof.profiler.kineto_results.experimental_event_tree())]
     while stack:
@@ -81,6 +84,11 @@ def _ledger(prof, steps: int) -> CpuMeasurement:
         for child in reversed(node.children):
             stack.append((child, label))
     events.sort()
+    return events
+
+
+def _ledger(prof, steps: int) -> CpuMeasurement:
+    events = allocation_events(prof)
     cur = peak = run_peak = 0
     peak_phase = ""
     phase_peaks: dict[str, int] = {}
