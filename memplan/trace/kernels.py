@@ -121,28 +121,36 @@ def _onednn_matmul_copies(m1: torch.Tensor, m2: torch.Tensor) -> list[int]:
     return [_nbytes(m) for m in (m1, m2) if not _onednn_optimized_format(m)]
 
 
-def _copies_plan(copies: list[int]) -> list:
+def _gemm_plan(op, args, kwargs, out, m1, m2) -> list:
+    """The oneDNN copies of a GEMM's inputs; when there are any, the real kernel is measured once for
+    its exact sequence (copies plus oneDNN's scratchpad), as for convolutions."""
+    copies = _onednn_matmul_copies(m1, m2)
+    if not copies:
+        return []
+    measured = measure_cpu_scratch(op, args, kwargs, out)
+    if measured is not None:
+        return measured
     return [*copies, OUTPUTS, *[FREE(i) for i in range(len(copies))]]
 
 
 @register(aten.mm.default, ("cpu",), source="aten/src/ATen/native/mkldnn/Matmul.cpp mkldnn_matmul")
 def _cpu_mm(args, kwargs, out):
-    return _copies_plan(_onednn_matmul_copies(args[0], args[1]))
+    return _gemm_plan(aten.mm.default, args, kwargs, out, args[0], args[1])
 
 
 @register(aten.bmm.default, ("cpu",), source="aten/src/ATen/native/LinearAlgebra.cpp bmm_out_or_baddbmm_")
 def _cpu_bmm(args, kwargs, out):
-    return _copies_plan(_onednn_matmul_copies(args[0], args[1]))
+    return _gemm_plan(aten.bmm.default, args, kwargs, out, args[0], args[1])
 
 
 @register(aten.addmm.default, ("cpu",), source="aten/src/ATen/native/LinearAlgebra.cpp addmm_impl_cpu_")
 def _cpu_addmm(args, kwargs, out):
-    return _copies_plan(_onednn_matmul_copies(args[1], args[2]))
+    return _gemm_plan(aten.addmm.default, args, kwargs, out, args[1], args[2])
 
 
 @register(aten.baddbmm.default, ("cpu",), source="aten/src/ATen/native/LinearAlgebra.cpp bmm_out_or_baddbmm_")
 def _cpu_baddbmm(args, kwargs, out):
-    return _copies_plan(_onednn_matmul_copies(args[1], args[2]))
+    return _gemm_plan(aten.baddbmm.default, args, kwargs, out, args[1], args[2])
 
 
 def _onednn_conv(inp: torch.Tensor, weight: torch.Tensor) -> bool:
