@@ -161,21 +161,27 @@ def run_one(path: Path, args) -> dict:
 
 
 def memplan_estimate(path: Path, args) -> dict | None:
-    """HOOK: memplan's own estimate for the same workload (trace on CPU + allocator model).
-    The lead wires `memplan.api.analyze` in here; until then this returns None."""
+    """memplan's estimate for the same workload (fake-tensor trace on the CPU + the CUDA allocator model
+    of the present GPU), and `memplan validate` of it on the GPU (predicted vs measured, per phase)."""
     try:
-        from memplan import api  # noqa: F401
+        from memplan import api
     except ImportError:
         return None
-    analyze = getattr(api, "analyze", None)
-    if analyze is None:
-        return None
-    try:  # expected signature; adjust when memplan.api.analyze lands
-        est = analyze(str(path), batch_size=args.batch_size, seq_len=args.seq_len, device="cuda", steps=args.steps)
+    out: dict = {}
+    try:
+        est = api.analyze(str(path), batch_size=args.batch_size, seq_len=args.seq_len, device="cuda",
+                          steps=args.steps)
+        out.update(peak_allocated_bytes=est.peak_allocated_bytes, peak_reserved_bytes=est.peak_reserved_bytes)
     except Exception as exc:  # report, do not fail the benchmark
-        return {"error": f"{type(exc).__name__}: {exc}"}
-    return {"peak_allocated_bytes": getattr(est, "peak_allocated_bytes", None),
-            "peak_reserved_bytes": getattr(est, "peak_reserved_bytes", None)}
+        out["error"] = f"{type(exc).__name__}: {exc}"
+        return out
+    try:
+        v = api.validate(str(path), device="cuda", batch_size=args.batch_size, seq_len=args.seq_len,
+                         steps=args.steps).to_dict()
+        out["validate"] = {k: v.get(k) for k in ("predicted", "measured", "error_pct", "reserved_error_pct", "ok")}
+    except Exception as exc:
+        out["validate"] = {"error": f"{type(exc).__name__}: {exc}"}
+    return out
 
 
 def _pct(pred, meas):
