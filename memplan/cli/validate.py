@@ -28,9 +28,14 @@ def command(model, hf_config, task, device, capacity, alloc_conf, plan_path, tol
     def work():
         from memplan.validate.runner import validate, write_report
 
-        v, trace = validate(model, hf_config=hf_config, task=task, config=train_config(kw), device=device,
-                            capacity=capacity, alloc_conf=alloc_conf, plan=plan_path, tolerance=tolerance,
-                            return_trace=True)
+        from memplan.api import phase_count
+        from memplan.report.progress import progress
+
+        cfg = train_config(kw)
+        with progress(2 * phase_count(cfg), "tracing, then running", fmt=fmt) as bar:
+            v, trace = validate(model, hf_config=hf_config, task=task, config=cfg, device=device,
+                                capacity=capacity, alloc_conf=alloc_conf, plan=plan_path, tolerance=tolerance,
+                                return_trace=True, on_phase=lambda *a: bar.update(1))
         if report_path:
             write_report(report_path, v, trace)
         return v

@@ -80,12 +80,16 @@ class Measurement:
 class _Where(NoHooks):
     """Remembers the current phase and the model (to name the module a failure happened in)."""
 
+    on_phase = None  # progress callback, set by the runner
+
     def __init__(self):
         self.phase_name, self.step, self.micro = "build", 0, 0
         self.model = None
 
     def phase(self, phase, step, micro_step):
         self.phase_name, self.step, self.micro = phase, step, micro_step
+        if _Where.on_phase is not None:
+            _Where.on_phase(phase, step, micro_step)
 
     def model_built(self, model):
         self.model = model

@@ -133,7 +133,7 @@ def _alloc_conf_from(env: dict, family: str) -> str | None:
 def validate(model: str | Workload | None = None, *, hf_config: str | None = None, task: str | None = None,
              config: TrainConfig | None = None, device: str | None = None, capacity: int | str | None = None,
              alloc_conf: str | None = None, plan=None, tolerance: float = DEFAULT_TOLERANCE_PCT,
-             return_trace: bool = False, **train_options):
+             return_trace: bool = False, on_phase=None, **train_options):
     """Estimate `model`, run it for real on `device` (cpu | cuda | npu | a catalog name | None = detect),
     and compare peak allocated / reserved, in total and per phase.
 
@@ -172,9 +172,15 @@ def validate(model: str | Workload | None = None, *, hf_config: str | None = Non
     named = device is not None and device.lower().split(":")[0] not in ("auto", "cpu", "cuda", "npu")
     dev = api.resolve_device(device if named else family, capacity, alloc_conf)
     cap = parse_size(capacity) if capacity is not None else None
+    from memplan.validate.backends import _Where
+
     with _env(env):
-        est, trace = api.analyze(workload, config=cfg, device=dev, return_trace=True)
-        m = backend.measure(workload, cfg, capacity=cap)
+        est, trace = api.analyze(workload, config=cfg, device=dev, return_trace=True, on_phase=on_phase)
+        _Where.on_phase = on_phase
+        try:
+            m = backend.measure(workload, cfg, capacity=cap)
+        finally:
+            _Where.on_phase = None
     v = compare(est, m, cfg, tolerance, plan_summary, time.perf_counter() - t0)
     return (v, trace) if return_trace else v
 
