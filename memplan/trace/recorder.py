@@ -33,6 +33,7 @@ _STORAGE_USE_COUNT = torch._C._storage_Use_Count
 # A fresh temporary's storage use count as seen from a Python dispatch mode (the tensor plus the
 # Python-visible wrapper); a real tensor held only by the autograd engine has use count 1.
 _FAKE_STEALABLE_USE_COUNT = 2
+_ASSUMED = {aten.all: True, aten.any: False}
 
 _CATEGORY_BY_PHASE = {
     "build": "other", "inputs": "inputs", "forward": "temporaries", "backward": "temporaries",
@@ -218,6 +219,7 @@ class RecordingMode(TorchDispatchMode):
         self.kernel_rules = kernel_rules or {}
         self.fake_kernels = fake_kernels or {}
         self.last_failed_op: str | None = None
+        self.assumed = 0  # all()/any() of unknown values answered with the common case
         self.shadows = WeakIdKeyDictionary()
         self._mutable: dict = {}
         self.counts: Counter = Counter()   # (rule, op name) -> times: exact | routing | worst | custom | zeros
@@ -384,6 +386,7 @@ class RecordingMode(TorchDispatchMode):
                 if s is None:
                     if a.dim() != 0:
                         if isinstance(a, FakeTensor) or a.numel() > datadep.SHADOW_MAX_NUMEL:
+                            self._assume(func, args, out)
                             return self._stale(func, args)
                         s = a   # a small real tensor (e.g. a constant made outside the fake mode)
                     elif isinstance(a, FakeTensor):
@@ -408,6 +411,25 @@ class RecordingMode(TorchDispatchMode):
             if isinstance(f, torch.Tensor) and isinstance(r, torch.Tensor) and (
                     f.dim() == 0 or not f.is_floating_point()):
                 shadows[f] = r
+
+    def _assume(self, func, args, out) -> None:
+        """`all()` / `any()` / `sum()` of a boolean tensor of unknown values: assume the common case --
+        masks are full, nothing is NaN or inf -- so `all` is True, `any` is False and a mask's `sum` is its
+        size (e.g. transformers then skips building a padding mask, as it does for a batch without
+        padding). Counted in the trace's notes."""
+        if not (isinstance(out, torch.Tensor) and out.dim() == 0):
+            return
+        packet = func.overloadpacket
+        value = _ASSUMED.get(packet)
+        if value is not None and out.dtype == torch.bool:
+            real = torch.tensor(value)
+        elif packet is aten.sum and args and isinstance(args[0], torch.Tensor) and args[0].dtype == torch.bool:
+            real = torch.tensor(args[0].numel(), dtype=out.dtype)
+        else:
+            return
+        with _disable_current_modes():
+            self.shadows[out] = real.clone()
+        self.assumed += 1
 
     def _stale(self, func, args) -> None:
         """A mutated tensor whose new value is unknown loses its (non-scalar) shadow. 0-dim shadows

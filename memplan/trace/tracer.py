@@ -194,6 +194,9 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
         trace.notes.append(
             f"{rec.scalar_calls} data-dependent scalar reads (.item()) answered with 0 on fake tensors"
         )
+    if mode.assumed:
+        trace.notes.append(f"{mode.assumed} all()/any()/sum() of boolean masks unknown on fake tensors assumed full "
+                           "(full masks, finite values)")
     trace.notes.extend(coverage_notes(mode.counts))
     return trace
 
