@@ -97,7 +97,7 @@ def main() -> None:
     with open(args.out + ".json", "w") as f:
         json.dump(result, f, indent=2)
     lines = [
-        "# Accuracy on CPU: estimate vs. measured peak allocated (steady-state step)", "",
+        "# Accuracy on CPU: estimate vs. measured peak allocated (over the traced optimizer steps)", "",
         f"torch {torch.__version__}, CPU capability {result['cpu_capability']}. Ground truth: "
         "PyTorch's CPU-allocator accounting of the real step (profiler memory events).", "",
         f"**{summary['cases']} cases**: median |error| {summary['median_abs_error_pct']:.4f} %, "
