@@ -22,7 +22,7 @@ from memplan.cli._output import EXIT_BAD_NEWS, EXIT_OK, debug_option, emit, form
 @debug_option
 def command(model, hf_config, task, device, capacity, alloc_conf, world_size, sharding, top, report_path, fallback,
             quiet, fmt, debug, **kw):
-    """Estimate the peak memory of one steady-state training step of MODEL (a model file)."""
+    """Estimate the peak memory of training MODEL (a model file, or --hf-config) on fake tensors."""
     if world_size:
         return _per_rank(model, hf_config, device, capacity, world_size, sharding, fmt, debug, kw)
 
@@ -41,9 +41,7 @@ def command(model, hf_config, task, device, capacity, alloc_conf, world_size, sh
                                      capacity=capacity, alloc_conf=alloc_conf, return_trace=True,
                                      on_phase=lambda *a: bar.update(1), fallback=fallback)
         if report_path and trace is None:
-            import click as _click
-
-            _click.echo("memplan: no timeline for a fallback estimate: --report was not written", err=True)
+            click.echo("memplan: no timeline for a fallback estimate: --report was not written", err=True)
         elif report_path:
             from memplan.report.write import write_report
 
