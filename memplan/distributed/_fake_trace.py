@@ -4,7 +4,7 @@ with `FakeStore`, torch/testing/_internal/distributed/fake_pg.py), in this one p
 
 Collectives of the fake group complete at once without touching data; everything else (DDP's gradient
 buckets, ZeRO's parameter partition, FSDP's padded shards, all-gather outputs, reduce-scatter inputs,
-prefetch order) is torch's own code allocating fake tensors, which memplan's recorder sees. Three
+prefetch order) is torch's own code allocating fake tensors, which memplan's recorder sees. These
 places need help, all documented where they are done:
 - DDP: no init-time broadcast (`init_sync=False`), a comm hook that hands back the bucket, no bucket
   rebuild at the second forward (`_wrap._NoRebuild`).
@@ -12,6 +12,9 @@ places need help, all documented where they are done:
   aten op: `alloc_storage` / `free_storage` are wrapped to tell the recorder.
 - parameters, gradients and optimizer state behind DTensors (FSDP) and inside ZeroRedundancyOptimizer
   are tagged through their local tensors.
+- on the CPU (gloo), FSDP2's collectives get the temporaries gloo's own collectives allocate: a
+  buffer of the all-gather's output size and a copy of the reduce-scatter's input
+  (`_gloo_collective_copies`).
 """
 from __future__ import annotations
 
@@ -130,6 +133,54 @@ def _fsdp_storage_events(rec: Recorder):
                 m.free_storage = f
 
 
+@contextlib.contextmanager
+def _gloo_collective_copies():
+    """Allocate, around FSDP2's collectives, the temporaries gloo's CPU collectives make (the fake
+    process group makes none). Seen in the CPU allocator's record of real gloo ranks:
+    - `c10d::_allgather_base_` allocates a buffer of the output's size and frees it before it returns;
+    - `c10d::_reduce_scatter_base_` clones its input (`aten::clone`) and holds the clone in the work
+      object until the collective is done; FSDP2 waits for it at once, so the clone lives for the call.
+    The reduce-scatter's clone (one unit's padded, unsharded gradient bytes) sits on top of the
+    reduce-scatter input and the new sharded gradient: with a large root unit (BERT's word embeddings)
+    it makes the rank's peak. NCCL and HCCL make neither copy in the caching allocator.
+    """
+    from torch.distributed.fsdp._fully_shard import _fsdp_collectives as C
+
+    ag, rs = C.DefaultAllGather.__call__, C.DefaultReduceScatter.__call__
+
+    def all_gather(self, output_tensor, input_tensor, group, async_op=False):
+        buf = torch.empty_like(output_tensor)
+        del buf
+        return ag(self, output_tensor, input_tensor, group, async_op)
+
+    def reduce_scatter(self, output_tensor, input_tensor, group, op, async_op=False):
+        copy = input_tensor.clone()
+        work = rs(self, output_tensor, input_tensor, group, op, async_op)
+        del copy
+        return work
+
+    C.DefaultAllGather.__call__, C.DefaultReduceScatter.__call__ = all_gather, reduce_scatter
+    try:
+        yield
+    finally:
+        C.DefaultAllGather.__call__, C.DefaultReduceScatter.__call__ = ag, rs
+
+
+def _dist_trace_context(family: str):
+    """The extra context of a distributed trace: FSDP2's storage events, and gloo's collective copies
+    when the job runs on the CPU (family `cpu`: gloo)."""
+
+    @contextlib.contextmanager
+    def ctx(rec: Recorder):
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(_fsdp_storage_events(rec))
+            if family == "cpu":
+                stack.enter_context(_gloo_collective_copies())
+            yield
+
+    return ctx
+
+
 def trace_rank(workload: Workload, cfg: TrainConfig, sharding: str, world_size: int, rank: int = 0,
                target: Target = Target(), bucket_cap_mb: float | None = None,
                units: tuple[str, ...] = ()) -> tuple[Trace, dict]:
@@ -149,6 +200,6 @@ def trace_rank(workload: Workload, cfg: TrainConfig, sharding: str, world_size: 
                                     world_size=world_size, info=info)
         trace = trace_workload(wl, run_cfg, Target(family=target.family, run_device="cpu", name=target.name),
                                hooks_cls=_DistTraceHooks, mode_cls=_DistRecordingMode,
-                               extra_context=_fsdp_storage_events)
+                               extra_context=_dist_trace_context(target.family))
     trace.steps = cfg.steps
     return trace, info

@@ -1,20 +1,38 @@
 """A rank's measured peak on the CPU, from PyTorch's CPU-allocator accounting under the profiler.
 
 Same run and phase ranges as `memplan.validate.cpu_measure`, with one difference that matters for
-distributed jobs: gloo runs collectives on its own worker threads, and the profiler only records
-allocator events of threads it profiles. A tensor allocated on the training thread and released on a
-gloo thread (the last reference to a collective's input dies with the work object there) has no free
-event, so a running sum of the recorded events drifts upwards, by a different amount on each rank and
-each run. Every recorded event also carries the allocator's own process-wide total
-(`total_allocated`, c10's `ProfiledCPUMemoryReporter`), which sees all threads: the level used here is
-that total minus the total when profiling began. The running sum is kept for comparison.
+distributed jobs: gloo runs collectives on its own worker threads, and a free on such a thread is
+invisible to the profiler's accounting. c10's `ProfiledCPUMemoryReporter` only updates its table and
+its running total (`total_allocated`) when the *freeing thread* has memory profiling enabled (a
+thread-local profiler state, which gloo's threads do not have): the free is neither recorded as an
+event nor subtracted from the total, so both the running sum of the events and the allocator's own
+total stay too high by that block for the rest of the run.
 
-Known limitations: the level is sampled at the training thread's own allocator events; a short-lived
-allocation of a gloo thread between two of them is not seen (gloo's CPU collectives work in place on
-the tensors they are given).
+Where it happens: gloo's reduce-scatter (`c10d::_reduce_scatter_base_`, FSDP2's gradient reduction)
+clones its input on the training thread and keeps the clone in the work object. Whichever thread
+drops the last reference to the work frees it: the training thread (recorded) or, when the worker
+thread is a moment later, gloo's thread (not recorded). It is a race, so the unrecorded bytes differ
+between ranks and runs: one FSDP unit's full gradient bytes each time it is lost.
+
+The lost frees are put back from the event record itself:
+- an allocation at an address the record still holds live proves that the earlier block at that
+  address was freed (by another thread) before it;
+- a block allocated inside a `c10d::` collective (its temporary) with no recorded free by the end
+  of profiling was freed on the collective's worker thread.
+Such a block is taken to be freed when its collective op returned (the work is done when the
+synchronous collective's `wait()` returns and the worker lets go of it right after; the training
+thread allocates nothing in between), or, for a block allocated elsewhere, at the reuse of its
+address. The level used is the allocator's total minus the total when profiling began, minus the
+bytes of these recovered frees. The uncorrected figures are kept for comparison.
+
+Known limitations: the level is sampled at the training thread's own allocator events; a
+short-lived allocation of a gloo thread between two of them is not seen (gloo's threads have no
+profiler state, so none of their allocations are). A collective's temporary of an *asynchronous*
+collective is taken to be freed when its op returns, before its `wait()`.
 """
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 from memplan.step import Target, run
@@ -23,12 +41,15 @@ from memplan.workload import TrainConfig, Workload
 
 @dataclass(frozen=True)
 class RankMeasurement:
-    peak_allocated_bytes: int        # process-wide allocator total, over the optimizer steps
+    peak_allocated_bytes: int        # allocator total less recovered frees, over the optimizer steps
     peak_phase: str
     phase_peaks: dict = field(default_factory=dict)
-    running_sum_peak_bytes: int = 0  # the single-thread running sum over the same window
-    unmatched_bytes: int = 0         # running sum - allocator total at the end (frees on other threads)
+    running_sum_peak_bytes: int = 0  # the recorded events' running sum over the same window, uncorrected
+    unmatched_bytes: int = 0         # running sum - allocator total at the end (should be 0)
     n_events: int = 0
+    raw_peak_allocated_bytes: int = 0   # the allocator total without the recovered frees
+    recovered_free_bytes: int = 0       # bytes of frees made on other threads, recovered (whole run)
+    recovered_frees: int = 0
 
 
 def measure_cpu_rank(workload: Workload, cfg: TrainConfig, target: Target = Target()) -> RankMeasurement:
@@ -42,29 +63,85 @@ def measure_cpu_rank(workload: Workload, cfg: TrainConfig, target: Target = Targ
             run(workload, cfg, hooks, target)
         finally:
             hooks.close()
-    return _ledger(prof, cfg.steps)
+    return _ledger(allocation_events(prof), cfg.steps)
 
 
-def _ledger(prof, steps: int) -> RankMeasurement:
-    from memplan.validate.cpu_measure import allocation_events
+def allocation_events(prof) -> list[tuple]:
+    """Every CPU-allocator event of a profiling session, in time order:
+    `(time_ns, seq, size (+alloc / -free), allocator total, phase label, ptr, end_ns)` where `end_ns`
+    is the end of the innermost `c10d::` op around the event (None outside a collective)."""
+    from torch._C._profiler import _EventType
 
-    events = allocation_events(prof)
+    events: list[tuple] = []
+    seq = 0
+    stack = [(n, "build::0::0", None) for n in reversed(prof.profiler.kineto_results.experimental_event_tree())]
+    while stack:
+        node, label, c10d_end = stack.pop()
+        if node.tag == _EventType.Allocation:
+            f = node.extra_fields
+            if str(f.device) == "cpu":
+                events.append((node.start_time_ns, seq, f.alloc_size, f.total_allocated, label, f.ptr, c10d_end))
+                seq += 1
+            continue
+        name = node.name
+        if name.startswith("memplan::"):
+            label = name[len("memplan::"):]
+        elif name.startswith("c10d::"):
+            c10d_end = node.end_time_ns
+        for child in reversed(node.children):
+            stack.append((child, label, c10d_end))
+    events.sort(key=lambda e: (e[0], e[1]))
+    return events
+
+
+def recovered_frees(events: list[tuple]) -> list[tuple[int, int]]:
+    """`(time_ns, bytes)` of the frees that happened on threads the profiler does not see (see above)."""
+    live: dict[int, tuple[int, int | None]] = {}    # ptr -> (size, end of its collective op)
+    out: list[tuple[int, int]] = []
+    for t, _s, size, _total, _label, ptr, c10d_end in events:
+        if size > 0:
+            old = live.pop(ptr, None)
+            if old is not None:   # handed out again: the block there was freed before, unrecorded
+                out.append((min(old[1], t) if old[1] is not None else t, old[0]))
+            live[ptr] = (size, c10d_end)
+        elif size < 0:
+            live.pop(ptr, None)
+    out.extend((end, size) for size, end in live.values() if end is not None)
+    out.sort()
+    return out
+
+
+def _ledger(events: list[tuple], steps: int) -> RankMeasurement:
     if not events:
         return RankMeasurement(0, "", {}, 0, 0, 0)
+    lost = recovered_frees(events)
+    lost_t = [t for t, _ in lost]
+    lost_cum = [0]
+    for _t, b in lost:
+        lost_cum.append(lost_cum[-1] + b)
     base = events[0][3] - events[0][2]   # the allocator's total before the first recorded event
     cur = 0
-    peak = sum_peak = -1
+    peak = sum_peak = raw_peak = -1
     peak_phase = ""
     phase_peaks: dict[str, int] = {}
-    for _t, _s, size, total, label in events:
+    prev_label = ""
+    for t, _s, size, total, label, _ptr, _end in events:
         phase, step, _micro = label.split("::")
         cur += size
-        level = total - base
-        if step != "0" and int(step) <= steps:  # every optimizer step, as the estimate's window
+        raw = total - base
+        lost_now = lost_cum[bisect.bisect_right(lost_t, t)]
+        level = raw - lost_now
+        in_steps = step != "0" and int(step) <= steps   # every optimizer step, as the estimate's window
+        if in_steps and label != prev_label:   # a phase holds at least the level it starts at
+            phase_peaks[phase] = max(phase_peaks.get(phase, -1), raw - size - lost_now)
+        prev_label = label
+        if in_steps:
             if level > peak:
                 peak, peak_phase = level, phase
             if level > phase_peaks.get(phase, -1):
                 phase_peaks[phase] = level
             sum_peak = max(sum_peak, cur)
+            raw_peak = max(raw_peak, raw)
     unmatched = cur - (events[-1][3] - base)
-    return RankMeasurement(max(peak, 0), peak_phase, phase_peaks, max(sum_peak, 0), unmatched, len(events))
+    return RankMeasurement(max(peak, 0), peak_phase, phase_peaks, max(sum_peak, 0), unmatched, len(events),
+                           max(raw_peak, 0), lost_cum[-1], len(lost))

@@ -78,7 +78,9 @@ def run_rank(spec: dict, rank: int) -> dict:
             m = measure_cpu_rank(wl, run_cfg, target)
             out = {"peak_allocated_bytes": m.peak_allocated_bytes, "peak_reserved_bytes": None,
                    "peak_phase": m.peak_phase, "phase_peaks": m.phase_peaks,
-                   "running_sum_peak_bytes": m.running_sum_peak_bytes, "unmatched_bytes": m.unmatched_bytes}
+                   "running_sum_peak_bytes": m.running_sum_peak_bytes, "unmatched_bytes": m.unmatched_bytes,
+                   "raw_peak_allocated_bytes": m.raw_peak_allocated_bytes,
+                   "recovered_free_bytes": m.recovered_free_bytes, "recovered_frees": m.recovered_frees}
         else:
             hooks = _DevicePeaks(mod, run_cfg.steps)
             run(wl, run_cfg, hooks, target)

@@ -8,9 +8,11 @@ step driver (`memplan.step.run`) and measures its own peak: the CPU allocator's 
 profiler on cpu (`_measure`), `max_memory_allocated` / `max_memory_reserved` over the last step on a
 device. The model file is loaded by every rank: it is the user's own code and runs in those processes.
 
-Known limitations: on CPU, gloo keeps a collective's tensors alive until its worker thread lets go
-of the work object; when that happens after the training thread has moved on, a rank's measured peak
-can exceed the trace by up to one FSDP unit's gradient bytes (it varies between runs).
+On CPU, a free made on one of gloo's worker threads (the last reference to gloo's reduce-scatter
+copy often dies there, a race) is missing from the profiler's record *and* from the
+allocator's own total; `_measure` recovers such frees from address reuse and collective ranges, so the
+measurement no longer drifts up by a unit's gradient bytes at random (`raw_peak_allocated_bytes` keeps
+the uncorrected figure).
 """
 from __future__ import annotations
 
@@ -98,7 +100,9 @@ def validate_distributed(model_path: str | None, cfg: TrainConfig | None = None,
                           "peak_reserved_bytes": pred["peak_reserved_bytes"] if device != "cpu" else None,
                           "peak_phase": pred["peak_phase"], "phase_peaks": pred.get("phase_peaks", {})},
             "measured": {"peak_allocated_bytes": meas, "peak_reserved_bytes": res.get("peak_reserved_bytes"),
-                         "peak_phase": res.get("peak_phase"), "phase_peaks": res.get("phase_peaks", {})},
+                         "peak_phase": res.get("peak_phase"), "phase_peaks": res.get("phase_peaks", {}),
+                         "raw_peak_allocated_bytes": res.get("raw_peak_allocated_bytes"),
+                         "recovered_free_bytes": res.get("recovered_free_bytes")},
             "error_pct": _pct(pred["peak_allocated_bytes"], meas),
         })
     errs = [abs(r["error_pct"]) for r in rows if r["error_pct"] is not None]
