@@ -5,7 +5,9 @@ Every causal-LM, masked-LM, seq2seq, image- and audio-classification architectur
 config class), plus timm models when timm is installed. For each:
 1. `memplan analyze` by tracing (fake tensors; batch 2, sequence 64 or the model's own input size,
    fp32 AdamW, 2 steps), recording success and, on failure, the cause;
-2. when the trace fails, the fallback (`memplan.trace.fallback`: small real steps, extrapolated);
+2. when the trace fails (or the build fails only under fake tensors), the fallback
+   (`memplan.trace.fallback`: small real steps, extrapolated); a workload whose real step fails in
+   the fallback too is counted invalid, like one whose real measurement fails;
 3. for models cheap enough (`--measure-max-params`), the real CPU measurement (`measure_cpu`, the CPU
    allocator's own ledger) at the same size, and the estimate's error against it.
 `--fallback-check N` also runs the fallback on N traceable models at batch 4 and compares it with the
@@ -56,7 +58,10 @@ def _hf_workload(task, model_type, cls_name):
     cls, cfg, n_params, how = zoo.build_small(model_type, cls_name)
 
     def build_model():
-        return cls._from_config(cfg) if hasattr(cls, "_from_config") else cls(cfg)
+        model = cls._from_config(cfg) if hasattr(cls, "_from_config") else cls(cfg)
+        if hasattr(model, "set_default_language") and getattr(cfg, "languages", None):
+            model.set_default_language(cfg.languages[0])   # X-MOD: adapters are chosen per language
+        return model
 
     wl = Workload(name=f"{model_type}/{cls_name}", build_model=build_model,
                   make_batch=zoo.make_batch_fn(task, cls, cfg), default_seq_len=zoo.seq_len_for(cfg),
@@ -97,11 +102,26 @@ def _cause(exc) -> str:
     return f"{name}: {text[:90]}"
 
 
-def run_one(item: dict, measure_max_params: int, fallback_check: bool) -> dict:
+def _real_step_failure(exc) -> str | None:
+    """The real step's own error when the fallback failed because the real step failed too (the
+    workload is then invalid, not a tracing failure); None when it failed for another reason."""
+    from memplan.errors import TraceError, UserError
+
+    if isinstance(exc, TraceError):
+        if "the fallback's real step failed too" in str(exc) and exc.__cause__ is not None:
+            c = exc.__cause__
+            return f"{type(c).__name__}: {(str(c).strip().splitlines() or [''])[0][:90]}"
+        return None   # e.g. too big to measure on this machine
+    if isinstance(exc, UserError):   # make_batch / build / loss raised for real
+        return f"{type(exc).__name__}: {str(exc)[:90]}"
+    return None
+
+
+def run_one(item: dict, measure_max_params: int, fallback_check: bool, fallback_max_params: int = 0) -> dict:
     import torch
 
     from memplan.errors import TraceError
-    from memplan.trace.fallback import analyze_with_fallback, estimate_by_fallback
+    from memplan.trace.fallback import analyze_with_fallback, estimate_by_fallback, fallback_applies
     from memplan.validate.cpu_measure import measure_cpu
     from memplan.workload import TrainConfig
 
@@ -127,17 +147,22 @@ def run_one(item: dict, measure_max_params: int, fallback_check: bool) -> dict:
         res.update(status="traced", estimate=est.peak_allocated_bytes, trace_s=est.trace_seconds,
                    notes=[n for n in est.notes if "scalar reads" in n or "sized" in n or "routing" in n
                           or "custom ops" in n])
-    except TraceError as exc:
-        res.update(status="trace-failed", cause=_cause(exc), error=str(exc)[:300])
-        if n_params <= measure_max_params:
+    except Exception as exc:  # noqa: BLE001 - a TraceError, a UserError (bad batch, bad build) or a bug
+        if isinstance(exc, TraceError):
+            res.update(status="trace-failed", cause=_cause(exc), error=str(exc)[:300])
+        else:
+            res.update(status="error", cause=_cause(exc), error=str(exc)[:300],
+                       tb=traceback.format_exc(limit=-3)[-600:])
+        # every trace failure gets the fallback (it refuses models too big for this machine itself)
+        if fallback_applies(exc) and (not fallback_max_params or n_params <= fallback_max_params):
             try:
                 est = estimate_by_fallback(wl, cfg, reason=str(exc), error=exc)
                 res.update(status="fallback", estimate=est.peak_allocated_bytes, fallback_note=est.notes[0])
             except Exception as exc2:  # noqa: BLE001
                 res.update(fallback_error=_cause(exc2))
-    except Exception as exc:  # noqa: BLE001 - a UserError (bad batch, bad build) or a bug
-        res.update(status="error", cause=_cause(exc), error=str(exc)[:300],
-                   tb=traceback.format_exc(limit=-3)[-600:])
+                real = _real_step_failure(exc2)
+                if real:
+                    res["real_error"] = real
     if n_params <= measure_max_params and res.get("status") in ("traced", "fallback", "error", "trace-failed"):
         try:
             m = measure_cpu(wl, cfg)
@@ -158,7 +183,8 @@ def run_one(item: dict, measure_max_params: int, fallback_check: bool) -> dict:
     return res
 
 
-def worker(measure_max_params: int, per_model_timeout: int, fallback_check: bool) -> None:
+def worker(measure_max_params: int, per_model_timeout: int, fallback_check: bool,
+           fallback_max_params: int = 0) -> None:
     import warnings
 
     warnings.filterwarnings("ignore")
@@ -171,7 +197,8 @@ def worker(measure_max_params: int, per_model_timeout: int, fallback_check: bool
         item = json.loads(line)
         signal.alarm(per_model_timeout)
         try:
-            res = run_one(item, measure_max_params, fallback_check and item.get("check", False))
+            res = run_one(item, measure_max_params, fallback_check and item.get("check", False),
+                          fallback_max_params)
         except TimeoutError:
             res = dict(item, status="timeout")
         except BaseException as exc:  # noqa: BLE001
@@ -187,7 +214,8 @@ def worker(measure_max_params: int, per_model_timeout: int, fallback_check: bool
 class _Worker:
     def __init__(self, args):
         cmd = [sys.executable, os.path.abspath(__file__), "--worker",
-               "--measure-max-params", str(args.measure_max_params), "--timeout", str(args.timeout)]
+               "--measure-max-params", str(args.measure_max_params), "--timeout", str(args.timeout),
+               "--fallback-max-params", str(args.fallback_max_params)]
         if args.fallback_check:
             cmd += ["--fallback-check", str(args.fallback_check)]
         self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -215,7 +243,8 @@ def items(args) -> list[dict]:
     except ImportError:
         pass
     if args.only:
-        out = [i for i in out if args.only in i["model_type"] or args.only in i["cls"]]
+        keys = [k for k in args.only.split(",") if k]
+        out = [i for i in out if any(k in i["model_type"] or k in i["cls"] for k in keys)]
     if args.limit:
         out = out[: args.limit]
     for k, i in enumerate(out):
@@ -228,14 +257,17 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=int, default=240, help="seconds per model (trace + measurement)")
     ap.add_argument("--measure-max-params", type=int, default=20_000_000)
+    ap.add_argument("--fallback-max-params", type=int, default=0,
+                    help="run the fallback on trace failures of models up to this size (0: all; the fallback "
+                         "itself refuses models whose real step would not fit in memory)")
     ap.add_argument("--fallback-check", type=int, default=0, metavar="N")
-    ap.add_argument("--only", default=None)
+    ap.add_argument("--only", default=None, help="comma-separated substrings of model_type or class name")
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
-        worker(args.measure_max_params, args.timeout, args.fallback_check > 0)
+        worker(args.measure_max_params, args.timeout, args.fallback_check > 0, args.fallback_max_params)
         return 0
     todo = items(args)
     results: list[dict] = []
@@ -269,7 +301,8 @@ def main(argv=None) -> int:
             partial.write(json.dumps(res) + "\n")
             partial.flush()
             print(f"[{len(results)}/{len(todo)} {time.monotonic() - t0:6.0f}s] {res['model_type']:28s} "
-                  f"{res['cls']:45s} {res['status']:13s} {res.get('error_pct', '')!s:.6} {res.get('cause', '')}",
+                  f"{res['cls']:45s} {res['status']:13s} "
+                  f"{format(res['error_pct'], '+.3f') if 'error_pct' in res else '':>7} {res.get('cause', '')}",
                   flush=True)
             if res["status"] in ("crashed", "timeout"):
                 w.kill()
@@ -300,7 +333,9 @@ def summarize(results: list[dict], seconds: float, args) -> dict:
 
     buildable = [r for r in results if r["status"] not in ("not-buildable",)]
     # a workload whose real step fails as well is a bad generic batch/config, not a tracing problem
-    valid = [r for r in buildable if not (r.get("measure_error") and r["status"] in ("error", "trace-failed"))]
+    # (measured directly, or by the fallback's own real step)
+    valid = [r for r in buildable if not ((r.get("measure_error") or r.get("real_error"))
+                                          and r["status"] in ("error", "trace-failed"))]
     traced = [r for r in valid if r["status"] == "traced"]
     any_est = [r for r in valid if r["status"] in ("traced", "fallback")]
     errs = [abs(r["error_pct"]) for r in valid if "error_pct" in r and r["status"] == "traced"]
@@ -361,7 +396,7 @@ def render_md(s: dict, results: list[dict]) -> str:
     for r in sorted(results, key=lambda r: (r["task"], r["model_type"], r["cls"])):
         e = f"{r['error_pct']:+.3f}" if "error_pct" in r else ""
         lines.append(f"| {r['model_type']} | {r['cls']} | {r['task']} | {r['status']} | {e} | "
-                     f"{(r.get('cause') or r.get('measure_error') or '')[:80]} |")
+                     f"{(r.get('cause') or r.get('measure_error') or r.get('real_error') or '')[:80]} |")
     return "\n".join(lines) + "\n"
 
 

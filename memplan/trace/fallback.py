@@ -1,7 +1,7 @@
 """Fallback: when a model cannot be traced on fake tensors, measure small real steps and extrapolate.
 
 `analyze_with_fallback(...)` is `memplan.api.analyze` that, when the fake trace fails with a
-`TraceError`, runs two or three small real training steps on the CPU with `measure_cpu` (PyTorch's own
+`TraceError` (or the model's build fails under fake tensors only: see `fallback_applies`), runs two or three small real training steps on the CPU with `measure_cpu` (PyTorch's own
 CPU-allocator accounting), fits them, and extrapolates to the requested size. The Estimate it returns
 has `method="fallback"` and notes that say so: "estimated by fallback: measured at batch 1 and 2,
 extrapolated ...", the expected error, and why the trace failed. It is never silent.
@@ -52,11 +52,28 @@ def analyze_with_fallback(model=None, *, hf_config: str | None = None, task: str
     dev = device if isinstance(device, api.DeviceTarget) else api.resolve_device(device, capacity, alloc_conf)
     try:
         return api.analyze(workload, config=cfg, device=dev, return_trace=return_trace)
-    except TraceError as exc:
-        if not fallback:
+    except (TraceError, UserError) as exc:
+        if not fallback or not fallback_applies(exc):
             raise
-        est = estimate_by_fallback(workload, cfg, dev, reason=str(exc), error=exc)
+        if isinstance(exc, TraceError):
+            est = estimate_by_fallback(workload, cfg, dev, reason=str(exc), error=exc)
+        else:
+            # the build failed under fake tensors; a real build decides whether the model is at fault
+            try:
+                est = estimate_by_fallback(workload, cfg, dev, reason=str(exc), error=exc)
+            except (TraceError, UserError):
+                raise exc from None
         return (est, None) if return_trace else est
+
+
+def fallback_applies(exc: Exception) -> bool:
+    """Whether a failed trace may be rescued by measuring real steps: every `TraceError`, and a
+    `UserError` from building the model, which can be the fake-tensor mode's doing (code that reads
+    values back while building, e.g. `torch.tensor(depths).cumsum(0).tolist()`); the fallback's real
+    build then decides (a model that fails to build for real keeps the original error)."""
+    if isinstance(exc, TraceError):
+        return True
+    return isinstance(exc, UserError) and str(exc).startswith("build_model() raised")
 
 
 def _points(cfg, workload) -> tuple[list[int], list[int | None], int | None]:

@@ -34,6 +34,12 @@ _STORAGE_USE_COUNT = torch._C._storage_Use_Count
 # Python-visible wrapper); a real tensor held only by the autograd engine has use count 1.
 _FAKE_STEALABLE_USE_COUNT = 2
 _ASSUMED = {aten.all: True, aten.any: False}
+# Random draws in [low, high) (default [0, 1)): a one-element draw usually steers control flow (LayerDrop,
+# stochastic depth: `if torch.rand([]) < p: skip the layer`). Its value in a real run is a coin toss the
+# trace cannot replay, so it gets a fixed shadow at the top of the range: nothing is dropped, every layer
+# runs -- the run's peak without drops, which drops only lower.
+_UNIT_RANDOM = {aten.rand.default: None, aten.rand.generator: None, aten.rand_like.default: None,
+                aten.uniform_.default: 2}   # value: index of the `to` argument
 
 _CATEGORY_BY_PHASE = {
     "build": "other", "inputs": "inputs", "forward": "temporaries", "backward": "temporaries",
@@ -242,6 +248,10 @@ class RecordingMode(TorchDispatchMode):
                 self.rec.scratch(plan, lambda: self._see_outputs(func, out), func._opname)
                 return out
         scalar_out = self._see_outputs(func, out)
+        if func in _UNIT_RANDOM and isinstance(out, torch.Tensor) and out.numel() == 1 \
+                and out.is_floating_point():
+            self._random_draw(func, args, kwargs, out)
+            return out
         mutable = self._mutable.get(func)
         if mutable is None:
             mutable = self._mutable[func] = func._schema.is_mutable
@@ -411,6 +421,20 @@ class RecordingMode(TorchDispatchMode):
             if isinstance(f, torch.Tensor) and isinstance(r, torch.Tensor) and (
                     f.dim() == 0 or not f.is_floating_point()):
                 shadows[f] = r
+
+    def _random_draw(self, func, args, kwargs, out) -> None:
+        """A one-element uniform draw: shadowed by the largest value below its upper bound."""
+        pos = _UNIT_RANDOM[func]
+        high = 1.0
+        if pos is not None:
+            high = kwargs.get("to", args[pos] if len(args) > pos else 1.0)
+        with _disable_current_modes():
+            hi = torch.full((), float(high), dtype=torch.float64)
+            value = torch.nextafter(hi.to(out.dtype).double(), torch.tensor(float("-inf"), dtype=torch.float64))
+            value = value.to(out.dtype)
+            if value >= hi:   # rounded up again in a narrow dtype: one step down in that dtype's spacing
+                value = (hi - torch.finfo(out.dtype).eps * abs(float(high) or 1.0)).to(out.dtype)
+            self.shadows[out] = value.reshape(out.shape).clone()
 
     def _assume(self, func, args, out) -> None:
         """`all()` / `any()` / `sum()` of a boolean tensor of unknown values: assume the common case --

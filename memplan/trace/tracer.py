@@ -116,6 +116,13 @@ def _global_hooks(rec: Recorder, hooks: _TraceHooks, cpu_target: bool = True):
                 r = records[ref.sid]
                 if r.category == "temporaries":
                     r.category = "activations"
+        if t.grad_fn is not None:
+            # the autograd engine saves an op's own output without its grad_fn (SavedVariable keeps
+            # `tensor_data()`); a pack hook returning that output itself makes node -> saved tensor ->
+            # grad_fn -> node, a cycle through C++ that Python's collector cannot see: a node the
+            # backward pass never runs (an unused output's branch) would then never be freed. A
+            # detached alias shares the storage and breaks the cycle.
+            return t.detach()
         return t
 
     def unpack(t):

@@ -54,3 +54,36 @@ def test_traceable_models_are_traced():
 
     est = analyze_with_fallback(Workload("m", M, lambda b: torch.randn(b, 8)), batch_size=4)
     assert est.method == "trace"
+
+
+class ReadsValuesWhileBuilding(torch.nn.Module):
+    """Widths read back from a small tensor at build time (as Hiera does with `cumsum().tolist()`):
+    a fake-tensor build may not see the values and fail where the real build works."""
+
+    def __init__(self):
+        super().__init__()
+        widths = [32, 32, 32][: int(torch.tensor([1, 1]).sum())]
+        self.a = torch.nn.Linear(32, widths[1])
+
+    def forward(self, x):
+        return self.a(x).sum()
+
+
+def test_a_build_that_fails_only_under_fake_tensors_is_measured():
+    wl = Workload("reads-values", ReadsValuesWhileBuilding, lambda b: torch.randn(b, 32))
+    est = analyze_with_fallback(wl, batch_size=2)
+    real = measure_cpu(wl, TrainConfig(batch_size=2)).peak_allocated_bytes
+    assert est.method in ("trace", "fallback")
+    if est.method == "fallback":
+        assert any("build_model() raised" in n for n in est.notes)
+    assert abs(est.peak_allocated_bytes - real) / real < 0.01
+
+
+def test_a_model_that_does_not_build_keeps_its_error():
+    from memplan.errors import UserError
+
+    def broken():
+        raise IndexError("list index out of range")
+
+    with pytest.raises(UserError, match="build_model\\(\\) raised IndexError"):
+        analyze_with_fallback(Workload("broken", broken, lambda b: torch.randn(b, 32)), batch_size=2)
