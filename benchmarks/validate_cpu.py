@@ -66,7 +66,7 @@ def main(argv=None) -> int:
           "",
           f"memplan {__version__}, torch {torch.__version__}, Python {platform.python_version()} "
           f"({platform.machine()}). Measured: PyTorch's CPU-allocator events under torch.profiler, over the "
-          "steady-state step (step 2 of 2). Error = (predicted - measured) / measured. `counter diff`: "
+          "traced optimizer steps (model build excluded). Error = (predicted - measured) / measured. `counter diff`: "
           "the allocator reporter's own running counter minus the event ledger, at the peak (0 = agree).",
           "",
           "| model | batch | seq | predicted | measured | error | worst phase error | peak phase | counter diff |",
