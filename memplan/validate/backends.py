@@ -24,6 +24,8 @@ reserved differ by up to one segment. Device-level used memory is sampled, not a
 """
 from __future__ import annotations
 
+import abc
+
 import gc
 import importlib.util
 import traceback
@@ -245,16 +247,19 @@ def _counter_check(prof, steps: int) -> tuple[int | None, int | None]:
 
 
 # ---------------------------------------------------------------------------------------------------
-class _AcceleratorBackend:
-    """cuda and npu: the caching allocator's own statistics, reset per phase."""
+class _AcceleratorBackend(abc.ABC):
+    """cuda and npu: the caching allocator's own statistics, reset per phase. Subclasses name the
+    device module (`torch.cuda` / `torch.npu`) and how to check the device is present."""
 
     name = ""
 
+    @abc.abstractmethod
     def _mod(self):
-        raise NotImplementedError
+        """The torch device module whose memory functions are used."""
 
+    @abc.abstractmethod
     def check(self) -> None:
-        raise NotImplementedError
+        """Raise UserError (one line) when the backend is not available here."""
 
     @property
     def target(self) -> Target:
