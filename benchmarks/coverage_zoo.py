@@ -140,6 +140,11 @@ def shrink(cfg, aggressive: bool = True):
 def _make_consistent(cfg) -> None:
     """Attributes derived from others at config init (or that must agree with others) after shrinking."""
     get = lambda k: getattr(cfg, k, None)
+    # LayerDrop skips whole layers at random in training: the real run compared against would then be a
+    # coin toss. memplan's estimate is the no-drop peak (an upper bound); measure that same case.
+    for key in list(cfg.to_dict()):
+        if "layerdrop" in key.lower() and isinstance(get(key), float):
+            _set(cfg, key, 0.0)
     # multi-head latent attention (DeepSeek-V2/V3 family): keys are per query head, and qk_head_dim is
     # nope + rope, computed at init from the unshrunk sizes
     if isinstance(get("kv_lora_rank"), int) and isinstance(get("qk_nope_head_dim"), int) \
