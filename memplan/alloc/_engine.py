@@ -302,6 +302,11 @@ class Engine:
         """free + free_block: merge with free neighbours of the same mapping state, cache the block."""
         b.allocated = False
         self.allocated -= b.size
+        self._merge_cached_neighbours(b)
+        self._insert(b)
+
+    def _merge_cached_neighbours(self, b: Block) -> None:
+        """Absorb free cached neighbours in the same mapping state (free_block's try_merge_blocks)."""
         p = b.prev
         if p is not None and not p.allocated and p.mapped == b.mapped:
             self._remove(p)
@@ -317,7 +322,6 @@ class Engine:
             b.next = n.next
             if b.next is not None:
                 b.next.prev = b
-        self._insert(b)
 
     # ---- expandable segments -------------------------------------------------------------------
     def _merge_unmapped(self, b: Block, other: Block | None) -> None:
@@ -383,21 +387,7 @@ class Engine:
             b.next = rest
             insort(pool.unmapped, rest, key=lambda blk: blk.addr)
             b.size = nbytes
-        p = b.prev
-        if p is not None and not p.allocated and p.mapped:
-            self._remove(p)
-            b.addr = p.addr
-            b.size += p.size
-            b.prev = p.prev
-            if b.prev is not None:
-                b.prev.next = b
-        n = b.next
-        if n is not None and not n.allocated and n.mapped:
-            self._remove(n)
-            b.size += n.size
-            b.next = n.next
-            if b.next is not None:
-                b.next.prev = b
+        self._merge_cached_neighbours(b)  # b is mapped now: merges only with mapped free neighbours
         self._insert(b)
         self.reserved += nbytes
         self.device_allocs += 1

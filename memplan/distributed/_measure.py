@@ -35,7 +35,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
-from memplan.step import Target, run
+from memplan.step import Target
 from memplan.workload import TrainConfig, Workload
 
 
@@ -53,17 +53,9 @@ class RankMeasurement:
 
 
 def measure_cpu_rank(workload: Workload, cfg: TrainConfig, target: Target = Target()) -> RankMeasurement:
-    from memplan.validate.quiet_profiler import memory_profile
+    from memplan.validate.cpu_measure import profiled_run
 
-    from memplan.validate.cpu_measure import _PhaseRanges
-
-    hooks = _PhaseRanges()
-    with memory_profile() as prof:
-        try:
-            run(workload, cfg, hooks, target)
-        finally:
-            hooks.close()
-    return _ledger(allocation_events(prof), cfg.steps)
+    return _ledger(allocation_events(profiled_run(workload, cfg, target)), cfg.steps)
 
 
 def allocation_events(prof) -> list[tuple]:

@@ -49,16 +49,22 @@ class _PhaseRanges(NoHooks):
 
 def measure_cpu(workload: Workload, cfg: TrainConfig, target: Target = Target()) -> CpuMeasurement:
     """Run the workload for real on the CPU and return its peak from the CPU allocator's accounting."""
+    cfg.validate()
+    return _ledger(profiled_run(workload, cfg, target), cfg.steps)
+
+
+def profiled_run(workload: Workload, cfg: TrainConfig, target: Target = Target()):
+    """Run the workload for real under a memory profiling session with one `memplan::` range per phase;
+    returns the profiler (read it with `allocation_events`)."""
     from memplan.validate.quiet_profiler import memory_profile
 
-    cfg.validate()
     hooks = _PhaseRanges()
     with memory_profile() as prof:
         try:
             run(workload, cfg, hooks, target)
         finally:
             hooks.close()
-    return _ledger(prof, cfg.steps)
+    return prof
 
 
 def allocation_events(prof) -> list[tuple[int, int, int, int, str]]:
