@@ -36,6 +36,8 @@ from typing import Callable
 import torch
 from torch.utils._python_dispatch import _disable_current_modes
 
+from memplan.trace import packed
+
 aten = torch.ops.aten
 
 SHADOW_MAX_NUMEL = 1 << 22
@@ -253,6 +255,7 @@ def _equal(sz: Sizer, args, kwargs):
 
 
 WORST_CASE: dict = {
+    aten._pack_padded_sequence.default: packed.pack_padded_sequence,
     aten.nonzero.default: _nonzero,
     aten.masked_select.default: _masked_select,
     aten.index.Tensor: _index,

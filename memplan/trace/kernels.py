@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import torch
+from torch.utils._pytree import tree_flatten, tree_unflatten
 
 aten = torch.ops.aten
 
@@ -42,27 +43,27 @@ class KernelRule:
     families: tuple[str, ...]
     source: str
     fn: Callable
+    onednn: bool = True   # a CPU rule that only holds where aten's CPU kernels use oneDNN
 
 
 _RULES: dict[tuple[str, object], KernelRule] = {}
 
 
-def register(op, families: tuple[str, ...], source: str):
+def register(op, families: tuple[str, ...], source: str, onednn: bool = True):
     def deco(fn):
         for fam in families:
             key = (fam, op)
             if key in _RULES:
                 raise ValueError(f"a kernel rule for {op} on {fam} is already registered")
-            _RULES[key] = KernelRule(op, families, source, fn)
+            _RULES[key] = KernelRule(op, families, source, fn, onednn)
         return fn
     return deco
 
 
 def rules_for(family: str) -> dict:
     """`{op overload: rule function}` for a device family, as the recorder looks them up per op."""
-    if family == "cpu" and not _cpu_uses_onednn():
-        return {}
-    return {op: r.fn for (fam, op), r in _RULES.items() if fam == family}
+    skip_onednn = family == "cpu" and not _cpu_uses_onednn()
+    return {op: r.fn for (fam, op), r in _RULES.items() if fam == family and not (skip_onednn and r.onednn)}
 
 
 def all_rules() -> list[KernelRule]:
@@ -220,6 +221,93 @@ def _cpu_conv_backward(args, kwargs, out):
     return plan + [OUTPUTS] + tail
 
 
+@register(aten.mkldnn_rnn_layer.default, ("cpu",),
+          source="aten/src/ATen/native/mkldnn/RNN.cpp mkldnn_rnn_layer (oneDNN LSTM, training workspace)")
+def _cpu_rnn_layer(args, kwargs, out):
+    # nn.LSTM on the CPU (float32, or bf16 where oneDNN has it; no proj_size) runs one oneDNN LSTM
+    # primitive per layer and direction (RNN.cpp `lstm` -> `lstm_mkldnn_stub` -> `mkldnn_rnn`). In
+    # training it returns a workspace (the gates of every step, kept for backward) that the meta kernel
+    # leaves empty, and it reorders weights; measured once per layout, workspace size included.
+    return measure_cpu_scratch(aten.mkldnn_rnn_layer.default, args, kwargs, out) or []
+
+
+@register(aten.mkldnn_rnn_layer_backward.default, ("cpu",),
+          source="aten/src/ATen/native/mkldnn/RNN.cpp mkldnn_rnn_layer_backward")
+def _cpu_rnn_layer_backward(args, kwargs, out):
+    return measure_cpu_scratch(aten.mkldnn_rnn_layer_backward.default, args, kwargs, out) or []
+
+
+# ---- CPU (aten's native kernels) -------------------------------------------------------------------
+
+@register(aten.roll.default, ("cpu",), onednn=False,
+          source="aten/src/ATen/native/TensorTransformations.cpp roll_cpu -> roll_common")
+def _cpu_roll(args, kwargs, out):
+    # a roll over n > 1 dims is n nested single-dim rolls, `roll(roll(x, d0), d1..)` (each a narrow + cat
+    # into a new tensor): n - 1 full-size intermediates, all held until the last roll is made
+    dims = args[2] if len(args) > 2 else kwargs.get("dims", ())
+    n = len(dims) if isinstance(dims, (list, tuple)) else 1
+    if n < 2:
+        return []
+    size = _nbytes(out)
+    return [size] * (n - 1) + [OUTPUTS] + [FREE(i) for i in reversed(range(n - 1))]
+
+
+_PROMOTING_BINARY = (aten.add.Tensor, aten.sub.Tensor, aten.mul.Tensor, aten.div.Tensor, aten.div.Tensor_mode,
+                     aten.maximum.default, aten.minimum.default, aten.eq.Tensor, aten.ne.Tensor, aten.lt.Tensor,
+                     aten.le.Tensor, aten.gt.Tensor, aten.ge.Tensor)
+
+
+def _cpu_promoted_inputs(args, kwargs, out):
+    # TensorIterator on the CPU promotes an input of another dtype than the common one by a temporary
+    # `.to(common_dtype)` copy of that input (compute_types, `promote_inputs_to_common_dtype_`), made
+    # before the output and freed after the op (bf16 activation x fp32 weight, a bool mask times floats)
+    a, b = args[0], args[1] if len(args) > 1 else None
+    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)) or a.dtype == b.dtype:
+        return []
+    common = torch.result_type(a, b)
+    temps = [t.numel() * common.itemsize for t in (a, b) if t.dim() and t.dtype != common and t.numel()]
+    if not temps:
+        return []
+    return [*temps, OUTPUTS, *[FREE(i) for i in range(len(temps))]]
+
+
+for _op in _PROMOTING_BINARY:
+    register(_op, ("cpu",), onednn=False,
+             source="aten/src/ATen/TensorIterator.cpp compute_types (promote_inputs_to_common_dtype_)")(
+        _cpu_promoted_inputs)
+
+
+@register(aten.native_batch_norm.default, ("cpu",), onednn=False,
+          source="aten/src/ATen/native/Normalization.cpp batch_norm_cpu_update_stats_template")
+def _cpu_batch_norm(args, kwargs, out):
+    # training forward: the batch's channel mean and variance sum (`_mean`, `_var_sum`, opmath dtype)
+    # are two temporaries besides the saved statistics; measured once per layout
+    training = args[5] if len(args) > 5 else kwargs.get("training", True)
+    if not training:
+        return []
+    return measure_cpu_scratch(aten.native_batch_norm.default, args, kwargs, out) or []
+
+
+def _measured(op, only_strided: bool):
+    # these CPU kernels make contiguous copies of strided inputs (`expect_contiguous()`), and the norm
+    # backward kernels zero per-thread partial sums (`at::get_num_threads()` rows); the meta kernels show
+    # neither: measured once per layout (with this process's thread count, as the real run has)
+    def rule(args, kwargs, out):
+        if only_strided and all(a.is_contiguous() for a in args if isinstance(a, torch.Tensor)):
+            return []
+        return measure_cpu_scratch(op, args, kwargs, out) or []
+    return rule
+
+
+for _op, _src, _strided in (
+        (aten.native_layer_norm.default, "layer_norm.cpp layer_norm_cpu", False),
+        (aten.native_layer_norm_backward.default, "layer_norm.cpp layer_norm_backward_cpu", False),
+        (aten.native_group_norm.default, "group_norm.cpp native_group_norm", False),
+        (aten.native_group_norm_backward.default, "group_norm.cpp native_group_norm_backward", False),
+        (aten.embedding_dense_backward.default, "Embedding.cpp embedding_dense_backward_cpu", True)):
+    register(_op, ("cpu",), onednn=False, source=f"aten/src/ATen/native/{_src}")(_measured(_op, _strided))
+
+
 # ---- CUDA / NPU ------------------------------------------------------------------------------------
 
 # aten/src/ATen/cuda/CublasHandlePool.cpp `getChosenWorkspaceSize`: CUBLAS_WORKSPACE_CONFIG default
@@ -317,6 +405,45 @@ MEASURE_LIMIT_BYTES = 256 * 2**20
 _MEASURED: dict[tuple, list] = {}
 
 
+class Measured(list):
+    """A plan measured from the real kernel, with the layouts of the real outputs (flattened in the
+    op's output order): `(shape, stride, storage_offset, storage bytes)` per tensor, None otherwise."""
+
+    layouts: tuple = ()
+
+
+def _layout(x):
+    if not isinstance(x, torch.Tensor):
+        return None
+    return (tuple(x.shape), tuple(x.stride()), x.storage_offset(), x.untyped_storage().nbytes())
+
+
+def real_layouts(plan, out):
+    """`out` with each fake output in the real kernel's layout where they differ (a measured plan knows
+    it): the same shape in other strides (grad_input in the input's memory format), or a buffer the
+    fake kernel leaves empty (oneDNN's RNN workspace). Other outputs are kept as they are."""
+    layouts = getattr(plan, "layouts", ())
+    if not layouts:
+        return out
+    flat, spec = tree_flatten(out)
+    if len(flat) != len(layouts):
+        return out
+    changed = False
+    for i, (f, lay) in enumerate(zip(flat, layouts)):
+        if not isinstance(f, torch.Tensor) or lay is None:
+            continue
+        shape, stride, offset, nbytes = lay
+        same_shape = tuple(f.shape) == shape
+        if same_shape and tuple(f.stride()) == stride and f.untyped_storage().nbytes() == nbytes:
+            continue
+        if not same_shape and f.numel() != 0:
+            continue   # a different shape with data: not a layout question, keep the fake kernel's
+        storage = torch.empty(nbytes // f.element_size(), dtype=f.dtype, device=f.device)
+        flat[i] = storage.as_strided(shape, stride, offset)
+        changed = True
+    return tree_unflatten(flat, spec) if changed else out
+
+
 def _spec(x):
     if isinstance(x, torch.Tensor):
         return ("T", tuple(x.shape), tuple(x.stride()), x.dtype, x.storage_offset())
@@ -349,12 +476,14 @@ def measure_cpu_scratch(func, args, kwargs, out) -> list | None:
     if key in _MEASURED:
         return _MEASURED[key]
     tensors = [a for a in args if isinstance(a, torch.Tensor)]
-    if sum(t.untyped_storage().nbytes() for t in tensors) > MEASURE_LIMIT_BYTES:
+    outs = [o for o in tree_flatten(out)[0] if isinstance(o, torch.Tensor)]
+    if sum(t.untyped_storage().nbytes() for t in tensors + outs) > MEASURE_LIMIT_BYTES:
         return None
     with _disable_current_modes():
         rargs, rkwargs = _real_like(list(args)), _real_like(dict(kwargs))
         with memory_profile() as prof:
             result = func(*rargs, **rkwargs)
+        layouts = tuple(_layout(r) for r in tree_flatten(result)[0])
         del result, rargs, rkwargs
     seq = []
 
@@ -367,7 +496,7 @@ def measure_cpu_scratch(func, args, kwargs, out) -> list | None:
                 walk(n.children)
     walk(prof.profiler.kineto_results.experimental_event_tree())
     seq.sort()
-    plan, open_ids, idx = [], {}, 0
+    plan, open_ids, idx = Measured(), {}, 0
     for _t, _s, size, alloc_id in seq:  # alloc_id: the block's address, reused only after its free
         if size > 0:
             open_ids.setdefault(alloc_id, []).append(idx)
@@ -377,5 +506,6 @@ def measure_cpu_scratch(func, args, kwargs, out) -> list | None:
             plan.append(FREE(open_ids[alloc_id].pop()))
     # allocations never freed are the outputs: free their stand-ins just before the real outputs appear
     plan += [FREE(i) for ids in open_ids.values() for i in ids] + [OUTPUTS]
+    plan.layouts = layouts
     _MEASURED[key] = plan
     return plan

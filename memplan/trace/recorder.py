@@ -25,6 +25,7 @@ from torch.utils.weak import WeakIdKeyDictionary
 
 from memplan.trace import custom_ops, datadep
 from memplan.trace.events import StorageRecord, Trace
+from memplan.trace.kernels import real_layouts
 
 aten = torch.ops.aten
 _LOCAL_SCALAR = aten._local_scalar_dense.default
@@ -68,6 +69,7 @@ class Recorder:
         self.in_optimizer = False
         self.bw_module = ""
         self.scalar_calls = 0
+        self.build_scalar_calls = 0   # of which while the model was built (its structure may depend on them)
         self.closed = False
 
     # ---- recording ----------------------------------------------------------------------------
@@ -191,6 +193,19 @@ _ROUTING = datadep.ROUTING_OPS
 _WORST = datadep.WORST_CASE
 
 
+BUILD_SHADOW_MAX_NUMEL = 1 << 16
+"""While the model is built, tensors up to this size (floating ones too) get real value shadows, so the
+constructor's scalar reads (`[x.item() for x in torch.linspace(0, rate, depth)]`) see real values."""
+
+
+def _small(out) -> bool:
+    if isinstance(out, torch.Tensor):
+        return out.numel() <= BUILD_SHADOW_MAX_NUMEL
+    if isinstance(out, (tuple, list)):
+        return all(o.numel() <= BUILD_SHADOW_MAX_NUMEL for o in out if isinstance(o, torch.Tensor))
+    return False
+
+
 def _has_nonfloat(out) -> bool:
     """Whether an op's output has an integer/bool tensor (one that may get a value shadow)."""
     if isinstance(out, torch.Tensor):
@@ -230,6 +245,7 @@ class RecordingMode(TorchDispatchMode):
         self._mutable: dict = {}
         self.counts: Counter = Counter()   # (rule, op name) -> times: exact | routing | worst | custom | zeros
         self.unfaked: dict[str, tuple[str, str]] = {}   # op run on zeros -> (module, op packet name)
+        self.in_linear = False   # inside F.linear's matmul + bias branch (memplan.trace.composites)
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         if func is _LOCAL_SCALAR:
@@ -239,12 +255,16 @@ class RecordingMode(TorchDispatchMode):
             out = func(*args, **kwargs)
         except Exception as exc:
             out = self._unfakeable(func, args, kwargs, exc)
-        if func is _ADD and torch._C._current_autograd_node() is not None:
-            self._engine_accumulate(args, kwargs, out)
+        if func is _ADD:
+            if torch._C._current_autograd_node() is not None:
+                self._engine_accumulate(args, kwargs, out)
+            elif self.in_linear:
+                self._linear_bias(args, out)
         rule = self.kernel_rules.get(func)
         if rule is not None:
             plan = rule(args, kwargs, out)
             if plan:
+                out = real_layouts(plan, out)
                 self.rec.scratch(plan, lambda: self._see_outputs(func, out), func._opname)
                 return out
         scalar_out = self._see_outputs(func, out)
@@ -255,7 +275,8 @@ class RecordingMode(TorchDispatchMode):
         mutable = self._mutable.get(func)
         if mutable is None:
             mutable = self._mutable[func] = func._schema.is_mutable
-        if scalar_out or (len(self.shadows) and (mutable or _has_nonfloat(out))):
+        if scalar_out or (len(self.shadows) and (mutable or _has_nonfloat(out))) or (
+                self.building and _small(out)):
             self._shadow(func, args, kwargs, out)
         routing = _ROUTING.get(func)
         if routing is not None:
@@ -291,6 +312,16 @@ class RecordingMode(TorchDispatchMode):
         self.last_failed_op = str(func.overloadpacket)
         self.last_failed_module = module
         raise exc
+
+    @property
+    def building(self) -> bool:
+        return self.rec.phase == "build"
+
+    def model_built(self) -> None:
+        """The model is built: float shadows made for build-time reads (e.g. stochastic-depth rates from
+        `torch.linspace(...)`) are dropped; 0-dim and integer shadows stay, as during the step."""
+        for t in [t for t in self.shadows.keys() if t.dim() and t.is_floating_point()]:
+            self.shadows.pop(t, None)
 
     def _shadow_of(self, t):
         s = self.shadows.get(t)
@@ -376,6 +407,12 @@ class RecordingMode(TorchDispatchMode):
                 and _STORAGE_USE_COUNT(a.untyped_storage()._cdata) <= _FAKE_STEALABLE_USE_COUNT):
             self.rec.steal(a, out)
 
+    def _linear_bias(self, args, out) -> None:
+        """`at::linear`'s bias add after a matmul is in place in the real run (memplan.trace.composites)."""
+        a = args[0]
+        if isinstance(a, torch.Tensor) and a.shape == out.shape and a.dtype == out.dtype and a.is_contiguous():
+            self.rec.steal(a, out)
+
     def _item(self, t):
         s = self.shadows.get(t)
         if s is None:
@@ -384,6 +421,8 @@ class RecordingMode(TorchDispatchMode):
             with _disable_current_modes():
                 return s.item()
         self.rec.scalar_calls += 1
+        if self.building:
+            self.rec.build_scalar_calls += 1
         return False if t.dtype == torch.bool else (0.0 if t.dtype.is_floating_point else 0)
 
     def _shadow(self, func, args, kwargs, out) -> None:
@@ -417,9 +456,10 @@ class RecordingMode(TorchDispatchMode):
         with _disable_current_modes():
             rout = func(*rargs, **rkwargs)
         ro = tree_flatten(rout)[0]
+        building = self.building
         for f, r in zip(fo, ro):
             if isinstance(f, torch.Tensor) and isinstance(r, torch.Tensor) and (
-                    f.dim() == 0 or not f.is_floating_point()):
+                    f.dim() == 0 or not f.is_floating_point() or building):
                 shadows[f] = r
 
     def _random_draw(self, func, args, kwargs, out) -> None:

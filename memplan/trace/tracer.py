@@ -18,8 +18,10 @@ from memplan.step import Target, run
 from memplan.trace.events import Trace
 from memplan.trace import datadep
 from memplan.trace.compat import eager_paths
+from memplan.trace.composites import linear_bias_in_place
 from memplan.trace.custom_ops import kernels_for
 from memplan.trace.kernels import device_rules, function_mode
+from memplan.trace.packed import padded_sequences
 from memplan.trace.recorder import Recorder, RecordingMode
 from memplan.workload import TrainConfig, Workload
 
@@ -41,6 +43,8 @@ class _TraceHooks:
             self.on_phase(phase, step, micro_step)
 
     def model_built(self, model):
+        if self.mode is not None:
+            self.mode.model_built()
         self.names.update({id(m): (n or type(m).__name__) for n, m in model.named_modules()})
         for mname, mod in model.named_modules():
             label = mname or type(model).__name__
@@ -188,8 +192,8 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
     try:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*data pointer of FakeTensor.*")
-            with eager_paths(), fake, mode, (fmode or contextlib.nullcontext()), \
-                    _global_hooks(rec, hooks, target.family == "cpu"), extra:
+            with eager_paths(), padded_sequences(mode._attach), linear_bias_in_place(mode), fake, mode, \
+                    (fmode or contextlib.nullcontext()), _global_hooks(rec, hooks, target.family == "cpu"), extra:
                 run(workload, cfg, hooks, target)
     except UserError:
         raise
@@ -200,6 +204,11 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
     if rec.scalar_calls:
         trace.notes.append(
             f"{rec.scalar_calls} data-dependent scalar reads (.item()) answered with 0 on fake tensors"
+        )
+    if rec.build_scalar_calls:
+        trace.notes.append(
+            f"{rec.build_scalar_calls} of them while build_model() ran, on values memplan could not compute: "
+            "the traced model's structure may differ from the real one where the constructor branches on them"
         )
     if mode.assumed:
         trace.notes.append(f"{mode.assumed} all()/any()/sum() of boolean masks unknown on fake tensors assumed full "
