@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import torch  # noqa: E402
 
 from memplan import api  # noqa: E402
-from memplan.validate.cpu_measure import measure_cpu  # noqa: E402
+from memplan.measure.cpu import measure_cpu  # noqa: E402
 from memplan.workload import TrainConfig, Workload  # noqa: E402
 
 T, IN, HID, BATCH = 120, 40, 96, 6

@@ -26,8 +26,9 @@ from memplan.errors import UserError
 from memplan.step import Target
 from memplan.trace.events import Trace
 from memplan.trace.recorder import Recorder, RecordingMode
-from memplan.trace.tracer import _TraceHooks, trace_workload
+from memplan.trace.tracer import TraceHooks, trace_workload
 from memplan.workload import TrainConfig, Workload
+from memplan.distributed._wrap import wrap_workload
 
 
 def _local(t):
@@ -35,7 +36,7 @@ def _local(t):
     return t._local_tensor if hasattr(t, "_local_tensor") else t
 
 
-class _DistTraceHooks(_TraceHooks):
+class _DistTraceHooks(TraceHooks):
     """The tracer's retagging, through DTensors and ZeroRedundancyOptimizer's local optimizer."""
 
     def model_built(self, model):
@@ -185,8 +186,6 @@ def trace_rank(workload: Workload, cfg: TrainConfig, sharding: str, world_size: 
                target: Target = Target(), bucket_cap_mb: float | None = None,
                units: tuple[str, ...] = ()) -> tuple[Trace, dict]:
     """Trace rank `rank` of a `world_size`-rank job wrapped in `sharding`; returns (trace, info)."""
-    from memplan.distributed._wrap import wrap_workload
-
     cfg.validate()
     info: dict = {}
     with fake_process_group(world_size, rank):

@@ -1,17 +1,12 @@
-"""`preflight(...)` and `guard()`: memplan inside a training script.
+"""`preflight(...)`: memplan inside a training script (its companion `guard()` is memplan.report.guard).
 
     est = memplan.preflight(build_model, make_batch, optimizer="adamw", device="cuda", batch_size=8)
-    with memplan.guard():          # or @memplan.guard() on the training function
-        train()
 
 `preflight` traces one steady-state step on fake tensors (no real memory is touched) and returns the
 `Estimate`; when the workload does not fit the device it raises `MemoryPlanError` carrying the estimate,
 the breakdown at the peak and the top recommended change. Every suggested change is re-traced before it
 is offered (at most `MAX_CHECKED` of them), so its predicted peak is stated, not guessed.
 
-`guard` watches a block: on an OOM or an NPU / ACL / CANN / HCCL / CUDA / NCCL error it prints the
-diagnosis (`memplan.diagnose`, with the last pre-flight estimate if any) to stderr and re-raises the very
-same exception object. Anything else passes through untouched, silently.
 
 Known limitations: the recommended change is a rule on the breakdown (largest category first), checked by
 re-tracing; the planner (`memplan plan`) searches the space properly. Sharding advice cannot be checked on
@@ -19,36 +14,22 @@ one process and is offered as text only.
 """
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
 import re
-import sys
-from dataclasses import dataclass, field
+from dataclasses import replace
 
+from memplan.alloc import lookup
+from memplan.alloc.config import env_var
+from memplan.core import DeviceTarget, analyze, resolve_device
 from memplan.errors import MemoryPlanError, UserError
+from memplan.plan.change import Change
 from memplan.units import fmt_bytes
+from memplan.validate.backends import detect_family
+from memplan.workload import TrainConfig, Workload
 
 MAX_CHECKED = 3
 _last_estimate = None   # the most recent preflight estimate, used by guard()
-
-
-@dataclass(frozen=True)
-class Change:
-    """One recommended change: what to do, the TrainConfig / env edits that express it, and its check."""
-
-    text: str
-    config: dict = field(default_factory=dict)
-    alloc_conf: str | None = None
-    saving_bytes: int = 0                       # rough, for ordering only
-    predicted_total_bytes: int | None = None    # after re-tracing
-    fits: bool | None = None
-
-    def render(self) -> str:
-        if self.predicted_total_bytes is None:
-            return self.text
-        verdict = "fits" if self.fits else "still does not fit"
-        return f"{self.text} -> predicted {fmt_bytes(self.predicted_total_bytes)} ({verdict}, re-traced)"
 
 
 def last_estimate():
@@ -89,16 +70,12 @@ def _optimizer_factory(optimizer, family: str):
 
 
 def _resolve(device, capacity, alloc_conf):
-    from memplan import api
-
-    if isinstance(device, api.DeviceTarget):
+    if isinstance(device, DeviceTarget):
         return device
     if device is None or str(device).lower() == "auto":
-        from memplan.validate.backends import detect_family
-
         fam = detect_family()
         device = None if fam == "cpu" else fam
-    return api.resolve_device(device, capacity, alloc_conf)
+    return resolve_device(device, capacity, alloc_conf)
 
 
 def preflight(model_or_builder, batch_fn, optimizer="adamw", *, device="auto", capacity=None,
@@ -114,9 +91,6 @@ def preflight(model_or_builder, batch_fn, optimizer="adamw", *, device="auto", c
     grad_accum=4, checkpoint=("layers.*",), ...). Returns the `Estimate`.
     """
     global _last_estimate
-    from memplan import api
-    from memplan.workload import TrainConfig, Workload
-
     if not callable(batch_fn):
         raise UserError("preflight needs batch_fn(batch_size) -> batch (a function, not a batch)")
     dev = _resolve(device, capacity, alloc_conf)
@@ -144,7 +118,7 @@ def preflight(model_or_builder, batch_fn, optimizer="adamw", *, device="auto", c
     workload = Workload.from_callables(model_or_builder, batch_fn, loss_fn=loss_fn,
                                        optimizer=_optimizer_factory(optimizer, dev.family), train_step=train_step,
                                        name=name)
-    est = api.analyze(workload, config=cfg, device=dev)
+    est = analyze(workload, config=cfg, device=dev, fallback=False)
     _last_estimate = est
     if est.fits is False:
         change = top_change(est, cfg, workload, dev, check=check_advice)
@@ -206,6 +180,13 @@ def _block_glob(modules: list) -> str | None:
     return best[0] + "*"
 
 
+def _advice(id_: str, kind: str, same_math: bool, title: str, saving: int, config: dict | None = None,
+            alloc_conf: str | None = None) -> Change:
+    """A rule's suggestion, modelled from the breakdown until `top_change` re-traces it."""
+    return Change(id_, kind, title, same_math, False, "model", None, saving, None, config=config or {},
+                  alloc_conf=alloc_conf)
+
+
 def candidates(est, cfg) -> list[Change]:
     """Changes worth trying, largest expected saving first (rough numbers, for ordering)."""
     b = est.breakdown_at_peak
@@ -214,51 +195,51 @@ def candidates(est, cfg) -> list[Change]:
     over = max(est.device_total_bytes - (est.capacity_bytes or 0), 0)
     out: list[Change] = []
     if est.capacity_bytes is not None and est.outside_allocator_bytes >= est.capacity_bytes:
-        return [Change(f"a device with more memory: the runtime alone holds {fmt_bytes(est.outside_allocator_bytes)} "
-                       f"outside the allocator, more than the {fmt_bytes(est.capacity_bytes)} capacity")]
+        return [_advice("device", "device", True,
+                        f"a device with more memory: the runtime alone holds {fmt_bytes(est.outside_allocator_bytes)} "
+                        f"outside the allocator, more than the {fmt_bytes(est.capacity_bytes)} capacity", 0)]
     B, K = cfg.batch_size, cfg.grad_accum
     if B > 1 and act > 0:
         keep = max(act - over, 0) / act
         nb = max(1, min(B - 1, int(B * keep * 0.9)))   # a 10 % margin: activations are not exactly linear
         k2 = math.ceil(B * K / nb)
-        out.append(Change(f"micro-batch {B} -> {nb} with grad accumulation {K} -> {k2} (global batch "
-                          f"{B * K} -> {nb * k2})", {"batch_size": nb, "grad_accum": k2},
-                          saving_bytes=int(act * (1 - nb / B))))
+        out.append(_advice("batch", "batch", True, f"micro-batch {B} -> {nb} with grad accumulation {K} -> {k2} "
+                           f"(global batch {B * K} -> {nb * k2})", int(act * (1 - nb / B)),
+                           {"batch_size": nb, "grad_accum": k2}))
     glob = _block_glob(est.modules)
     if glob and not cfg.checkpoint and b.get("activations", 0) > 0:
-        out.append(Change(f"activation checkpointing of {glob!r} (HF: model.gradient_checkpointing_enable())",
-                          {"checkpoint": (glob,)}, saving_bytes=int(b.get("activations", 0) * 0.7)))
+        out.append(_advice("checkpoint", "checkpoint", True,
+                           f"activation checkpointing of {glob!r} (HF: model.gradient_checkpointing_enable())",
+                           int(b.get("activations", 0) * 0.7), {"checkpoint": (glob,)}))
     if cfg.precision == "fp32" and state > 0:
-        out.append(Change("train in bf16 (halves parameters, gradients and optimizer state)",
-                          {"precision": "bf16"}, saving_bytes=state // 2))
+        out.append(_advice("precision:bf16", "precision", False,
+                           "train in bf16 (halves parameters, gradients and optimizer state)", state // 2,
+                           {"precision": "bf16"}))
     if est.peak_phase == "optimizer" and cfg.optimizer_impl != "fused" and b.get("temporaries", 0) > 0:
-        out.append(Change("use the fused optimizer (optimizer_impl='fused': no per-step scratch copies)",
-                          {"optimizer_impl": "fused"}, saving_bytes=b.get("temporaries", 0)))
+        out.append(_advice("optimizer-impl:fused", "optimizer-impl", True,
+                           "use the fused optimizer (optimizer_impl='fused': no per-step scratch copies)",
+                           b.get("temporaries", 0), {"optimizer_impl": "fused"}))
     frag = getattr(est, "fragmentation_bytes", 0) or 0
     if frag > 0 and est.device and "expandable_segments:true" not in (str(est.notes) + "").lower():
-        var = "PYTORCH_NPU_ALLOC_CONF" if any(s in str(est.device).lower() for s in ("910", "ascend", "npu")) \
-            else "PYTORCH_CUDA_ALLOC_CONF"
-        out.append(Change(f"set {var}=expandable_segments:True (the cache holds {fmt_bytes(frag)} "
-                          "it cannot reuse at the peak)", {}, alloc_conf="expandable_segments:True",
-                          saving_bytes=frag))
+        var = env_var(lookup(est.device).family)
+        out.append(_advice("alloc:expandable_segments:True", "allocator", True,
+                           f"set {var}=expandable_segments:True (the cache holds {fmt_bytes(frag)} "
+                           "it cannot reuse at the peak)", frag, alloc_conf="expandable_segments:True"))
     if b.get("optimizer_state", 0) >= max(act, 1):
-        out.append(Change("shard the optimizer state across ranks (ZeRO-1 / FSDP) or use a lighter optimizer "
-                          "(Adafactor, 8-bit Adam)", {}, saving_bytes=b.get("optimizer_state", 0) // 2))
+        out.append(_advice("sharding", "sharding", True,
+                           "shard the optimizer state across ranks (ZeRO-1 / FSDP) or use a lighter optimizer "
+                           "(Adafactor, 8-bit Adam)", b.get("optimizer_state", 0) // 2))
     out.sort(key=lambda c: -c.saving_bytes)
     return out
 
 
 def top_change(est, cfg, workload=None, dev=None, *, check: bool = True) -> Change | None:
     """The first candidate that fits once re-traced (or the best one checked, or the first unchecked)."""
-    from dataclasses import replace
-
     cands = candidates(est, cfg)
     if not cands:
         return None
     if not check or workload is None or dev is None:
         return cands[0]
-    from memplan import api
-
     checked = []
     for c in cands:
         if len(checked) >= MAX_CHECKED:
@@ -267,10 +248,10 @@ def top_change(est, cfg, workload=None, dev=None, *, check: bool = True) -> Chan
             continue   # text-only advice (sharding): nothing to re-trace on one process
         try:
             d2 = replace(dev, alloc_conf=c.alloc_conf) if c.alloc_conf else dev
-            e2 = api.analyze(workload, config=cfg.with_(**c.config), device=d2)
+            e2 = analyze(workload, config=cfg.with_(**c.config), device=d2, fallback=False)
         except UserError:
             continue
-        c = replace(c, predicted_total_bytes=e2.device_total_bytes, fits=e2.fits)
+        c = replace(c, predicted_total_bytes=e2.device_total_bytes, fits=e2.fits, method="trace")
         if e2.fits:
             return c
         checked.append(c)
@@ -279,102 +260,7 @@ def top_change(est, cfg, workload=None, dev=None, *, check: bool = True) -> Chan
     return cands[0]
 
 
-# ---------------------------------------------------------------------------------------------------
-_ACRONYMS = re.compile(
-    r"\b(NPU|ACL|CANN|HCCL|NCCL|CUDA|cuDNN|CUBLAS|cuBLAS|AICPU|AI ?Core|aclnn\w*|E[A-Z0-9]\d{4}|EL\d{4}"
-    r"|ERR\d{5})\b")
-_PHRASES = re.compile(r"out of memory|device-side assert|illegal memory access|can't allocate memory", re.I)
+#
 
 
-def is_device_failure(exc: BaseException) -> bool:
-    """An OOM, or a RuntimeError whose text names an accelerator runtime (NPU/ACL/CANN/HCCL/CUDA/NCCL codes)."""
-    torch = sys.modules.get("torch")
-    if torch is not None and isinstance(exc, getattr(torch, "OutOfMemoryError", ())):
-        return True
-    if isinstance(exc, MemoryError):
-        return True
-    if not isinstance(exc, RuntimeError):
-        return False
-    text = str(exc)[:20000]
-    return bool(_PHRASES.search(text) or _ACRONYMS.search(text))
-
-
-def _memory_now() -> str | None:
-    torch = sys.modules.get("torch")
-    if torch is None:
-        return None
-    for fam in ("cuda", "npu"):
-        mod = getattr(torch, fam, None)
-        try:
-            if mod is not None and mod.is_available() and mod.is_initialized():
-                return (f"{fam} memory held now: {fmt_bytes(mod.memory_allocated())} allocated, "
-                        f"{fmt_bytes(mod.memory_reserved())} reserved "
-                        f"(peak {fmt_bytes(mod.max_memory_reserved())} reserved)")
-        except Exception:
-            continue
-    return None
-
-
-def explain(exc: BaseException, estimate=None) -> str:
-    """The text guard() prints for a caught device failure."""
-    from memplan.diagnose import diagnose
-    from memplan.diagnose._render import render_diagnosis
-    from memplan.validate.backends import exception_text
-
-    text = exception_text(exc)
-    est = estimate if estimate is not None else _last_estimate
-    est_dict = est.to_dict() if hasattr(est, "to_dict") else est
-    lines = [f"memplan guard: the training step failed with {type(exc).__name__}"]
-    if est is not None:
-        g = est_dict.get
-        lines.append(f"memplan predicted {fmt_bytes(g('peak_allocated_bytes'))} allocated / "
-                     f"{fmt_bytes(g('peak_reserved_bytes'))} reserved, peak during {g('peak_phase')}")
-    now = _memory_now()
-    if now:
-        lines.append(now)
-    lines.append(render_diagnosis(diagnose(text, est_dict)))
-    return "\n".join(lines)
-
-
-class Guard(contextlib.ContextDecorator):
-    """Context manager / decorator: explain OOM and accelerator errors on stderr, then re-raise them as is."""
-
-    def __init__(self, estimate=None, *, file=None):
-        self.estimate = estimate
-        self.file = file
-        self.caught: BaseException | None = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, exc_type, exc, tb):
-        if exc is None or not isinstance(exc, Exception) or not is_device_failure(exc):
-            return False
-        self.caught = exc
-        out = self.file if self.file is not None else sys.stderr
-        try:
-            msg = explain(exc, self.estimate)
-        except Exception as err:  # the explanation must never replace the original error
-            msg = f"memplan guard: could not diagnose {type(exc).__name__}: {type(err).__name__}: {err}"
-        try:
-            print(msg, file=out, flush=True)
-        except Exception:
-            pass
-        return False   # re-raise the original exception, unchanged
-
-
-def guard(fn=None, *, estimate=None, file=None):
-    """`with guard():`, `@guard()`, `@guard` or `guard(estimate)`: see the module docstring."""
-    if fn is not None and callable(fn) and not hasattr(fn, "peak_allocated_bytes"):
-        g = Guard(estimate=estimate, file=file)
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with g:
-                return fn(*args, **kwargs)
-        return wrapper
-    return Guard(estimate=fn if fn is not None else estimate, file=file)
-
-
-__all__ = ["preflight", "guard", "Guard", "Change", "candidates", "top_change", "is_device_failure",
-           "explain", "last_estimate"]
+__all__ = ["preflight", "Change", "candidates", "top_change", "last_estimate", "clone_on_cpu"]

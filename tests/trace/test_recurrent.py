@@ -8,7 +8,7 @@ import torch
 
 from memplan import api
 from memplan.trace import kernels
-from memplan.validate.cpu_measure import measure_cpu
+from memplan.measure.cpu import measure_cpu
 from memplan.workload import TrainConfig, load_model_file
 
 MODEL = '''

@@ -3,7 +3,7 @@ torch.utils.checkpoint inside the user's code (reentrant or not) is traced as it
 import pytest
 
 from memplan import api
-from memplan.validate.cpu_measure import measure_cpu
+from memplan.measure.cpu import measure_cpu
 from memplan.workload import TrainConfig, load_model_file
 
 SWIN_LIKE = '''
