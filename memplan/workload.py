@@ -25,6 +25,8 @@ SHARDINGS = ("ddp", "zero1", "zero2", "zero3", "fsdp")
 """Data-parallel strategies: DDP, ZeRO-1 (ZeroRedundancyOptimizer), ZeRO-2/3 and FSDP2 (fully_shard)."""
 OPTIMIZERS = ("adamw", "adam", "sgd", "adafactor")
 OPTIMIZER_IMPLS = ("default", "foreach", "fused", "for-loop")
+MOE_ROUTINGS = ("worst", "balanced")
+"""How routing indices computed from unknown (fake) router scores are chosen (memplan.trace.datadep)."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,7 @@ class TrainConfig:
     clip_grad_norm: float | None = None
     checkpoint: tuple[str, ...] = ()    # fnmatch globs of module names, non-reentrant checkpointing
     steps: int = 2                      # optimizer steps traced; the last is the steady state
+    moe_routing: str = "worst"          # worst (upper bound: all tokens to the busiest experts) | balanced
 
     def validate(self) -> "TrainConfig":
         problems = []
@@ -57,6 +60,8 @@ class TrainConfig:
                 f"unknown optimizer implementation {self.optimizer_impl!r} "
                 f"(choose from {', '.join(OPTIMIZER_IMPLS)})"
             )
+        if self.moe_routing not in MOE_ROUTINGS:
+            problems.append(f"unknown MoE routing {self.moe_routing!r} (choose from {', '.join(MOE_ROUTINGS)})")
         if self.grad_accum < 1:
             problems.append(f"grad accumulation must be >= 1, got {self.grad_accum}")
         if self.steps < 2:
@@ -75,7 +80,7 @@ class TrainConfig:
             "batch_size": self.batch_size, "seq_len": self.seq_len, "precision": self.precision,
             "optimizer": self.optimizer, "optimizer_impl": self.optimizer_impl, "lr": self.lr,
             "grad_accum": self.grad_accum, "clip_grad_norm": self.clip_grad_norm,
-            "checkpoint": list(self.checkpoint), "steps": self.steps,
+            "checkpoint": list(self.checkpoint), "steps": self.steps, "moe_routing": self.moe_routing,
         }
 
 

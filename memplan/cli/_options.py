@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from memplan.workload import OPTIMIZER_IMPLS, OPTIMIZERS, PRECISIONS, SHARDINGS, TrainConfig
+from memplan.workload import MOE_ROUTINGS, OPTIMIZER_IMPLS, OPTIMIZERS, PRECISIONS, SHARDINGS, TrainConfig
 
 
 def workload_options(fn):
@@ -24,6 +24,9 @@ def workload_options(fn):
         click.option("--checkpoint", multiple=True, metavar="GLOB",
                      help="Activation-checkpoint modules whose name matches (repeatable), e.g. 'layers.*'."),
         click.option("--steps", type=int, default=2, show_default=True, help="Optimizer steps to trace."),
+        click.option("--moe-routing", type=click.Choice(MOE_ROUTINGS), default="worst", show_default=True,
+                     help="MoE router choices, unknown before training: worst = every token to the same top-k "
+                          "experts (an upper bound); balanced = tokens spread evenly (a well-balanced router)."),
     ]
     for opt in reversed(opts):
         fn = opt(fn)
@@ -49,7 +52,7 @@ def train_config(kw: dict) -> TrainConfig:
         batch_size=kw["batch_size"], seq_len=kw["seq_len"], precision=kw["precision"],
         optimizer=kw["optimizer"], optimizer_impl=kw["optimizer_impl"], lr=kw["lr"],
         grad_accum=kw["grad_accum"], clip_grad_norm=kw["clip_grad_norm"],
-        checkpoint=tuple(kw["checkpoint"]), steps=kw["steps"],
+        checkpoint=tuple(kw["checkpoint"]), steps=kw["steps"], moe_routing=kw.get("moe_routing", "worst"),
     )
 
 

@@ -37,13 +37,14 @@ import torch
 from torch.utils._python_dispatch import _disable_current_modes
 
 from memplan.trace import packed
+from memplan.workload import MOE_ROUTINGS
 
 aten = torch.ops.aten
 
 SHADOW_MAX_NUMEL = 1 << 22
 """Largest tensor (elements) that gets a real value shadow; bigger ones are sized by rule 3."""
 
-ROUTING_POLICIES = ("worst", "balanced")
+ROUTING_POLICIES = MOE_ROUTINGS
 ROUTING_POLICY = "worst"
 
 

@@ -312,6 +312,37 @@ for _op, _src, _strided in (
 
 # ---- CUDA / NPU ------------------------------------------------------------------------------------
 
+# nn.LSTM traced for a GPU / NPU target reaches the oneDNN layer op (the trace runs on fake CPU tensors);
+# its empty workspace output stands for what the device kernel keeps for backward, as long as autograd
+# keeps it. Both sizes are approximate (not measurable on this host):
+# - CUDA: `_cudnn_rnn` keeps a reserve of `cudnnGetRNNTrainingReserveSize` bytes
+#   (aten/src/ATen/native/cudnn/RNN.cpp), a number cuDNN computes internally; approximated by what it
+#   holds, the per-step gate activations and cell states: T x B x 5H elements per layer and direction.
+# - NPU: torch_npu's `npu_lstm` (op-plugin, DynamicRNN) returns, besides y, the per-step h, c and the
+#   gates i, j, f, o and tanh(c), all (T, B, H) and saved for `npu_lstm_backward`: 7 x T x B x H elements.
+_RNN_KEPT_PER_STEP = {"cuda": 5, "npu": 7}
+
+
+def _device_rnn_layer(family: str):
+    def rule(args, kwargs, out):
+        inp, hidden = args[0], args[10]
+        train = args[15] if len(args) > 15 else kwargs.get("train", True)
+        if not train or inp.dim() != 3:
+            return []
+        steps, batch = inp.shape[0], inp.shape[1]
+        nbytes = _RNN_KEPT_PER_STEP[family] * steps * batch * hidden * inp.element_size()
+        plan = Measured([OUTPUTS])
+        plan.layouts = (None, None, None, ((nbytes,), (1,), 0, nbytes))
+        return plan
+    return rule
+
+
+for _fam in ("cuda", "npu"):
+    register(aten.mkldnn_rnn_layer.default, (_fam,),
+             source="approximate: cuDNN reserve (aten/src/ATen/native/cudnn/RNN.cpp) / torch_npu npu_lstm "
+                    "outputs (Ascend/op-plugin)")(_device_rnn_layer(_fam))
+
+
 # aten/src/ATen/cuda/CublasHandlePool.cpp `getChosenWorkspaceSize`: CUBLAS_WORKSPACE_CONFIG default
 # ":4096:2:16:8" (2 x 4 MiB + 8 x 16 KiB) before Hopper, ":4096:8" (32 MiB) on sm90 / sm100. The workspace
 # comes from the caching allocator on the first GEMM of a stream and is kept: it counts as allocated.

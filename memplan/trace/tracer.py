@@ -191,7 +191,8 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
     try:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*data pointer of FakeTensor.*")
-            with eager_paths(), padded_sequences(mode._attach), linear_bias_in_place(mode), fake, mode, \
+            with eager_paths(), datadep.routing_policy(cfg.moe_routing), padded_sequences(mode._attach), \
+                    linear_bias_in_place(mode), fake, mode, \
                     (fmode or contextlib.nullcontext()), _global_hooks(rec, hooks, target.family == "cpu"), extra:
                 run(workload, cfg, hooks, target)
     except UserError:
@@ -212,7 +213,7 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
     if mode.assumed:
         trace.notes.append(f"{mode.assumed} all()/any()/sum() of boolean masks unknown on fake tensors assumed full "
                            "(full masks, finite values)")
-    trace.notes.extend(coverage_notes(mode.counts))
+    trace.notes.extend(coverage_notes(mode.counts, cfg.moe_routing))
     return trace
 
 
@@ -232,15 +233,15 @@ _POLICY_TEXT = {
 }
 
 
-def coverage_notes(counts) -> list[str]:
+def coverage_notes(counts, policy: str | None = None) -> list[str]:
     """One note per rule that sized something (memplan.trace.datadep, memplan.trace.custom_ops)."""
+    policy = policy or datadep.ROUTING_POLICY
     notes = []
     for rule, text in _RULE_NOTES.items():
         ops = sorted((op, n) for (r, op), n in counts.items() if r == rule)
         if ops:
             listed = ", ".join(f"{op} x{n}" for op, n in ops)
-            notes.append(text.format(ops=listed, policy=datadep.ROUTING_POLICY,
-                                     policy_text=_POLICY_TEXT[datadep.ROUTING_POLICY]))
+            notes.append(text.format(ops=listed, policy=policy, policy_text=_POLICY_TEXT[policy]))
     return notes
 
 

@@ -116,3 +116,16 @@ def test_real_layouts_restrides_same_shape_outputs():
         assert fixed.stride() == (60, 1, 15, 3) and fixed.shape == out.shape
         plan.layouts = (((7,), (1,), 0, 28),)   # a different shape with data: left alone
         assert kernels.real_layouts(plan, out) is out
+
+
+@pytest.mark.parametrize("family,per_step", [("cuda", 5), ("npu", 7)])
+def test_device_targets_keep_an_rnn_reserve(write_model, family, per_step):
+    # approximate device rules (cuDNN reserve; torch_npu npu_lstm's saved gates): the oneDNN layer's
+    # empty workspace stands for what the device kernel keeps for backward
+    from memplan.trace.tracer import trace_workload
+    from memplan.step import Target
+
+    wl = load_model_file(write_model(MODEL.format(kind="LSTM", batch_first=True, init=False, packed=False, kw={})))
+    tr = trace_workload(wl, TrainConfig(batch_size=3), Target(family=family))
+    kept = [r.nbytes for r in tr.storages if r.op.endswith("mkldnn_rnn_layer") and r.dtype == "uint8"]
+    assert kept and set(kept) == {per_step * 24 * 3 * 20 * 4}
