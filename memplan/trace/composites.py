@@ -7,6 +7,16 @@ bias is a tensor subclass (`isTensorSubclassLike`), where it uses `at::add(outpu
 is such a subclass, so the fake trace would hold one output-sized buffer more than the real run. While
 tracing, `torch.nn.functional.linear` marks its call, and the recorder gives that `add` the storage of
 `output` (the in-place add of the real run).
+
+`nn.Module._apply` (`module.to(dtype)`, `.float()`) always swaps a fake parameter with its converted
+copy (`torch.utils.swap_tensors`), which fails while weak references to it exist (the fake mode's and
+memplan's). A conversion that changes nothing (`.to()` the dtype it already has, as switch_transformers'
+router does on every call) is a no-op on a real parameter; while tracing, swapping a tensor with an
+alias of the same storage, shape, strides and dtype is a no-op too.
+
+`format(t)` of a 0-dim tensor is `format(t.item())` only for plain tensors (`Tensor.__format__` checks
+`type(self) is Tensor`): `f"expert_{idx}"` names a module with a real tensor, and a fake tensor's repr
+with a fake one. While tracing a 0-dim fake tensor formats as its value (its shadow, through `.item()`).
 """
 from __future__ import annotations
 
@@ -35,3 +45,53 @@ def linear_bias_in_place(mode):
         yield
     finally:
         F.linear = orig
+
+
+def _same_tensor(a, b) -> bool:
+    return (a.dtype == b.dtype and a.shape == b.shape and a.stride() == b.stride()
+            and a.storage_offset() == b.storage_offset()
+            and a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+            and a.untyped_storage()._cdata == b.untyped_storage()._cdata)
+
+
+@contextlib.contextmanager
+def unchanged_conversions():
+    """While active, `torch.utils.swap_tensors(a, b)` of two views of the same data is a no-op."""
+    orig = torch.utils.swap_tensors
+
+    def swap_tensors(t1, t2):
+        if isinstance(t1, torch.Tensor) and isinstance(t2, torch.Tensor) and _same_tensor(t1, t2):
+            return None
+        return orig(t1, t2)
+
+    torch.utils.swap_tensors = swap_tensors
+    try:
+        yield
+    finally:
+        torch.utils.swap_tensors = orig
+
+
+@contextlib.contextmanager
+def scalar_format():
+    """While active, a 0-dim FakeTensor formats as its `.item()`, as a real 0-dim tensor does."""
+    from torch._subclasses.fake_tensor import FakeTensor
+
+    orig = torch.Tensor.__format__
+
+    def fmt(self, spec):
+        if isinstance(self, FakeTensor) and self.dim() == 0:
+            return self.item().__format__(spec)
+        return orig(self, spec)
+
+    torch.Tensor.__format__ = fmt
+    try:
+        yield
+    finally:
+        torch.Tensor.__format__ = orig
+
+
+@contextlib.contextmanager
+def eager_branches(mode):
+    """All of the above, for one trace."""
+    with linear_bias_in_place(mode), unchanged_conversions(), scalar_format():
+        yield

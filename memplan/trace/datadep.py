@@ -150,7 +150,11 @@ def _long(shape, like: torch.Tensor) -> torch.Tensor:
 
 def _nonzero(sz: Sizer, args, kwargs):
     x = args[0]
-    return _long((sz.count_true(x), x.dim()), x)
+    out = _long((sz.count_true(x), x.dim()), x)
+    if not sz.exact and x.numel() <= SHADOW_MAX_NUMEL:
+        # every element selected: the indices are known too (all of them, in order)
+        sz.attach(out, sz.real(lambda: torch.ones(tuple(x.shape), dtype=torch.bool).nonzero()))
+    return out
 
 
 def _masked_select(sz: Sizer, args, kwargs):

@@ -106,10 +106,10 @@ def _onednn_optimized_format(t: torch.Tensor) -> bool:
 
 def _onednn_matmul_copies(m1: torch.Tensor, m2: torch.Tensor) -> list[int]:
     """Bytes of the contiguous copies `mkldnn_matmul` makes of inputs in a layout it cannot read, for
-    bf16/fp16 GEMMs that `use_mkldnn_matmul` routes to oneDNN."""
+    bf16/fp16 GEMMs that `use_mkldnn_matmul` routes to oneDNN where the CPU has oneDNN bf16."""
     if m1.dtype not in (torch.bfloat16, torch.float16) or m2.dtype != m1.dtype:
         return []
-    if m1.dtype == torch.float16 or not _cpu_has_onednn_bf16():
+    if m1.dtype == torch.float16:
         return []  # fp16 oneDNN GEMM needs AVX512-FP16 / AMX-FP16 (not modelled: treated as absent)
     if m1.numel() == 0 or m2.numel() == 0:
         return []
@@ -130,9 +130,12 @@ def _gemm_plan(op, args, kwargs, out, m1, m2) -> list:
     copies = _onednn_matmul_copies(m1, m2)
     if not copies:
         return []
+    # measured on this host whatever its ISA (oneDNN takes bf16 GEMMs only where it has bf16 support)
     measured = measure_cpu_scratch(op, args, kwargs, out)
     if measured is not None:
         return measured
+    if not _cpu_has_onednn_bf16():
+        return []
     return [*copies, OUTPUTS, *[FREE(i) for i in range(len(copies))]]
 
 

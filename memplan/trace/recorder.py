@@ -35,6 +35,8 @@ _STORAGE_USE_COUNT = torch._C._storage_Use_Count
 # Python-visible wrapper); a real tensor held only by the autograd engine has use count 1.
 _FAKE_STEALABLE_USE_COUNT = 2
 _ASSUMED = {aten.all: True, aten.any: False}
+_NONFINITE_TESTS = frozenset((aten.isnan.default, aten.isinf.default, aten.isposinf.default,
+                              aten.isneginf.default))
 # Random draws in [low, high) (default [0, 1)): a one-element draw usually steers control flow (LayerDrop,
 # stochastic depth: `if torch.rand([]) < p: skip the layer`). Its value in a real run is a coin toss the
 # trace cannot replay, so it gets a fixed shadow at the top of the range: nothing is dropped, every layer
@@ -281,6 +283,8 @@ class RecordingMode(TorchDispatchMode):
         routing = _ROUTING.get(func)
         if routing is not None:
             self._route(routing, func, args, kwargs, out)
+        elif func in _NONFINITE_TESTS and out not in self.shadows and out.numel() <= datadep.SHADOW_MAX_NUMEL:
+            self._finite(out)
         return out
 
     # ---- ops fake tensors cannot run -----------------------------------------------------------
@@ -475,6 +479,12 @@ class RecordingMode(TorchDispatchMode):
             if value >= hi:   # rounded up again in a narrow dtype: one step down in that dtype's spacing
                 value = (hi - torch.finfo(out.dtype).eps * abs(float(high) or 1.0)).to(out.dtype)
             self.shadows[out] = value.reshape(out.shape).clone()
+
+    def _finite(self, out) -> None:
+        """`isnan` / `isinf` of unknown values: all False (finite values assumed, as for all()/any())."""
+        with _disable_current_modes():
+            self.shadows[out] = torch.zeros(out.shape, dtype=torch.bool)
+        self.assumed += 1
 
     def _assume(self, func, args, out) -> None:
         """`all()` / `any()` / `sum()` of a boolean tensor of unknown values: assume the common case --

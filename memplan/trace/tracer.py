@@ -18,7 +18,7 @@ from memplan.step import Target, run
 from memplan.trace.events import Trace
 from memplan.trace import datadep
 from memplan.compat import eager_paths
-from memplan.trace.composites import linear_bias_in_place
+from memplan.trace.composites import eager_branches
 from memplan.trace.custom_ops import kernels_for
 from memplan.trace.kernels import device_rules, function_mode
 from memplan.trace.packed import padded_sequences
@@ -192,7 +192,7 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*data pointer of FakeTensor.*")
             with eager_paths(), datadep.routing_policy(cfg.moe_routing), padded_sequences(mode._attach), \
-                    linear_bias_in_place(mode), fake, mode, \
+                    eager_branches(mode), fake, mode, \
                     (fmode or contextlib.nullcontext()), _global_hooks(rec, hooks, target.family == "cpu"), extra:
                 run(workload, cfg, hooks, target)
     except UserError:
