@@ -40,11 +40,18 @@ def linear_bias_in_place(mode):
         finally:
             mode.in_linear = False
 
-    F.linear = linear
+    with _patched(F, "linear", linear):
+        yield
+
+
+@contextlib.contextmanager
+def _patched(owner, name: str, value):
+    orig = getattr(owner, name)
+    setattr(owner, name, value)
     try:
         yield
     finally:
-        F.linear = orig
+        setattr(owner, name, orig)
 
 
 def _same_tensor(a, b) -> bool:
@@ -64,11 +71,8 @@ def unchanged_conversions():
             return None
         return orig(t1, t2)
 
-    torch.utils.swap_tensors = swap_tensors
-    try:
+    with _patched(torch.utils, "swap_tensors", swap_tensors):
         yield
-    finally:
-        torch.utils.swap_tensors = orig
 
 
 @contextlib.contextmanager
@@ -83,11 +87,8 @@ def scalar_format():
             return self.item().__format__(spec)
         return orig(self, spec)
 
-    torch.Tensor.__format__ = fmt
-    try:
+    with _patched(torch.Tensor, "__format__", fmt):
         yield
-    finally:
-        torch.Tensor.__format__ = orig
 
 
 @contextlib.contextmanager
