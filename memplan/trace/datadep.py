@@ -259,7 +259,24 @@ def _equal(sz: Sizer, args, kwargs):
     return False
 
 
+def _ctc_loss(sz: Sizer, args, kwargs):
+    """aten/src/ATen/native/LossCTC.cpp `ctc_loss_cpu_template`: log_alpha is (batch, T, 2 * max target
+    length + 1); the longest target comes from the lengths' shadow (else the targets' width)."""
+    log_probs, targets, target_lengths = args[0], args[1], args[3]
+    s = sz.shadow(target_lengths)
+    if s is None:
+        sz.exact = False
+        longest = targets.shape[-1] if targets.dim() == 2 else targets.numel()
+    else:
+        longest = sz.real(lambda t: int(t.max()) if t.numel() else 0, s)
+    batch = log_probs.shape[1] if log_probs.dim() == 3 else 1
+    nll = log_probs.new_empty((batch,) if log_probs.dim() == 3 else ())
+    alpha = log_probs.new_empty((batch, log_probs.shape[0], 2 * longest + 1))
+    return nll, alpha
+
+
 WORST_CASE: dict = {
+    aten._ctc_loss.Tensor: _ctc_loss,
     aten._pack_padded_sequence.default: packed.pack_padded_sequence,
     aten.nonzero.default: _nonzero,
     aten.masked_select.default: _masked_select,

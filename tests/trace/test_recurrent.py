@@ -129,3 +129,28 @@ def test_device_targets_keep_an_rnn_reserve(write_model, family, per_step):
     tr = trace_workload(wl, TrainConfig(batch_size=3), Target(family=family))
     kept = [r.nbytes for r in tr.storages if r.op.endswith("mkldnn_rnn_layer") and r.dtype == "uint8"]
     assert kept and set(kept) == {per_step * 24 * 3 * 20 * 4}
+
+
+CTC = '''
+import torch
+
+def build_model():
+    return torch.nn.GRU(6, 5, batch_first=True)
+
+def make_batch(batch_size):
+    return (torch.randn(batch_size, 20, 6), torch.tensor([4, 7, 3][:batch_size]))
+
+def loss_fn(output, batch):
+    logp = output[0].log_softmax(-1).transpose(0, 1)
+    lens = batch[1]
+    targets = torch.ones(lens.shape[0], 7, dtype=torch.long)
+    return torch.nn.functional.ctc_loss(logp, targets, torch.full_like(lens, 20), lens)
+'''
+
+
+def test_ctc_loss_with_tensor_lengths_is_sized_from_them(write_model):
+    wl = load_model_file(write_model(CTC))
+    cfg = TrainConfig(batch_size=3)
+    est = api.analyze(wl, config=cfg)
+    assert est.method == "trace" and any("_ctc_loss" in n for n in est.notes), est.notes
+    assert est.peak_allocated_bytes == measure_cpu(wl, cfg).peak_allocated_bytes
