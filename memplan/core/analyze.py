@@ -15,6 +15,7 @@ from memplan.core.fallback import can_fall_back, estimate_by_fallback
 from memplan.errors import UserError
 from memplan.hf import load_hf_config
 from memplan.step import Target
+from memplan.trace.blocks import trace_block_once
 from memplan.workload import TrainConfig, Workload, load_model_file
 
 
@@ -62,8 +63,6 @@ def trace(workload: Workload, cfg: TrainConfig, dev: DeviceTarget, on_phase=None
         tr = trace_workload(workload, cfg, target, on_phase=on_phase)
         tr.mode_reason = "--full-trace"
         return tr
-    from memplan.trace.blocks import trace_block_once   # imports torch lazily, as above
-
     return trace_block_once(workload, cfg, target, on_phase=on_phase)
 
 

@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import copy
 import fnmatch
+import gc
 import re
 from dataclasses import dataclass
 
+from memplan.hf import workload_from_config
 from memplan.trace.events import StorageRecord, Trace
 
-MIN_LAYERS_SAVED = 1      # block-once only pays when at least this many layers are not traced
+MIN_LAYERS = 16           # below this, three short traces cost about as much as the full one
 _WINDOW = 24              # tokens that must match again after an inserted chunk
 _INDEX_ATTRS = frozenset({"layer_idx", "layer_id", "layer_index", "layer_number", "layer_num", "idx",
                           "block_idx", "block_index", "block_id"})
@@ -54,8 +56,8 @@ def hf_stack(workload, cfg) -> tuple[Stack | None, str]:
     if workload.extra.get("kind") != "lm" or getattr(config, "is_encoder_decoder", False):
         return None, "not a single-stack decoder model"
     n = getattr(config, "num_hidden_layers", None)
-    if not isinstance(n, int) or n < 4:
-        return None, "fewer than 4 layers"
+    if not isinstance(n, int) or n < MIN_LAYERS:
+        return None, f"fewer than {MIN_LAYERS} layers (block-once would not be faster)"
     try:
         model = _meta_model(workload, config)
     except Exception as exc:  # noqa: BLE001 - block-once is an optimisation; the full trace decides
@@ -64,7 +66,7 @@ def hf_stack(workload, cfg) -> tuple[Stack | None, str]:
     if path is None:
         return None, f"no module list of {n} layers"
     first = _first_uniform(model.get_submodule(path), _checkpointed(model, path, cfg.checkpoint), config, n)
-    if first is None or first + 3 + MIN_LAYERS_SAVED > n:
+    if first is None or first + 4 > n:
         return None, "the layers differ (structure, attributes, hooks, checkpointing or per-layer config)"
     return Stack(path, n, first), ""
 
@@ -143,8 +145,6 @@ def _first_uniform(stack, ckpt: list[frozenset], config, n: int) -> int | None:
 
 def reduced_workload(workload, depth: int):
     """The same HF workload with only the first `depth` layers."""
-    from memplan.hf import workload_from_config
-
     config = copy.deepcopy(workload.extra["hf_config"])
     n = config.num_hidden_layers
     for key in _per_layer_lists(config, n):
@@ -413,6 +413,8 @@ def trace_block_once(workload, cfg, target, on_phase=None) -> Trace:
     if stack is not None:
         d = max(1, stack.first_uniform + 1)
         depths = [d, d + 1, d + 2]
+        gc.collect()
+        gc.freeze()   # the heap is scanned once for the three traces, not once per trace (memplan.step.run)
         try:
             traces = [trace_workload(reduced_workload(workload, k), cfg, target,
                                      on_phase=on_phase if k == depths[-1] else None) for k in depths]
@@ -420,6 +422,8 @@ def trace_block_once(workload, cfg, target, on_phase=None) -> Trace:
             trace, why = None, f"a reduced-depth trace failed ({type(exc).__name__})"
         else:
             trace, why = synthesize(traces, depths, stack.path, stack.n_layers)
+        finally:
+            gc.unfreeze()
         if trace is not None:
             trace.mode = "block-once"
             trace.mode_reason = (f"{stack.n_layers} identical layers in {stack.path}: traced {d}, {d + 1} and "
