@@ -95,12 +95,25 @@ def run_case(label, config, batch, seq, precision, device, repeat: int) -> dict:
             "peak_reserved_bytes": block["peak_reserved_bytes"], "n_events": block["n_events"]}
 
 
-def write(rows: list[dict], repeat: int, out: str) -> None:
+def plan_vs_analyze(config="fixtures/hf/llama-2-7b.json", seq=4096, precision="bf16-amp", device="910B3") -> dict:
+    """`memplan plan` against one `memplan analyze` of the same workload (processes, side by side)."""
+    analyze = analyze_cmd(config, 1, seq, precision, device, False)
+    plan = [sys.executable, "-m", "memplan", "plan", "--hf-config", config, "--seq-len", str(seq),
+            "--precision", precision, "--device", device, "--format", "json", "-q"]
+    a_wall, _ = _timed(analyze)
+    p_wall, out = _timed(plan)
+    result = json.loads(out)
+    return {"command": " ".join(plan[2:]), "analyze_s": round(a_wall, 2), "plan_s": round(p_wall, 2),
+            "plan_over_analyze": round(p_wall / a_wall, 3), "plan_batch_size": result.get("batch_size"),
+            "plan_checkpoint": result.get("checkpoint")}
+
+
+def write(rows: list[dict], repeat: int, out: str, plan: dict | None = None) -> None:
     import torch
 
     result = {"benchmark": "speed", "torch": torch.__version__, "python": platform.python_version(),
               "cpus": os.cpu_count(), "load_avg_at_end": os.getloadavg(), "steps_traced": 2,
-              "repeat": repeat, "cases": rows}
+              "repeat": repeat, "cases": rows, "plan_vs_analyze": plan}
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out + ".json", "w") as f:
         json.dump(result, f, indent=2)
@@ -116,6 +129,9 @@ def write(rows: list[dict], repeat: int, out: str) -> None:
         lines.append(f"| {r['model']} | b{r['batch_size']} s{r['seq_len']} {r['precision']} {r['device']} | "
                      f"{r['trace_mode']} | {r['bare_fake_process_s']} | {r['analyze_block_once_s']} | "
                      f"{r['analyze_full_trace_s']} | **{r['block_once_over_bare']}** | {r['full_over_bare']} |")
+    if plan:
+        lines += ["", f"`memplan {plan['command']}`: **{plan['plan_s']} s**, one `memplan analyze` of the same "
+                  f"workload {plan['analyze_s']} s: plan / analyze = **{plan['plan_over_analyze']}**."]
     with open(out + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")
 
@@ -124,6 +140,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--only", default=None, help="run only the cases whose label contains this text")
+    ap.add_argument("--no-plan", action="store_true", help="skip plan vs. analyze on Llama-2-7B")
     ap.add_argument("--out", default="benchmarks/results/speed")
     args = ap.parse_args()
     rows = []
@@ -133,7 +150,10 @@ def main() -> None:
         row = run_case(*case, repeat=args.repeat)
         print(json.dumps(row), flush=True)
         rows.append(row)
-    write(rows, args.repeat, args.out)
+    plan = None if args.no_plan else plan_vs_analyze()
+    if plan:
+        print(json.dumps(plan), flush=True)
+    write(rows, args.repeat, args.out, plan)
 
 
 if __name__ == "__main__":

@@ -126,3 +126,6 @@ def test_estimate_json_has_the_mode():
     d = a.estimate.to_dict()
     assert d["trace_mode"] == "block-once" and "identical layers" in d["trace_mode_reason"]
     assert dataclasses.replace(a.estimate).trace_mode == "block-once"
+    from memplan.report.text import render_estimate
+
+    assert "trace: block-once (12 identical layers in transformer.h" in render_estimate(a.estimate)
