@@ -136,10 +136,10 @@ def _first_uniform(stack, ckpt: list[frozenset], config, n: int) -> int | None:
         first -= 1
     for key in _per_layer_lists(config, n):
         values = list(getattr(config, key))
-        while first > 0 and values[first - 1] == values[n - 1]:
-            first -= 1
-        if any(v != values[n - 1] for v in values[first:]):
-            first = max(first, next(i for i in range(n) if all(v == values[n - 1] for v in values[i:])))
+        same_from = n - 1
+        while same_from > 0 and values[same_from - 1] == values[n - 1]:
+            same_from -= 1
+        first = max(first, same_from)
     return first if first < n - 1 else None
 
 

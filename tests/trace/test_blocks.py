@@ -58,7 +58,7 @@ def _hf_case(name, seq, precision, checkpoint, device):
     return fast
 
 
-@pytest.mark.parametrize("precision", ["fp32", "bf16-amp"])
+@pytest.mark.parametrize("precision", ["fp32", pytest.param("bf16-amp", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("checkpoint", [False, True])
 def test_gpt2_block_once_is_the_full_trace(precision, checkpoint):
     fast = _hf_case("gpt2.json", 32, precision, checkpoint, "910B3")
