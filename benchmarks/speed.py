@@ -130,7 +130,7 @@ def write(rows: list[dict], repeat: int, out: str, plan: dict | None = None) -> 
                      f"{r['trace_mode']} | {r['bare_fake_process_s']} | {r['analyze_block_once_s']} | "
                      f"{r['analyze_full_trace_s']} | **{r['block_once_over_bare']}** | {r['full_over_bare']} |")
     if plan:
-        lines += ["", f"`memplan {plan['command']}`: **{plan['plan_s']} s**, one `memplan analyze` of the same "
+        lines += ["", f"`{plan['command']}`: **{plan['plan_s']} s**, one `memplan analyze` of the same "
                   f"workload {plan['analyze_s']} s: plan / analyze = **{plan['plan_over_analyze']}**."]
     with open(out + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")
