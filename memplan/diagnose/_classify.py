@@ -246,8 +246,9 @@ def _fragmentation(s: OomState) -> Verdict | None:
         arithmetic.append(f"allocated + request = {_fmt(s.alloc + req)} ≤ total − memory outside PyTorch = "
                           f"{_fmt(limit)}")
     c = max(0.5, s.conf - (0.15 if share < 0.15 or unalloc < req else 0))
+    text = "; ".join(arithmetic)
     return Verdict(Category.FRAGMENTATION, c,
-                   f"{s.head()}{s.state()}. {'; '.join(arithmetic)}: a perfect allocator would have served it, "
+                   f"{s.head()}{s.state()}. {text[:1].upper() + text[1:]}: a perfect allocator would have served it, "
                    "so the free space is split into blocks too small for it. This is fragmentation.", s.facts, set())
 
 
