@@ -13,7 +13,7 @@ from memplan.diagnose._parse import _TRIGGER
 from memplan.diagnose._rules import code_contexts, codes_in_context, text_rules
 from memplan.diagnose._types import Category
 
-from conftest import LOGS, corpus_rows
+from corpus_helpers import LOGS, corpus_rows
 
 GiB = 1 << 30
 MiB = 1 << 20
