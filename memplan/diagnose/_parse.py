@@ -2,8 +2,10 @@
 sentences that name a cause.
 
 One pass, one line at a time; an OOM message that a terminal or an issue thread wrapped over several
-lines is joined back (up to `_OOM_MAX_LINES` lines) before its numbers are read. Every pattern below is
-a search, not a match from the line start, so launcher prefixes do not hide anything.
+lines is joined back (up to `_OOM_MAX_LINES` lines) before its numbers are read. Every pattern is a
+search, not a match from the line start, so launcher prefixes do not hide anything. The sentences that
+name a cause and the contexts in which a number is a code are data (`_rules`, `data/messages.tsv`,
+`data/code_contexts.tsv`); this module knows only the shape of OOM messages and of code tokens.
 
 Recognised: CUDA OOM messages of every PyTorch layout (`cached`, `reserved in total by PyTorch`,
 `total capacty`, `reserved by PyTorch but unallocated`, `Process N has X memory in use`, private pools),
