@@ -3,11 +3,13 @@
 Runs `memplan diagnose LOG --format json` (click's CliRunner on the real CLI, so option parsing, the
 envelope and exit codes are all exercised) over
 - the dev set, `fixtures/logs/index.tsv` (the logs the rules were written from), and
-- the held-out set, `fixtures/logs/heldout.tsv` + `fixtures/logs/heldout/` (34 real logs labelled and split
-  off before any rule was written for them; no rule is written from them),
-and writes benchmarks/results/diagnose_corpus.{json,md}: accuracy of the primary category per set, the
-held-out confusion table (label x answer), the numbers-correct rate (every size in a row's label read back
-exactly) and crashes (an exception or an exit code other than 0).
+- held-out round 1, `fixtures/logs/heldout.tsv` + `fixtures/logs/heldout/` (34 real logs labelled and split
+  off before any rule was written for them; no rule is written from them), and
+- held-out round 2, `fixtures/logs/heldout2.tsv` + `fixtures/logs/heldout2/` (20 more, split off after round 1
+  had been measured once and before the rules of round 2 were written),
+and writes benchmarks/results/diagnose_corpus.{json,md}: accuracy of the primary category per set and for
+both held-out sets together, the held-out confusion tables (label x answer), the numbers-correct rate (every
+size in a row's label read back exactly) and crashes (an exception or an exit code other than 0).
 
     python benchmarks/diagnose_corpus.py
 """
@@ -31,7 +33,8 @@ from memplan.cli.main import cli  # noqa: E402
 from memplan.diagnose._parse import parse_size_text  # noqa: E402
 
 LOGS = os.path.join(ROOT, "fixtures", "logs")
-SETS = {"dev": ("index.tsv", ""), "heldout": ("heldout.tsv", "heldout")}
+SETS = {"dev": ("index.tsv", ""), "heldout": ("heldout.tsv", "heldout"), "heldout2": ("heldout2.tsv", "heldout2")}
+HELD_OUT = ("heldout", "heldout2")
 KEYS = {"requested": "requested_bytes", "total": "total_bytes", "allocated": "allocated_bytes", "free": "free_bytes",
         "reserved": "reserved_bytes", "reserved_unallocated": "reserved_unallocated_bytes",
         "process_in_use": "process_in_use_bytes", "private_pool": "private_pool_bytes",
@@ -102,19 +105,29 @@ def markdown(report: dict) -> str:
         s = report[name]
         lines.append(f"| {name} | {s['logs']} | {s['right']} | {s['accuracy_pct']} % | "
                      f"{s['numbers_right']} / {s['with_numbers']} | {s['crashes']} |")
-    cats = sorted({a for row in report["heldout_confusion"].values() for a in row} | set(report["heldout_confusion"]))
-    lines += ["", "Held-out confusion (rows: label, columns: answer):", "",
-              "| label \\ answer | " + " | ".join(cats) + " |", "|---|" + "---:|" * len(cats)]
-    for label, row in report["heldout_confusion"].items():
-        lines.append(f"| {label} | " + " | ".join(str(row.get(c, "")) for c in cats) + " |")
+    s = report["heldout_all"]
+    lines.append(f"| held-out, both rounds | {s['logs']} | {s['right']} | {s['accuracy_pct']} % | "
+                 f"{s['numbers_right']} / {s['with_numbers']} | {s['crashes']} |")
+    for name in HELD_OUT + ("heldout_all",):
+        lines += _confusion_lines(name, report[f"{name}_confusion"])
     for name in SETS:
         misses = report[name]["misses"]
         if misses:
             lines += ["", f"Misses ({name}):", ""]
             lines += [f"- `{m['file']}`: label {m['label']}, answer {m['answer'] or m['crash']}" for m in misses]
-    lines += ["", "The held-out logs were labelled and split off (seed 13) before any rule was written for them "
-              "(see the commit that added fixtures/logs/heldout.tsv); rules are written from the dev set only.", ""]
+    lines += ["", "The held-out logs were labelled and split off (round 1: seed 13; round 2: seed 2026) before any "
+              "rule was written for them (see the commits that added fixtures/logs/heldout*.tsv); rules are written "
+              "from the dev set only. Round 2 was collected after round 1 had been measured once.", ""]
     return "\n".join(lines)
+
+
+def _confusion_lines(name: str, table: dict[str, dict[str, int]]) -> list[str]:
+    cats = sorted({a for row in table.values() for a in row} | set(table))
+    out = ["", f"Confusion, {name} (rows: label, columns: answer):", "",
+           "| label \\ answer | " + " | ".join(cats) + " |", "|---|" + "---:|" * len(cats)]
+    for label, row in table.items():
+        out.append(f"| {label} | " + " | ".join(str(row.get(c, "")) for c in cats) + " |")
+    return out
 
 
 def main() -> None:
@@ -125,11 +138,15 @@ def main() -> None:
                     "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                                              text=True).stdout.strip()}
     start = time.perf_counter()
+    held: list[dict] = []
     for name in SETS:
         results = [run_one(runner, r) for r in rows(name)]
         report[name] = summarise(results)
-        if name == "heldout":
-            report["heldout_confusion"] = confusion(results)
+        if name in HELD_OUT:
+            report[f"{name}_confusion"] = confusion(results)
+            held += results
+    report["heldout_all"] = summarise(held)
+    report["heldout_all_confusion"] = confusion(held)
     report["seconds"] = round(time.perf_counter() - start, 1)
     out = os.path.join(HERE, "results", "diagnose_corpus")
     with open(out + ".json", "w", encoding="utf-8") as f:
@@ -137,7 +154,7 @@ def main() -> None:
         f.write("\n")
     with open(out + ".md", "w", encoding="utf-8") as f:
         f.write(markdown(report))
-    for name in SETS:
+    for name in list(SETS) + ["heldout_all"]:
         s = report[name]
         print(f"{name}: {s['right']}/{s['logs']} ({s['accuracy_pct']} %), numbers {s['numbers_right']}/"
               f"{s['with_numbers']}, crashes {s['crashes']}")

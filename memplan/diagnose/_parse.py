@@ -147,9 +147,9 @@ _TRIGGER = re.compile(
     r"|Segmentation|core dumped|File \"|Tried|tried|aicore|aivec|aicpu|cuda|CUDA|NPU|Parameter|Unsupported|unsupported"
     r"|symbol|No module|binary|Optype|engine|op store|devmm|hal[A-Z]|drvRetCode|Dist\w+Error|Socket|store|rendezvous"
     r"|version|incompatib|code|ret(?:Code)?=|result = |Status|ASCEND_|kernel image|ECC|NVLink|PTX|device|Device"
-    r"|Invalid|invalid|argument|format does not match|Inner|Internal|launch|Op \w+ does not"
+    r"|Invalid|invalid|argument|format does not match|Inner|Internal|launch|Op \w+ does not|[Kk]illed|must match"
 )
-_ERROR_LIKE = re.compile(r"(?i)\berror\b|exception|\bfailed\b|\bfailure\b|\bfatal\b|\babort")
+_ERROR_LIKE = re.compile(r"(?i)error\b|exception\b|\bfailed\b|\bfailure\b|\bfatal\b|\babort|segmentation fault|\bkilled\b")
 _FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
 _OP = [
     re.compile(r"call (aclnn\w+) failed"),
