@@ -39,38 +39,37 @@ def _read_json(name: str) -> Any:
 
 
 @functools.lru_cache(maxsize=None)
+def _rows(name: str) -> tuple[dict[str, str], ...]:
+    """The rows of one TSV data file, read once."""
+    return tuple(_read_tsv(name))
+
+
 def acl_rows() -> tuple[dict[str, str], ...]:
-    return tuple(_read_tsv("acl_codes.tsv"))
+    return _rows("acl_codes.tsv")
 
 
-@functools.lru_cache(maxsize=None)
 def cann_rows() -> tuple[dict[str, str], ...]:
-    return tuple(_read_tsv("cann_codes.tsv"))
+    return _rows("cann_codes.tsv")
 
 
-@functools.lru_cache(maxsize=None)
 def npu_err_rows() -> tuple[dict[str, str], ...]:
-    return tuple(_read_tsv("torch_npu_codes.tsv"))
+    return _rows("torch_npu_codes.tsv")
 
 
-@functools.lru_cache(maxsize=None)
 def cuda_nccl_rows() -> tuple[dict[str, str], ...]:
-    return tuple(_read_tsv("cuda_nccl_codes.tsv"))
+    return _rows("cuda_nccl_codes.tsv")
 
 
-@functools.lru_cache(maxsize=None)
 def drv_rows() -> tuple[dict[str, str], ...]:
-    return tuple(_read_tsv("drv_codes.tsv"))
+    return _rows("drv_codes.tsv")
 
 
-@functools.lru_cache(maxsize=None)
 def message_rows() -> tuple[dict[str, str], ...]:
-    return tuple(_read_tsv("messages.tsv"))
+    return _rows("messages.tsv")
 
 
-@functools.lru_cache(maxsize=None)
 def code_context_rows() -> tuple[dict[str, str], ...]:
-    return tuple(_read_tsv("code_contexts.tsv"))
+    return _rows("code_contexts.tsv")
 
 
 @functools.lru_cache(maxsize=None)
