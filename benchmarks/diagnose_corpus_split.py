@@ -8,8 +8,12 @@ Round 2 (after round 1 had been measured once): 36 further excerpts, random.Rand
 fixtures/logs/heldout2.tsv (excerpts under fixtures/logs/heldout2/), the other 16 were appended to the dev
 index. Rules written after round 1 come from the dev logs only.
 
+Round 3 (after round 2 had been measured once): 20 further excerpts, random.Random(2027), the first 10 became
+fixtures/logs/heldout3.tsv (excerpts under fixtures/logs/heldout3/), the other 10 were appended to the dev index.
+
     python benchmarks/diagnose_corpus_split.py staging.tsv --seed 13 --held-out 34 --name heldout
     python benchmarks/diagnose_corpus_split.py staging.tsv --seed 2026 --held-out 20 --name heldout2
+    python benchmarks/diagnose_corpus_split.py staging.tsv --seed 2027 --held-out 10 --name heldout3
 """
 from __future__ import annotations
 
