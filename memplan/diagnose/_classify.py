@@ -32,6 +32,7 @@ from typing import Any
 from memplan.diagnose import _catalog as cat_mod
 from memplan.diagnose._parse import Evidence
 from memplan.diagnose._types import Category
+from memplan.units import fmt_bytes
 
 GiB = 1 << 30
 MiB = 1 << 20
@@ -99,8 +100,6 @@ def _memory(category: str) -> str:
 
 
 def _fmt(n: int | None) -> str:
-    from memplan.units import fmt_bytes
-
     return fmt_bytes(n)
 
 
