@@ -11,9 +11,13 @@ index. Rules written after round 1 come from the dev logs only.
 Round 3 (after round 2 had been measured once): 20 further excerpts, random.Random(2027), the first 10 became
 fixtures/logs/heldout3.tsv (excerpts under fixtures/logs/heldout3/), the other 10 were appended to the dev index.
 
+Round 4 (after round 3 had been measured once): 12 further excerpts, random.Random(2028), the first 6 became
+fixtures/logs/heldout4.tsv (excerpts under fixtures/logs/heldout4/), the other 6 were appended to the dev index.
+
     python benchmarks/diagnose_corpus_split.py staging.tsv --seed 13 --held-out 34 --name heldout
     python benchmarks/diagnose_corpus_split.py staging.tsv --seed 2026 --held-out 20 --name heldout2
     python benchmarks/diagnose_corpus_split.py staging.tsv --seed 2027 --held-out 10 --name heldout3
+    python benchmarks/diagnose_corpus_split.py staging.tsv --seed 2028 --held-out 6 --name heldout4
 """
 from __future__ import annotations
 
