@@ -167,6 +167,11 @@ class OomState:
     def _outside(self, npu: bool) -> None:
         """Memory held outside this process's allocator: listed processes, or total - free - ours."""
         procs, reserved = self.procs, self.reserved
+        if self.in_use is not None and reserved is not None and self.in_use < reserved:
+            # "this process has 0 bytes memory in use" (seen under vLLM): less than PyTorch itself reserved,
+            # so the figure is wrong; fall back to PyTorch's own accounting.
+            self.facts["process_in_use_ignored"] = self.in_use
+            self.in_use = None
         if procs:
             if self.in_use is None and len(procs) == 1 and reserved is not None and procs[0][1] >= reserved \
                     and procs[0][1] - reserved < 2 * GiB:

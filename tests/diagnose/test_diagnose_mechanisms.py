@@ -156,3 +156,12 @@ def test_trigger_lets_through_every_line_a_rule_matches():
                 checked += 1
                 assert _TRIGGER.search(line), line
     assert checked > 100
+
+
+def test_process_usage_below_reserved_is_ignored():
+    # "this process has 0 bytes memory in use" cannot be true when PyTorch reserved 20.34 GiB: use reserved.
+    # total - free - reserved = 21.96 - 1.29 - 20.34 = 0.33 GiB outside PyTorch, below the 1 GiB allowance.
+    v = classify_oom({"requested_bytes": int(1.88 * GiB), "total_bytes": int(21.96 * GiB), "free_bytes": int(1.29 * GiB),
+                      "allocated_bytes": int(19.02 * GiB), "reserved_unallocated_bytes": int(1.32 * GiB),
+                      "process_in_use_bytes": 0, "device": "cuda:3"}, set())
+    assert v.category == Category.CAPACITY and v.facts["process_in_use_ignored"] == 0
