@@ -55,7 +55,7 @@ class FinetuneSpec:
 class ModelPrep:
     """What the training front end does to the model before the first step (in this order)."""
 
-    load_dtype: str | None = None        # float32 | bfloat16 | float16: weights as loaded (None = as built)
+    load_dtype: str | None = None        # float32 | bfloat16 | float16 | auto (the config's dtype); None = as built
     upcast_trainable: bool = False       # trainable parameters cast to fp32 (LLaMA-Factory, not pure_bf16)
     activation_checkpointing: dict | None = None   # kwargs for model.activation_checkpointing_enable
     amp_outputs_fp32: bool = False       # accelerate's forward wrapper under fp16/bf16 mixed precision
@@ -145,8 +145,9 @@ def prepare_model(model, spec: FinetuneSpec, prep: ModelPrep):
     """Apply `prep` and `spec` to a freshly built model (real or fake tensors)."""
     import torch
 
-    if prep.load_dtype:
-        model = model.to(getattr(torch, prep.load_dtype))
+    dtype = _load_dtype(model, prep.load_dtype)
+    if dtype is not None and dtype != torch.float32:
+        model = model.to(dtype)
     if spec.method in ("lora", "peft"):
         model = _apply_peft(model, spec, upcast=prep.upcast_trainable)
     elif spec.method == "freeze":
@@ -160,6 +161,25 @@ def prepare_model(model, spec: FinetuneSpec, prep: ModelPrep):
     if prep.amp_outputs_fp32:
         _wrap_outputs_fp32(model)
     return model
+
+
+def _load_dtype(model, name: str | None):
+    """`auto`: the checkpoint's dtype as its config records it (`dtype`, formerly `torch_dtype`)."""
+    import torch
+
+    if not name:
+        return None
+    if name == "auto":
+        cfg = getattr(model, "config", None)
+        name = getattr(cfg, "dtype", None) or getattr(cfg, "torch_dtype", None)
+        if name is None:
+            return None
+    if isinstance(name, torch.dtype):
+        return name
+    dtype = getattr(torch, str(name).replace("torch.", ""), None)
+    if not isinstance(dtype, torch.dtype):
+        raise UserError(f"unknown weight dtype {name!r}")
+    return dtype
 
 
 def _apply_peft(model, spec: FinetuneSpec, upcast: bool):

@@ -73,6 +73,10 @@ def make_optimizer(workload: Workload, cfg: TrainConfig, model, family: str):
         return torch.optim.Adam(params, lr=cfg.lr, **kw)
     if name == "sgd":
         return torch.optim.SGD(params, lr=cfg.lr, momentum=0.9, **kw)
+    if name == "adamw-8bit":
+        from memplan.optim8bit import AdamW8bitStateModel
+
+        return AdamW8bitStateModel(params, lr=cfg.lr)
     if name == "adafactor":
         if "fused" in kw:
             raise UserError("torch.optim.Adafactor has no fused implementation; use foreach or for-loop")
@@ -279,6 +283,8 @@ def run(workload: Workload, cfg: TrainConfig, hooks: StepHooks | None = None,
                     loss = loss_fn(out, batch) / K
                 if not isinstance(loss, torch.Tensor):
                     raise UserError("loss_fn must return a tensor")
+                if not cfg.keep_outputs:
+                    out = None
                 hooks.phase("backward", step, micro)
                 if scaler is not None:
                     scaler.scale(loss).backward()

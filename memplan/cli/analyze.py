@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import click
 
-from memplan.cli._options import device_options, distributed_options, train_config, workload_options
+from memplan.cli._job import job_inputs, job_options
+from memplan.cli._options import device_options, distributed_options, workload_options
 from memplan.cli._output import EXIT_BAD_NEWS, EXIT_OK, debug_option, emit, format_option, run_command
 
 
 @click.command()
 @workload_options
+@job_options
 @device_options
 @distributed_options
 @click.option("--top", type=int, default=10, show_default=True, help="Module rows to show.")
@@ -24,12 +26,12 @@ def command(model, hf_config, task, device, capacity, alloc_conf, world_size, sh
             quiet, fmt, debug, **kw):
     """Estimate the peak memory of training MODEL (a model file, or --hf-config) on fake tensors."""
     if world_size:
-        return _per_rank(model, hf_config, device, capacity, world_size, sharding, fmt, debug, kw)
+        return _per_rank(model, hf_config, task, device, capacity, world_size, sharding, fmt, debug, kw)
 
     def work():
         from memplan import api
 
-        cfg = train_config(kw)
+        workload, cfg, job = job_inputs(model, hf_config, task, kw)
         if report_path:
             from memplan.report.write import check_report_path
 
@@ -37,7 +39,7 @@ def command(model, hf_config, task, device, capacity, alloc_conf, world_size, sh
         from memplan.report.progress import progress
 
         with progress(api.phase_count(cfg), "tracing", quiet=quiet, fmt=fmt) as bar:
-            est, trace = api.analyze(model, hf_config=hf_config, task=task, config=cfg, device=device,
+            est, trace = api.analyze(workload, config=cfg, device=device,
                                      capacity=capacity, alloc_conf=alloc_conf, return_trace=True,
                                      on_phase=lambda *a: bar.update(1), fallback=fallback)
         if report_path and trace is None:
@@ -47,16 +49,27 @@ def command(model, hf_config, task, device, capacity, alloc_conf, world_size, sh
 
             dev = api.resolve_device(device, capacity, alloc_conf)
             write_report(report_path, est, trace, sim=api.simulate_allocator(trace, dev))
-        return est
+        return est, job
 
-    est = run_command(debug, work)
+    est, job = run_command(debug, work)
     from memplan.report.text import render_estimate
 
     code = EXIT_BAD_NEWS if est.fits is False else EXIT_OK
-    emit(fmt, est.to_dict(), lambda: render_estimate(est, top=top), code)
+    d = est.to_dict()
+    if job is not None:
+        d["train_config"] = job.mapping()
+    emit(fmt, d, lambda: _with_mapping(job, render_estimate(est, top=top)), code)
 
 
-def _per_rank(model, hf_config, device, capacity, world_size, sharding, fmt, debug, kw):
+def _with_mapping(job, text: str) -> str:
+    if job is None:
+        return text
+    from memplan.report.jobs import render_mapping
+
+    return render_mapping(job) + "\n\n" + text
+
+
+def _per_rank(model, hf_config, task, device, capacity, world_size, sharding, fmt, debug, kw):
     """`--world-size N`: the per-rank estimate of memplan.distributed, enveloped as `analyze`."""
 
     def work():
@@ -64,7 +77,8 @@ def _per_rank(model, hf_config, device, capacity, world_size, sharding, fmt, deb
         from memplan.distributed import estimate_per_rank
 
         dev = resolve_device(device, capacity)
-        return estimate_per_rank(model, train_config(kw), world_size, sharding, dev, hf_config=hf_config)
+        workload, cfg, job = job_inputs(model, hf_config, task, kw)
+        return estimate_per_rank(workload, cfg, world_size, sharding, dev)
 
     est = run_command(debug, work)
     from memplan.distributed.cli import render_estimate
