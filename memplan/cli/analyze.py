@@ -39,17 +39,16 @@ def command(model, hf_config, task, device, capacity, alloc_conf, world_size, sh
         from memplan.report.progress import progress
 
         with progress(api.phase_count(cfg), "tracing", quiet=quiet, fmt=fmt) as bar:
-            est, trace = api.analyze(workload, config=cfg, device=device,
-                                     capacity=capacity, alloc_conf=alloc_conf, return_trace=True,
-                                     on_phase=lambda *a: bar.update(1), fallback=fallback)
-        if report_path and trace is None:
+            a = api.run_analysis(workload, config=cfg, device=device,
+                                 capacity=capacity, alloc_conf=alloc_conf,
+                                 on_phase=lambda *a: bar.update(1), fallback=fallback)
+        if report_path and a.trace is None:
             click.echo("memplan: no timeline for a fallback estimate: --report was not written", err=True)
         elif report_path:
             from memplan.report.write import write_report
 
-            dev = api.resolve_device(device, capacity, alloc_conf)
-            write_report(report_path, est, trace, sim=api.simulate_allocator(trace, dev))
-        return est, job
+            write_report(report_path, a.estimate, a.trace, sim=a.sim)
+        return a.estimate, job
 
     est, job = run_command(debug, work)
     from memplan.report.text import render_estimate
@@ -58,7 +57,7 @@ def command(model, hf_config, task, device, capacity, alloc_conf, world_size, sh
     d = est.to_dict()
     if job is not None:
         d["train_config"] = job.mapping()
-    emit(fmt, d, lambda: _with_mapping(job, render_estimate(est, top=top)), code)
+    emit(fmt, "analyze", d, lambda: _with_mapping(job, render_estimate(est, top=top)), code)
 
 
 def _with_mapping(job, text: str) -> str:
@@ -73,17 +72,14 @@ def _per_rank(model, hf_config, task, device, capacity, world_size, sharding, fm
     """`--world-size N`: the per-rank estimate of memplan.distributed, enveloped as `analyze`."""
 
     def work():
-        from memplan.api import resolve_device
-        from memplan.distributed import estimate_per_rank
+        from memplan import api
 
-        dev = resolve_device(device, capacity)
-        workload, cfg, job = job_inputs(model, hf_config, task, kw)
-        return estimate_per_rank(workload, cfg, world_size, sharding, dev)
+        dev = api.resolve_device(device, capacity)
+        workload, cfg, _job = job_inputs(model, hf_config, task, kw)
+        return api.estimate_per_rank(workload, cfg, world_size, sharding, dev)
 
     est = run_command(debug, work)
-    from memplan.distributed.cli import render_estimate
-    from memplan.report.envelope import envelope
+    from memplan.report.shard_text import render_rank_estimate
 
-    d = est.to_dict()
-    d.update(envelope("analyze", {}))
-    emit(fmt, d, lambda: render_estimate(est), EXIT_BAD_NEWS if est.fits is False else EXIT_OK)
+    emit(fmt, "analyze", est.to_dict(), lambda: render_rank_estimate(est),
+         EXIT_BAD_NEWS if est.fits is False else EXIT_OK)

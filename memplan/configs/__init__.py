@@ -6,6 +6,7 @@ names, the fine-tuning spec, the model preparation, DeepSpeed / FSDP settings, a
 """
 from __future__ import annotations
 
+from memplan.configs import llamafactory, trainer_args
 from memplan.configs._job import JobConfig, KeyUse, load_mapping
 from memplan.configs.deepspeed import DeepSpeedConfig, read_deepspeed
 
@@ -21,8 +22,6 @@ def detect_format(data: dict) -> str:
 
 def read_train_config(path: str, fmt: str = "auto") -> JobConfig:
     """Read a TrainingArguments or LLaMA-Factory file (JSON or YAML) into a `JobConfig`."""
-    from memplan.configs import llamafactory, trainer_args
-
     data = load_mapping(path)
     fmt = detect_format(data) if fmt == "auto" else fmt
     reader = llamafactory if fmt == "llamafactory" else trainer_args

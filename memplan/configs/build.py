@@ -11,15 +11,13 @@ from dataclasses import replace
 from memplan.configs._job import JobConfig
 from memplan.errors import UserError
 from memplan.finetune import FinetuneSpec, ModelPrep, prepare
-from memplan.workload import Workload
+from memplan.hf import load_hf_config
+from memplan.workload import Workload, load_model_file
 
 
 def job_workload(job: JobConfig | None, model: str | None = None, hf_config: str | None = None,
                  task: str | None = None, finetune: FinetuneSpec | None = None) -> Workload:
     """The workload of a job: its model, with the fine-tuning and model preparation applied."""
-    from memplan.hf import load_hf_config
-    from memplan.workload import load_model_file
-
     if model and hf_config:
         raise UserError("give either a model file or --hf-config, not both")
     source = hf_config or (None if model else job.model if job else None)

@@ -18,8 +18,14 @@ extra batches of token ids (small next to activations) are not counted.
 """
 from __future__ import annotations
 
-from memplan.configs._job import KeyUse, as_bool, as_int
+import json
+import os
+
+from memplan.configs._job import JobConfig, KeyUse, as_bool, as_int, check_unknown, known_keys
+from memplan.configs.deepspeed import read_deepspeed
 from memplan.errors import UserError
+from memplan.finetune import ModelPrep
+from memplan.workload import TrainConfig
 
 # optim value -> (memplan optimizer, implementation, what it stands for)
 OPTIM = {
@@ -96,8 +102,6 @@ def _checkpointing(data: dict, used: list) -> dict | None:
         return None
     kw = data.get("activation_checkpointing_kwargs") or data.get("gradient_checkpointing_kwargs") or {}
     if isinstance(kw, str):
-        import json
-
         try:
             kw = json.loads(kw)
         except json.JSONDecodeError:
@@ -126,10 +130,6 @@ def ignored_rows(data: dict, read: set) -> list[tuple[str, str]]:
 
 def read(data: dict, source: str):
     """A TrainingArguments mapping -> JobConfig."""
-    from memplan.configs._job import JobConfig, check_unknown, known_keys
-    from memplan.finetune import ModelPrep
-    from memplan.workload import TrainConfig
-
     keys = known_keys()
     check_unknown(data, set(keys["trainer_args"]), source, "transformers TrainingArguments")
     s, used, read_keys = read_trainer_keys(data, source)
@@ -145,12 +145,4 @@ def read(data: dict, source: str):
 def _deepspeed(value, source: str, train):
     if value is None:
         return None
-    from memplan.configs.deepspeed import read_deepspeed
-
-    return read_deepspeed(value, base_dir=_dir(source), train=train)
-
-
-def _dir(source: str) -> str:
-    import os
-
-    return os.path.dirname(os.path.abspath(source))
+    return read_deepspeed(value, base_dir=os.path.dirname(os.path.abspath(source)), train=train)

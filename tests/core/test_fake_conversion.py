@@ -1,11 +1,11 @@
-"""Module.to / casts on fake parameters while tracing (memplan.trace.compat.fake_module_conversion)."""
+"""Module.to / casts on fake parameters while tracing (memplan.compat.fake_module_conversion)."""
 
 
 def test_module_to_on_fake_parameters_keeps_ties_and_identity():
     import torch
     from torch._subclasses.fake_tensor import FakeTensorMode
 
-    from memplan.trace.compat import fake_module_conversion
+    from memplan.compat import fake_module_conversion
 
     with fake_module_conversion(), FakeTensorMode():
         emb = torch.nn.Embedding(10, 4)

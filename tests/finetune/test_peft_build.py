@@ -22,7 +22,7 @@ def make_batch(batch_size, seq_len=32):
 def test_get_peft_model_in_a_model_file_traces_and_matches_the_real_step(tmp_path):
     from memplan.trace.tracer import trace_workload
     from memplan.trace.analysis import summarize
-    from memplan.validate.cpu_measure import measure_cpu
+    from memplan.measure.cpu import measure_cpu
     from memplan.workload import TrainConfig, Workload
 
     path = tmp_path / "peft_model.py"
