@@ -32,7 +32,7 @@ def job_options(fn):
 def job_inputs(model, hf_config, task, kw: dict):
     """(workload, TrainConfig, JobConfig or None) from the command line."""
     from memplan.cli._options import train_config
-    from memplan.configs import read_deepspeed, read_train_config
+    from memplan.configs import read_train_config
     from memplan.configs.build import job_workload
     from memplan.errors import UserError
     from memplan.finetune import parse_lora_option, read_peft_config
@@ -51,19 +51,15 @@ def job_inputs(model, hf_config, task, kw: dict):
         if kw.get("checkpoint"):
             explicit["checkpoint"] = tuple(kw["checkpoint"])
         cfg = job.train.with_(**explicit).validate()
-    if kw.get("deepspeed_config"):
-        from dataclasses import replace
-
-        ds = read_deepspeed(kw["deepspeed_config"], train=cfg)
-        job = replace(job, deepspeed=ds) if job is not None else None
     workload = job_workload(job, model, hf_config, task, spec)
     return workload, cfg, job
 
 
-def deepspeed_of(job, kw):
-    """The DeepSpeed config of the command line (--deepspeed wins over the train config's)."""
+def deepspeed_of(job, kw, cfg):
+    """The DeepSpeed config of the command line (--deepspeed wins over the train config's); its "auto"
+    precision follows the TrainConfig `cfg`."""
     from memplan.configs import read_deepspeed
 
     if kw.get("deepspeed_config"):
-        return read_deepspeed(kw["deepspeed_config"])
+        return read_deepspeed(kw["deepspeed_config"], train=cfg)
     return job.deepspeed if job is not None else None

@@ -25,6 +25,8 @@ from memplan.cli._output import EXIT_BAD_NEWS, EXIT_OK, debug_option, emit, form
 def command(model, hf_config, task, device, capacity, alloc_conf, world_size, sharding, top, report_path, fallback,
             quiet, fmt, debug, **kw):
     """Estimate the peak memory of training MODEL (a model file, or --hf-config) on fake tensors."""
+    if kw.get("deepspeed_config") or _config_has_deepspeed(kw):
+        return _deepspeed(model, hf_config, task, world_size or 1, fmt, debug, kw)
     if world_size:
         return _per_rank(model, hf_config, task, device, capacity, world_size, sharding, fmt, debug, kw)
 
@@ -83,3 +85,30 @@ def _per_rank(model, hf_config, task, device, capacity, world_size, sharding, fm
 
     emit(fmt, "analyze", est.to_dict(), lambda: render_rank_estimate(est),
          EXIT_BAD_NEWS if est.fits is False else EXIT_OK)
+
+
+def _config_has_deepspeed(kw) -> bool:
+    if not kw.get("train_config"):
+        return False
+    from memplan.configs import load_mapping
+
+    return bool(load_mapping(kw["train_config"]).get("deepspeed"))
+
+
+def _deepspeed(model, hf_config, task, world_size, fmt, debug, kw):
+    """A DeepSpeed config: per-rank device and host memory of its ZeRO stage (a model, stated)."""
+
+    def work():
+        from memplan import api
+        from memplan.cli._job import deepspeed_of
+
+        workload, cfg, job = job_inputs(model, hf_config, task, kw)
+        return api.estimate_deepspeed(workload, cfg, deepspeed_of(job, kw, cfg), world_size), job
+
+    est, job = run_command(debug, work)
+    from memplan.report.jobs import render_deepspeed
+
+    d = est.to_dict()
+    if job is not None:
+        d["train_config"] = job.mapping()
+    emit(fmt, "analyze", d, lambda: _with_mapping(job, render_deepspeed(est)), EXIT_OK)
