@@ -137,5 +137,8 @@ def load_hf_config(path: str, task: str | None = None, attn_implementation: str 
     config = config_from_dict(data, source=path)
     if attn_implementation:
         config._attn_implementation = attn_implementation
-    name = data.get("_name_or_path") or os.path.splitext(os.path.basename(path))[0]
+    stem = os.path.splitext(os.path.basename(path))[0]
+    if stem == "config":   # a model directory (or cache snapshot): name it after the directory
+        stem = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    name = data.get("_name_or_path") or stem
     return workload_from_config(config, name=str(name), task=task, source=path)

@@ -76,3 +76,20 @@ def test_lf_model_by_directory(tmp_path, model_dir):
     assert res.exit_code == 0, res.output
     d = json.loads(res.stdout)
     assert d["config"]["seq_len"] == 32 and d["train_config"]["format"] == "llamafactory"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", ["trainer-args", "llamafactory"])
+def test_plan_written_back_as_config_keys(tmp_path, model_dir, fmt):
+    res = CliRunner().invoke(cli, ["plan", "--hf-config", str(model_dir), "--seq-len", "32", "--capacity", "64MiB",
+                                   "--fast", "-q", "--format", fmt], catch_exceptions=False)
+    assert res.exit_code in (0, 1), res.output
+    text = res.stdout
+    if fmt == "trainer-args":
+        keys = json.loads(text)
+        assert keys["gradient_checkpointing"] in (True, False) and keys["optim"]
+    else:
+        yaml = pytest.importorskip("yaml", reason="pyyaml is not installed")
+        keys = yaml.safe_load(text)
+        assert "disable_gradient_checkpointing" in keys and keys["cutoff_len"] == 32
+    assert keys["per_device_train_batch_size"] >= 1

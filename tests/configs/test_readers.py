@@ -113,3 +113,39 @@ def test_readers_import_no_torch():
             "print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_hf_config_resolves_a_model_id_from_the_local_cache(tmp_path, monkeypatch):
+    pytest.importorskip("huggingface_hub", reason="huggingface_hub is not installed")
+    snap = tmp_path / "models--acme--tiny" / "snapshots" / "abc123"
+    snap.mkdir(parents=True)
+    (snap / "config.json").write_text(json.dumps({"model_type": "llama"}))
+    (tmp_path / "models--acme--tiny" / "refs").mkdir()
+    (tmp_path / "models--acme--tiny" / "refs" / "main").write_text("abc123")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    import huggingface_hub.constants as c
+
+    monkeypatch.setattr(c, "HF_HUB_CACHE", str(tmp_path))
+    from memplan.hf import resolve_config_path
+
+    assert resolve_config_path("acme/tiny") == str(snap / "config.json")
+    assert resolve_config_path(str(snap)) == str(snap / "config.json")
+    with pytest.raises(UserError, match="not in the local Hugging Face cache|no config.json for model id"):
+        resolve_config_path("acme/absent")
+
+
+def test_plan_keys_round_trip_through_the_readers(tmp_path):
+    from memplan.configs.writer import plan_keys, render
+    from memplan.workload import TrainConfig
+
+    cfg = TrainConfig(batch_size=3, seq_len=512, precision="bf16-amp", optimizer="adamw", optimizer_impl="fused")
+    keys, notes = plan_keys(cfg, 3, 4, ("model.layers.*",), "trainer-args")
+    text = render(keys, notes, {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}, "trainer-args")
+    data = json.loads(text)
+    p = tmp_path / "args.json"
+    p.write_text(json.dumps(data))
+    job = read_train_config(str(p))
+    assert (job.train.batch_size, job.train.grad_accum, job.train.precision) == (3, 4, "bf16-amp")
+    assert job.train.optimizer_impl == "fused" and job.prep.activation_checkpointing == {}
+    keys, _ = plan_keys(cfg.with_(precision="bf16"), 3, 1, (), "llamafactory")
+    assert keys["pure_bf16"] is True and keys["disable_gradient_checkpointing"] is True and keys["cutoff_len"] == 512
