@@ -28,10 +28,12 @@ counted gathered; NVMe offload is counted as leaving both device and host.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from memplan.configs.deepspeed import DeepSpeedConfig
 from memplan.distributed import strategies as S
+from memplan.distributed.estimate import model_params
+from memplan.step import Target
 
 ADAM_MOMENTS_BYTES = 8     # exp_avg + exp_avg_sq in fp32 per trainable element (torch AdamW over the master)
 
@@ -153,10 +155,6 @@ def largest_layer(params: list[S.ParamInfo]) -> int:
 
 def estimate_deepspeed(workload, cfg, ds: DeepSpeedConfig, world_size: int, target=None) -> DeepSpeedRankEstimate:
     """Trace the step once in DeepSpeed's weight precision on one device, then model its ZeRO buffers."""
-    from dataclasses import replace
-
-    from memplan.distributed.estimate import model_params
-    from memplan.step import Target
     from memplan.trace.tracer import trace_workload
 
     prec = weight_precision(ds)
