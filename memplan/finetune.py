@@ -15,12 +15,11 @@ optimizer state (adapters only) are what they are in the real step. Parsing here
 """
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field, replace
 
 from memplan.errors import UserError
-from memplan.workload import Workload
+from memplan.workload import Workload, read_json
 
 FINETUNING_TYPES = ("full", "lora", "freeze", "peft")
 LORA_KEYS = {"r": "rank", "rank": "rank", "alpha": "alpha", "lora_alpha": "alpha", "dropout": "dropout",
@@ -113,14 +112,8 @@ def read_peft_config(path: str) -> FinetuneSpec:
     """An `adapter_config.json` (PEFT's own file), or the directory holding it."""
     if os.path.isdir(path):
         path = os.path.join(path, "adapter_config.json")
-    if not os.path.exists(path):
-        raise UserError(f"PEFT config not found: {path}")
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path} is not valid JSON: {exc}") from exc
-    if not isinstance(data, dict) or "peft_type" not in data:
+    data = read_json(path)
+    if "peft_type" not in data:
         raise UserError(f"{path}: no 'peft_type' (is this a PEFT adapter_config.json?)")
     data = {k: v for k, v in data.items() if k not in ("base_model_name_or_path", "revision", "inference_mode")}
     return FinetuneSpec(method="lora" if data["peft_type"] == "LORA" else "peft", peft_config=data)
