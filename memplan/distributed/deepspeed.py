@@ -63,9 +63,34 @@ def weight_precision(ds: DeepSpeedConfig) -> str:
     return ds.precision or "fp32"
 
 
+def rest_after_first_gradient(trace) -> int | None:
+    """The most activation / temporary bytes live in the steady-state backward once its first gradient is
+    allocated: stage 1/2 allocate their reduce buckets in the first gradient hook (`process_gradients` ->
+    `setup_buckets`), so the buckets meet only what is still live from then on."""
+    st, ev = trace.storages, trace.events
+    w0, w1 = trace.window(trace.steps)
+    cats: dict[str, int] = {}
+    marks, mi, phase, seen, best = trace.marks, 0, "build", False, None
+    for i, v in enumerate(ev):
+        while mi < len(marks) and marks[mi][0] <= i:
+            phase = marks[mi][1]
+            mi += 1
+        r = st[v] if v >= 0 else st[~v]
+        cats[r.category] = cats.get(r.category, 0) + (r.nbytes if v >= 0 else -r.nbytes)
+        if not (w0 <= i < w1 and phase == "backward"):
+            continue
+        seen = seen or (v >= 0 and r.category == "gradients")
+        if seen:
+            rest = sum(b for c, b in cats.items() if c not in ("parameters", "gradients", "optimizer_state"))
+            best = rest if best is None else max(best, rest)
+    return best
+
+
 def deepspeed_rank_bytes(states: list[S.PhaseState], params: list[S.ParamInfo], ds: DeepSpeedConfig, n: int,
-                         units: list[list[str]] | None = None) -> DeepSpeedRankEstimate:
-    """Per-rank device and host bytes of ZeRO stage `ds.stage` on `n` ranks (the table above)."""
+                         units: list[list[str]] | None = None, rest_with_buckets: int | None = None
+                         ) -> DeepSpeedRankEstimate:
+    """Per-rank device and host bytes of ZeRO stage `ds.stage` on `n` ranks (the table above).
+    `rest_with_buckets`: activations live once the stage 1/2 buckets exist (`rest_after_first_gradient`)."""
     w = 4 if weight_precision(ds) == "fp32" else 2
     psi = sum(p.numel for p in params)
     psi_t = sum(p.numel for p in params if p.trainable)
@@ -85,7 +110,10 @@ def deepspeed_rank_bytes(states: list[S.PhaseState], params: list[S.ParamInfo], 
             comp["reduce_bucket"] = bucket * w      # stage3.py __init__: one persistent torch.empty(reduce_bucket_size)
         elif s.phase == "backward" and ds.stage in (1, 2):
             # stage_1_and_2.py setup_buckets: torch.empty(reduce_bucket_size), a second one with overlap_comm
-            comp["reduce_buckets"] = bucket * w * (2 if ds.overlap_comm and ds.contiguous_gradients else 1)
+            buckets = bucket * w * (2 if ds.overlap_comm and ds.contiguous_gradients else 1)
+            late = rest if rest_with_buckets is None else rest_with_buckets
+            if buckets + late > rest:
+                comp.update(reduce_buckets=buckets, activations_and_temporaries=late)
         if s.phase == "optimizer" and ds.stage == 3 and w == 2 and not ds.offload_optimizer:
             comp["fp32_gradient_partition"] = 4 * part
         if s.phase == "optimizer" and ds.stage in (1, 2) and w == 2:
@@ -163,7 +191,8 @@ def estimate_deepspeed(workload, cfg, ds: DeepSpeedConfig, world_size: int, targ
     trace = trace_workload(workload, run_cfg, target or Target())
     params, units, _names = model_params(workload, run_cfg)
     hidden = _hidden_size(workload)
-    est = deepspeed_rank_bytes(S.phase_states(trace), params, ds.resolved(hidden), world_size, units)
+    est = deepspeed_rank_bytes(S.phase_states(trace), params, ds.resolved(hidden), world_size, units,
+                               rest_with_buckets=rest_after_first_gradient(trace))
     states = dict(est.model_states)
     if ds.stage == 3:
         states = _estimator_formula(ds, sum(p.numel for p in params), largest_layer(params), world_size)
