@@ -170,7 +170,7 @@ def main(argv=None) -> int:
             r = rows[-1]
             print(f"{case:11s} predicted {predicted:>14,d} (device {e['device_peak_bytes']:,d} + host "
                   f"{e['host_bytes']:,d})  measured {worst:>14,d}  error {r['error_pct']:+.3f} %", flush=True)
-    write(rows, a.out)
+            write(rows, a.out)      # after every case: a partial run still leaves its results
     return 0
 
 

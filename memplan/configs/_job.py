@@ -106,6 +106,12 @@ def as_int(key: str, value, minimum: int = 1) -> int:
     return n
 
 
+def trainer_keys() -> set:
+    """TrainingArguments keys of transformers 5.x and of the 4.x line (LLaMA-Factory runs on 4.x)."""
+    keys = known_keys()
+    return set(keys["trainer_args"]) | set(keys["trainer_args_4x"])
+
+
 def check_unknown(data: dict, known: set, source: str, what: str) -> None:
     unknown = sorted(k for k in data if k not in known)
     if unknown:

@@ -22,7 +22,7 @@ freeze tuning checkpoints every layer (LLaMA-Factory checkpoints only layers wit
 """
 from __future__ import annotations
 
-from memplan.configs._job import JobConfig, KeyUse, as_bool, as_int, check_unknown, known_keys
+from memplan.configs._job import JobConfig, KeyUse, as_bool, as_int, check_unknown, known_keys, trainer_keys
 from memplan.configs.trainer_args import WHY_IGNORED, _deepspeed, ignored_rows, read_trainer_keys
 from memplan.errors import UserError
 from memplan.finetune import FinetuneSpec, ModelPrep, lora_spec
@@ -41,7 +41,7 @@ LF_WHY = dict(WHY_IGNORED, template="prompt formatting: sequence length comes fr
 
 def read(data: dict, source: str) -> JobConfig:
     keys = known_keys()["llamafactory"]
-    known = set(known_keys()["trainer_args"]).union(*map(set, keys.values()))
+    known = trainer_keys().union(*map(set, keys.values()))
     check_unknown(data, known, source, "LLaMA-Factory (model/data/training/finetuning/generating arguments)")
     s, used, read_keys = read_trainer_keys(data, source)
     stage = data.get("stage", "sft")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 
-from memplan.configs._job import JobConfig, KeyUse, as_bool, as_int, check_unknown, known_keys
+from memplan.configs._job import JobConfig, KeyUse, as_bool, as_int, check_unknown, trainer_keys
 from memplan.configs.deepspeed import read_deepspeed
 from memplan.errors import UserError
 from memplan.finetune import ModelPrep
@@ -45,7 +45,7 @@ DEFAULTS = {"per_device_train_batch_size": 8, "gradient_accumulation_steps": 1, 
             "optim": "adamw_torch_fused"}   # transformers 5.23 training_args.py defaults
 
 # keys read by `read_trainer_keys`; every other key of TrainingArguments is reported as not affecting memory
-READ = ("per_device_train_batch_size", "gradient_accumulation_steps", "bf16", "fp16", "optim", "max_grad_norm",
+READ = ("per_device_train_batch_size", "per_gpu_train_batch_size", "adafactor", "gradient_accumulation_steps", "bf16", "fp16", "optim", "max_grad_norm",
         "gradient_checkpointing", "activation_checkpointing", "gradient_checkpointing_kwargs",
         "activation_checkpointing_kwargs", "deepspeed", "fsdp", "fsdp_config", "learning_rate")
 WHY_IGNORED = {
@@ -63,6 +63,7 @@ def read_trainer_keys(data: dict, source: str) -> tuple[dict, list, dict]:
     settings: batch_size, grad_accum, precision, optimizer, optimizer_impl, clip_grad_norm, lr,
     checkpointing (kwargs or None), deepspeed (path or dict or None), sharding (or None)."""
     used: list[KeyUse] = []
+    data = _aliases(data)
     get = lambda k: data.get(k, DEFAULTS.get(k))  # noqa: E731
     s: dict = {"batch_size": as_int("per_device_train_batch_size", get("per_device_train_batch_size")),
                "grad_accum": as_int("gradient_accumulation_steps", get("gradient_accumulation_steps"))}
@@ -94,6 +95,17 @@ def read_trainer_keys(data: dict, source: str) -> tuple[dict, list, dict]:
     if s["sharding"] and s["deepspeed"]:
         raise UserError(f"{source}: both deepspeed and fsdp are set (contradictory: pick one)")
     return s, used, set(READ)
+
+
+def _aliases(data: dict) -> dict:
+    """transformers 4.x spellings: `per_gpu_train_batch_size` (deprecated alias), `adafactor: true`
+    (before `optim`)."""
+    data = dict(data)
+    if "per_gpu_train_batch_size" in data and "per_device_train_batch_size" not in data:
+        data["per_device_train_batch_size"] = data["per_gpu_train_batch_size"]
+    if data.get("adafactor") is True and "optim" not in data:
+        data["optim"] = "adafactor"
+    return data
 
 
 def _checkpointing(data: dict, used: list) -> dict | None:
@@ -130,8 +142,7 @@ def ignored_rows(data: dict, read: set) -> list[tuple[str, str]]:
 
 def read(data: dict, source: str):
     """A TrainingArguments mapping -> JobConfig."""
-    keys = known_keys()
-    check_unknown(data, set(keys["trainer_args"]), source, "transformers TrainingArguments")
+    check_unknown(data, trainer_keys(), source, "transformers TrainingArguments")
     s, used, read_keys = read_trainer_keys(data, source)
     train = TrainConfig(batch_size=s["batch_size"], precision=s["precision"], optimizer=s["optimizer"],
                         optimizer_impl=s["optimizer_impl"], lr=s.get("lr", 1e-4), grad_accum=s["grad_accum"],

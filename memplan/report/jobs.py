@@ -37,6 +37,6 @@ def render_deepspeed(est) -> str:
     lines += ["", tabulate([(k, fmt_bytes(v)) for k, v in est.phase_totals.items()], headers=["phase", "device"])]
     if est.model_states:
         lines.append(f"DeepSpeed's {est.model_states['estimator']}: {fmt_bytes(est.model_states['device_bytes'])} "
-                     "of model states per device (no activations, buffers)")
+                     "of model states per device (no activations, buffers; it assumes every parameter trains)")
     lines += [f"note: {n}" for n in est.notes]
     return "\n".join(lines)
