@@ -12,7 +12,7 @@ at each phase's peak, activations and temporaries (R); DeepSpeed's own buffers a
 | fp32 master (`single_partition_of_fp32_groups`, stage3 `fp32_partitioned_groups_flat`) | 4Ψt (16-bit only) | 4Ψt/N | 4Ψt/N |
 | Adam moments (the client optimizer over the master) | 8Ψt | 8Ψt/N | 8Ψt/N |
 | gradients (stage 2: `grads_in_partition`; stage 1: full) | Ψt·w | Ψt·w (1) · Ψt·w/N (2) | Ψt·w/N |
-| reduce buckets (`torch.empty(reduce_bucket_size)`) | – | backward (`setup_buckets`; two with `overlap_comm`) | always (one, `__init__`) |
+| reduce buckets (`torch.empty(reduce_bucket_size)`) | – | from the first gradient hook of backward (`setup_buckets`; two with `overlap_comm`) | always (one, `__init__`) |
 | fp32 gradient partition (`step`: `flat_grad_partition.to(fp32)`) | – | optimizer (16-bit) | optimizer |
 
 `offload_optimizer: cpu` moves the fp32 master, the moments and the fp32 gradient partition to host memory
