@@ -5,7 +5,7 @@ each case is a real `deepspeed.initialize` engine on 2 ranks (torch.multiprocess
 optimizer steps of fixtures/hf/llama_small.json (bf16, batch 4, seq 128, fused torch AdamW as the client
 optimizer, gradient_clipping 1.0), measured per rank by PyTorch's CPU allocator accounting
 (`memplan.measure.cpu.ledger`; model build and `deepspeed.initialize` excluded from the peak, their memory
-included). On a CPU "device" and "host" memory are the same allocator: the measured peak is compared with
+included). DeepSpeed's JIT-built shared-memory collective op is switched off (gloo carries the collectives). On a CPU "device" and "host" memory are the same allocator: the measured peak is compared with
 memplan's device peak + host bytes. memplan's numbers come from the CLI:
 `memplan analyze --hf-config ... --train-config args.json --deepspeed ds.json --world-size 2 --format json`.
 DeepSpeed's own `estimate_zero2_model_states_mem_needs` / `estimate_zero3_model_states_mem_needs` are
@@ -55,6 +55,9 @@ def _worker(rank: int, case: str, port: int, out: str) -> None:
     from memplan.measure.profiler import memory_profile
 
     transformers.logging.set_verbosity_error()
+    # DeepSpeed's CPU shared-memory collective op is a JIT-built C++ extension that two ranks building at
+    # once deadlock on (torch's extension lock); gloo carries the collectives instead (same tensors)
+    sys.modules["deepspeed.comm.torch"].build_shm_op = lambda: None
     deepspeed.init_distributed(dist_backend="gloo")
     data = json.loads(CONFIG.read_text())
     cfg = AutoConfig.for_model(**{k: v for k, v in data.items() if k != "architectures"})
