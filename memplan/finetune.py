@@ -131,6 +131,10 @@ def prepare(workload: Workload, spec: FinetuneSpec | None, prep: ModelPrep | Non
         return prepare_model(inner(), spec, prep)
 
     extra = dict(workload.extra, finetune=spec.describe())
+    # the model is no longer what its HF config alone builds: block-once tracing (memplan.trace.blocks),
+    # which rebuilds shallower models from the config, must not apply; the config stays readable
+    extra["base_hf_config"] = extra.pop("hf_config", None)
+    extra.pop("hf_model_class", None)
     return replace(workload, build_model=build_model, extra=extra)
 
 

@@ -73,3 +73,15 @@ def test_get_peft_model_in_a_model_file_traces_and_matches_the_real_step(tmp_pat
     assert s.breakdown_at_peak["optimizer_state"] <= 2 * 4 * 4 * 2 * 4 * 64 * 2 + 4096
     measured = measure_cpu(wl, cfg)
     assert abs(s.peak_allocated_bytes - measured.peak_allocated_bytes) <= 1e-4 * measured.peak_allocated_bytes
+
+
+def test_prepared_workloads_are_not_rebuilt_from_their_hf_config():
+    """Block-once tracing rebuilds HF workloads from the config: a LoRA workload must be traced in full."""
+    from memplan.finetune import lora_spec, prepare
+    from memplan.workload import Workload
+
+    wl = Workload(name="x", build_model=lambda: None, make_batch=lambda b: None,
+                  extra={"hf_config": object(), "hf_model_class": object, "kind": "lm"})
+    out = prepare(wl, lora_spec(8))
+    assert "hf_config" not in out.extra and "hf_model_class" not in out.extra
+    assert out.extra["base_hf_config"] is wl.extra["hf_config"]

@@ -204,5 +204,6 @@ def estimate_deepspeed(workload, cfg, ds: DeepSpeedConfig, world_size: int, targ
 
 
 def _hidden_size(workload) -> int | None:
-    cfg = workload.extra.get("hf_config") if isinstance(workload.extra, dict) else None
+    extra = workload.extra if isinstance(workload.extra, dict) else {}
+    cfg = extra.get("hf_config") or extra.get("base_hf_config")
     return getattr(cfg, "hidden_size", None)
