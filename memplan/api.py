@@ -22,15 +22,16 @@ class DeviceTarget:
     capacity_bytes: int | None  # what the framework reports as total (override with --capacity)
     outside_allocator_bytes: int = 0
     alloc_conf: str | None = None
+    outside_allocator_known: bool = True  # False: the catalog has no figure (counted as 0, said so)
     spec: object = None         # the catalog entry, when there is one
 
 
 def resolve_device(device: str | None = None, capacity: int | str | None = None,
                    alloc_conf: str | None = None) -> DeviceTarget:
     """A catalog name (`A100-80GB`, `910B3`), `cuda` / `npu` (read the present device), `cpu`, or None."""
-    from memplan.units import parse_size
+    from memplan.units import parse_capacity
 
-    cap = parse_size(capacity) if capacity is not None else None
+    cap = parse_capacity(capacity) if capacity is not None else None
     if device is None or device.lower() == "cpu":
         return DeviceTarget(name=device.lower() if device else None, family="cpu", capacity_bytes=cap,
                             alloc_conf=alloc_conf)
@@ -46,6 +47,7 @@ def resolve_device(device: str | None = None, capacity: int | str | None = None,
         name=spec.name, family=spec.family,
         capacity_bytes=cap if cap is not None else spec.capacity_bytes,
         outside_allocator_bytes=spec.outside_allocator_bytes or 0, alloc_conf=alloc_conf, spec=spec,
+        outside_allocator_known=spec.outside_allocator_bytes is not None,
     )
 
 
@@ -64,12 +66,11 @@ def load_workload(model: str | Workload | None = None, hf_config: str | None = N
                   task: str | None = None) -> Workload:
     if isinstance(model, Workload):
         return model
-    if hf_config and model:
-        raise UserError("give either a model file or --hf-config, not both")
+    from memplan.workload import check_source
+
+    check_source(model, hf_config)
     if hf_config:
         return Workload.from_hf_config(hf_config, task=task)
-    if not model:
-        raise UserError("no model: give a model file (model.py) or --hf-config config.json")
     return Workload.from_file(model)
 
 
@@ -80,7 +81,7 @@ def estimate_from_trace(workload: Workload, cfg: TrainConfig, dev: DeviceTarget,
     s = summarize(trace)
     reserved, frag = s.peak_allocated_bytes, 0
     notes = list(trace.notes)
-    if dev.spec is not None and getattr(dev.spec, "outside_allocator_bytes", None) is None:
+    if not dev.outside_allocator_known:
         notes.append(f"memory held outside the allocator on {dev.name} (runtime, HCCL/NCCL buffers) is not in "
                      "the catalog: leave headroom, or give the usable amount with --capacity")
     sim = simulate_allocator(trace, dev)
@@ -107,7 +108,8 @@ def estimate_from_trace(workload: Workload, cfg: TrainConfig, dev: DeviceTarget,
     return Estimate(
         workload=workload.name, config=config, device=dev.name, capacity_bytes=dev.capacity_bytes,
         peak_allocated_bytes=s.peak_allocated_bytes, peak_reserved_bytes=reserved,
-        outside_allocator_bytes=dev.outside_allocator_bytes, peak_phase=s.peak_phase, peak_step=s.peak_step,
+        outside_allocator_bytes=dev.outside_allocator_bytes, outside_allocator_known=dev.outside_allocator_known,
+        peak_phase=s.peak_phase, peak_step=s.peak_step,
         peak_micro_step=s.peak_micro_step, breakdown_at_peak=s.breakdown_at_peak, phase_peaks=s.phase_peaks,
         first_step_peak_bytes=s.first_step_peak_bytes, modules=modules, fragmentation_bytes=frag,
         notes=notes, trace_seconds=round(seconds, 3), n_events=s.n_events,

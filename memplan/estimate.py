@@ -25,6 +25,7 @@ class Estimate:
     fragmentation_bytes: int = 0       # reserved - allocated at the reserved peak
     notes: list = field(default_factory=list)
     method: str = "trace"              # trace | fallback
+    outside_allocator_known: bool = True  # False: not in the catalog; counted as 0 (JSON: null)
     trace_seconds: float = 0.0
     n_events: int = 0
 
@@ -50,4 +51,6 @@ class Estimate:
         d["fits"] = self.fits
         d["headroom_bytes"] = self.headroom_bytes
         d["device_total_bytes"] = self.device_total_bytes
+        if not self.outside_allocator_known:
+            d["outside_allocator_bytes"] = None
         return envelope("analyze", d)

@@ -5,6 +5,7 @@ import functools
 
 import click
 
+from memplan.errors import UserError
 from memplan.workload import OPTIMIZER_IMPLS, OPTIMIZERS, PRECISIONS
 
 
@@ -54,6 +55,30 @@ def train_config(kw: dict):
         grad_accum=kw["grad_accum"], clip_grad_norm=kw["clip_grad_norm"],
         checkpoint=tuple(kw["checkpoint"]), steps=kw["steps"],
     ).validate()
+
+
+def precheck(kw: dict, model=None, hf_config=None, device=None, capacity=None, alloc_conf=None, *,
+             need_budget: bool = False, report_path=None):
+    """Check every argument that can be checked without torch -- the training options, the model
+    source, the device (the catalog is JSON), the capacity, the allocator configuration, the report
+    name -- so a bad argument is answered at once, not after torch and the model file are imported.
+    Returns the TrainConfig."""
+    from memplan.api import resolve_device
+    from memplan.units import parse_capacity
+    from memplan.workload import check_source
+
+    cfg = train_config(kw)
+    if report_path:
+        from memplan.report.write import check_report_path
+
+        check_report_path(report_path)
+    check_source(model, hf_config)
+    if device is not None and device.lower().split(":")[0] in ("auto", "cuda", "npu"):
+        if capacity is not None:  # the device itself is read later (that needs torch)
+            parse_capacity(capacity)
+    elif resolve_device(device, capacity, alloc_conf).capacity_bytes is None and need_budget:
+        raise UserError("plan needs a memory budget: give --device NAME or --capacity SIZE")
+    return cfg
 
 
 def pass_kwargs(fn):

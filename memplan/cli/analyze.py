@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import click
 
-from memplan.cli._options import device_options, distributed_options, train_config, workload_options
-from memplan.cli._output import EXIT_BAD_NEWS, EXIT_OK, debug_option, emit, format_option, run_command
+from memplan.cli._options import device_options, distributed_options, precheck, workload_options
+from memplan.cli._output import (EXIT_BAD_NEWS, EXIT_OK, debug_option, emit, format_option, quiet_option,
+                                 report_written, run_command)
 
 
 @click.command()
@@ -17,23 +18,19 @@ from memplan.cli._output import EXIT_BAD_NEWS, EXIT_OK, debug_option, emit, form
 @click.option("--fallback/--no-fallback", default=True, show_default=True,
               help="When an op cannot be traced on fake tensors, measure small real CPU steps and extrapolate "
                    "(always stated in the report).")
-@click.option("-q", "--quiet", is_flag=True, help="No progress output.")
+@quiet_option
 @format_option
 @debug_option
 def command(model, hf_config, task, device, capacity, alloc_conf, world_size, sharding, top, report_path, fallback,
             quiet, fmt, debug, **kw):
     """Estimate the peak memory of training MODEL (a model file, or --hf-config) on fake tensors."""
+    cfg = run_command(debug, lambda: precheck(kw, model, hf_config, device, capacity, alloc_conf,
+                                              report_path=report_path))
     if world_size:
-        return _per_rank(model, hf_config, device, capacity, world_size, sharding, fmt, debug, kw)
+        return _per_rank(model, hf_config, device, capacity, world_size, sharding, fmt, debug, cfg, quiet)
 
     def work():
         from memplan import api
-
-        cfg = train_config(kw)
-        if report_path:
-            from memplan.report.write import check_report_path
-
-            check_report_path(report_path)
         from memplan.report.progress import progress
 
         with progress(api.phase_count(cfg), "tracing", quiet=quiet, fmt=fmt) as bar:
@@ -47,6 +44,7 @@ def command(model, hf_config, task, device, capacity, alloc_conf, world_size, sh
 
             dev = api.resolve_device(device, capacity, alloc_conf)
             write_report(report_path, est, trace, sim=api.simulate_allocator(trace, dev))
+            report_written(report_path, quiet)
         return est
 
     est = run_command(debug, work)
@@ -56,15 +54,17 @@ def command(model, hf_config, task, device, capacity, alloc_conf, world_size, sh
     emit(fmt, est.to_dict(), lambda: render_estimate(est, top=top), code)
 
 
-def _per_rank(model, hf_config, device, capacity, world_size, sharding, fmt, debug, kw):
+def _per_rank(model, hf_config, device, capacity, world_size, sharding, fmt, debug, cfg, quiet):
     """`--world-size N`: the per-rank estimate of memplan.distributed, enveloped as `analyze`."""
 
     def work():
         from memplan.api import resolve_device
         from memplan.distributed import estimate_per_rank
+        from memplan.report.progress import progress
 
         dev = resolve_device(device, capacity)
-        return estimate_per_rank(model, train_config(kw), world_size, sharding, dev, hf_config=hf_config)
+        with progress(None, f"tracing {world_size} ranks ({sharding})", quiet=quiet, fmt=fmt):
+            return estimate_per_rank(model, cfg, world_size, sharding, dev, hf_config=hf_config)
 
     est = run_command(debug, work)
     from memplan.distributed.cli import render_estimate

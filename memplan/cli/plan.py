@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import click
 
-from memplan.cli._options import device_options, train_config, workload_options
-from memplan.cli._output import EXIT_BAD_NEWS, EXIT_OK, debug_option, emit, format_option, run_command
+from memplan.cli._options import device_options, precheck, workload_options
+from memplan.cli._output import (EXIT_BAD_NEWS, EXIT_OK, debug_option, emit, format_option, quiet_option,
+                                 report_written, run_command)
 
 
 @click.command()
@@ -17,19 +18,22 @@ from memplan.cli._output import EXIT_BAD_NEWS, EXIT_OK, debug_option, emit, form
 @click.option("--same-math-only", is_flag=True, help="Never change precision or optimizer.")
 @click.option("--thorough/--fast", default=None, help="Re-trace every alternative (default: when a trace is quick).")
 @click.option("--report", "report_path", default=None, type=click.Path(dir_okay=False), help="Also write .md or .html.")
-@click.option("-q", "--quiet", is_flag=True, help="No progress output.")
+@quiet_option
 @format_option
 @debug_option
 def command(model, hf_config, task, device, capacity, alloc_conf, target_global_batch, dp_size, margin,
             seq_len_search, same_math_only, thorough, report_path, quiet, fmt, debug, **kw):
     """Recommend batch size, accumulation, checkpointing and allocator/optimizer settings for MODEL."""
 
+    cfg = run_command(debug, lambda: precheck(kw, model, hf_config, device, capacity, alloc_conf,
+                                              need_budget=True, report_path=report_path))
+
     def work():
         from memplan.plan import plan
         from memplan.report.progress import progress
 
         with progress(None, "tracing", quiet=quiet, fmt=fmt) as bar:
-            p = plan(model, hf_config=hf_config, task=task, config=train_config(kw), device=device,
+            p = plan(model, hf_config=hf_config, task=task, config=cfg, device=device,
                      capacity=capacity, alloc_conf=alloc_conf, margin=margin / 100.0,
                      target_global_batch=target_global_batch, dp_size=dp_size, seq_len_search=seq_len_search,
                      same_math_only=same_math_only, thorough=thorough,
@@ -38,6 +42,7 @@ def command(model, hf_config, task, device, capacity, alloc_conf, target_global_
             from memplan.plan._render import write_plan_report
 
             write_plan_report(report_path, p)
+            report_written(report_path, quiet)
         return p
 
     p = run_command(debug, work)

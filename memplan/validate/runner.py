@@ -142,7 +142,7 @@ def validate(model: str | Workload | None = None, *, hf_config: str | None = Non
     per-process memory fraction. With `return_trace=True` returns `(validation, trace)`.
     """
     from memplan import api
-    from memplan.units import parse_size
+    from memplan.units import parse_capacity
     from memplan.validate.backends import family_of, get_backend
 
     if tolerance is None or tolerance < 0:
@@ -171,7 +171,7 @@ def validate(model: str | Workload | None = None, *, hf_config: str | None = Non
     # the estimate: a catalog name as given; a bare family reads the present device (cuda/npu) or plain cpu
     named = device is not None and device.lower().split(":")[0] not in ("auto", "cpu", "cuda", "npu")
     dev = api.resolve_device(device if named else family, capacity, alloc_conf)
-    cap = parse_size(capacity) if capacity is not None else None
+    cap = parse_capacity(capacity) if capacity is not None else None
     from memplan.validate.backends import _Where
 
     with _env(env):
