@@ -17,7 +17,7 @@ import gc
 from dataclasses import dataclass
 from typing import Protocol
 
-from memplan.errors import UserError
+from memplan.errors import BuildError, UserError
 from memplan.workload import TrainConfig, Workload
 
 
@@ -218,7 +218,7 @@ def build(workload: Workload, cfg: TrainConfig, hooks: StepHooks, target: Target
     except UserError:
         raise
     except Exception as exc:
-        raise UserError(f"build_model() raised {type(exc).__name__}: {exc}") from exc
+        raise BuildError(f"build_model() raised {type(exc).__name__}: {exc}") from exc
     if not isinstance(model, torch.nn.Module):
         raise UserError(f"build_model() must return a torch.nn.Module, got {type(model).__name__}")
     if target.run_device != "cpu":

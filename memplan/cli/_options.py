@@ -1,12 +1,10 @@
 """Options shared by analyze, plan and validate: which workload, how it is trained, on what device."""
 from __future__ import annotations
 
-import functools
-
 import click
 
 from memplan.errors import UserError
-from memplan.workload import OPTIMIZER_IMPLS, OPTIMIZERS, PRECISIONS
+from memplan.workload import OPTIMIZER_IMPLS, OPTIMIZERS, PRECISIONS, SHARDINGS, TrainConfig
 
 
 def workload_options(fn):
@@ -46,32 +44,31 @@ def device_options(fn):
     return fn
 
 
-def train_config(kw: dict):
-    from memplan.workload import TrainConfig
-
+def train_config(kw: dict) -> TrainConfig:
+    """The TrainConfig the options describe (validated later, once, by the library call)."""
     return TrainConfig(
         batch_size=kw["batch_size"], seq_len=kw["seq_len"], precision=kw["precision"],
         optimizer=kw["optimizer"], optimizer_impl=kw["optimizer_impl"], lr=kw["lr"],
         grad_accum=kw["grad_accum"], clip_grad_norm=kw["clip_grad_norm"],
         checkpoint=tuple(kw["checkpoint"]), steps=kw["steps"],
-    ).validate()
+    )
 
 
 def precheck(kw: dict, model=None, hf_config=None, device=None, capacity=None, alloc_conf=None, *,
-             need_budget: bool = False, report_path=None):
+             need_budget: bool = False, report_path=None, report_check=None) -> TrainConfig:
     """Check every argument that can be checked without torch -- the training options, the model
     source, the device (the catalog is JSON), the capacity, the allocator configuration, the report
-    name -- so a bad argument is answered at once, not after torch and the model file are imported.
-    Returns the TrainConfig."""
-    from memplan.api import resolve_device
+    name -- so that a bad argument is answered at once, not after torch and the model file are
+    imported. Returns the TrainConfig (the library call validates it again, cheaply)."""
+    from memplan.core.device import resolve_device
     from memplan.units import parse_capacity
     from memplan.workload import check_source
 
-    cfg = train_config(kw)
+    cfg = train_config(kw).validate()
     if report_path:
-        from memplan.report.write import check_report_path
-
-        check_report_path(report_path)
+        if report_check is None:
+            from memplan.report.write import check_report_path as report_check
+        report_check(report_path)
     check_source(model, hf_config)
     if device is not None and device.lower().split(":")[0] in ("auto", "cuda", "npu"):
         if capacity is not None:  # the device itself is read later (that needs torch)
@@ -79,16 +76,6 @@ def precheck(kw: dict, model=None, hf_config=None, device=None, capacity=None, a
     elif resolve_device(device, capacity, alloc_conf).capacity_bytes is None and need_budget:
         raise UserError("plan needs a memory budget: give --device NAME or --capacity SIZE")
     return cfg
-
-
-def pass_kwargs(fn):
-    @functools.wraps(fn)
-    def wrapper(**kw):
-        return fn(kw)
-    return wrapper
-
-
-SHARDINGS = ("ddp", "zero1", "zero2", "zero3", "fsdp")
 
 
 def distributed_options(fn):

@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterator
 import click
 
 from memplan.errors import UserError
+from memplan.report.envelope import envelope
 
 EXIT_OK, EXIT_BAD_NEWS, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -48,7 +49,7 @@ def stdout_to_stderr() -> Iterator[None]:
 
 
 def run_command(debug: bool, fn: Callable[[], Any]) -> Any:
-    """Run the library call `fn` (which may run the user's code); only memplan writes stdout."""
+    """Run the library call `fn` -- the one place the user's code runs -- with stdout sent to stderr."""
     try:
         with stdout_to_stderr():
             return fn()
@@ -71,10 +72,11 @@ def report_written(path: str | None, quiet: bool = False) -> None:
         click.echo(f"report written to {path}", err=True)
 
 
-def emit(fmt: str, payload: dict, human: Callable[[], str], exit_code: int = EXIT_OK) -> None:
-    """Print the JSON payload (fmt == 'json') or the human rendering, then exit with `exit_code`."""
+def emit(fmt: str, command: str, payload: dict, human: Callable[[], str], exit_code: int = EXIT_OK) -> None:
+    """Print the JSON payload (fmt == 'json') in the versioned envelope, or the human rendering, then
+    exit with `exit_code`. This is the one place the JSON envelope is applied."""
     if fmt == "json":
-        click.echo(json.dumps(payload, indent=2, default=str))
+        click.echo(json.dumps(envelope(command, payload), indent=2, default=str))
     else:
         click.echo(human())
     sys.exit(exit_code)

@@ -38,6 +38,7 @@ import networkx as nx
 
 from memplan.errors import TraceError, UserError
 from memplan.workload import TrainConfig
+from memplan.step import NoHooks, Target, build, call_model, cast_batch
 
 RESOLUTION = 128          # discretisation of the memory need in the knapsack
 MAX_TRANSIENTS = 16       # distinct recompute-transient values tried
@@ -91,7 +92,6 @@ def probe_modules(workload, cfg: TrainConfig, family: str = "cpu") -> ModuleProb
     from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
     from torch.utils.flop_counter import FlopCounterMode
 
-    from memplan.step import NoHooks, Target, build, call_model, cast_batch
 
     class _Fake(FakeTensorMode):
         def __deepcopy__(self, memo):   # nn.Transformer deep-copies its layers: stay in this mode
@@ -550,9 +550,3 @@ def snippet(names, blocks=()) -> str:
     )
 
 
-def check_names(model, names) -> None:
-    """Raise UserError if a chosen name is not a submodule of `model` (used by tests and the CLI)."""
-    known = {n for n, _ in model.named_modules()}
-    missing = [n for n in names if n not in known]
-    if missing:
-        raise UserError(f"not modules of this model: {', '.join(missing[:5])}")

@@ -23,14 +23,15 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 
+from memplan.alloc import load_catalog
+from memplan.core import Estimate, load_workload, resolve_device, train_config
 from memplan.errors import TraceError, UserError
-from memplan.estimate import Estimate
 from memplan.plan import accum as _accum
 from memplan.plan import batch as _batch
 from memplan.plan import checkpoint as _ckpt
 from memplan.plan import policy as _policy
 from memplan.plan._evaluate import Evaluator
-from memplan.report.envelope import envelope
+from memplan.plan.snippet import plan_snippet
 from memplan.workload import TrainConfig
 
 FAST_TRACE_EVENTS = 12000   # above this, a trace takes several seconds: model what is not applied
@@ -91,14 +92,9 @@ class Plan:
 
     def to_dict(self) -> dict:
         def est(e):
-            if e is None:
-                return None
-            d = e.to_dict()
-            for k in ("schema_version", "memplan_version", "command"):
-                d.pop(k, None)
-            return d
+            return None if e is None else e.to_dict()
 
-        return envelope("plan", {
+        return {
             "workload": self.workload, "device": self.device, "family": self.family,
             "capacity_bytes": self.capacity_bytes, "margin": self.margin, "budget_bytes": self.budget_bytes,
             "fits": self.fits, "batch_size": self.batch_size, "seq_len": self.seq_len,
@@ -114,7 +110,7 @@ class Plan:
             "if_nothing_fits": self.if_nothing_fits, "snippet": self.snippet, "notes": list(self.notes),
             "thorough": self.thorough, "n_traces": self.n_traces, "trace_seconds": round(self.trace_seconds, 2),
             "seconds": round(self.seconds, 2),
-        })
+        }
 
 
 def _floor_bytes(ev: Evaluator, cfg: TrainConfig) -> int:
@@ -150,13 +146,9 @@ def plan(model=None, *, hf_config: str | None = None, task: str | None = None, c
     `thorough`: re-trace every single change and checkpointing alternative (default: when the baseline
     trace has at most FAST_TRACE_EVENTS events). `on_trace(label)` is called before each new trace.
     """
-    from memplan import api
-
     t_start = time.perf_counter()
-    workload = api.load_workload(model, hf_config, task)
-    cfg = (config or TrainConfig()).with_(**train_options) if train_options else (config or TrainConfig())
-    cfg.validate()
-    dev = device if isinstance(device, api.DeviceTarget) else api.resolve_device(device, capacity, alloc_conf)
+    cfg = train_config(config, **train_options)
+    dev = resolve_device(device, capacity, alloc_conf)
     if dev.capacity_bytes is None:
         raise UserError("plan needs a memory budget: give --device NAME or --capacity SIZE")
     if not 0.0 <= margin < 1.0:
@@ -165,6 +157,7 @@ def plan(model=None, *, hf_config: str | None = None, task: str | None = None, c
         raise UserError(f"--dp-size must be >= 1, got {dp_size}")
     if target_global_batch is not None and target_global_batch < 1:
         raise UserError(f"--target-global-batch must be >= 1, got {target_global_batch}")
+    workload = load_workload(model, hf_config, task)
     budget = int(dev.capacity_bytes * (1.0 - margin))
     ev = Evaluator(workload, dev, budget, on_trace)
     original_conf = dev.alloc_conf
@@ -400,8 +393,6 @@ def plan(model=None, *, hf_config: str | None = None, task: str | None = None, c
         thorough=thorough, n_traces=ev.n_traces, trace_seconds=ev.trace_seconds,
         seconds=time.perf_counter() - t_start,
     )
-    from memplan.plan._render import plan_snippet
-
     return replace(result, snippet=plan_snippet(result))
 
 
@@ -436,7 +427,6 @@ def _model_change(est: Estimate, c, cfg: TrainConfig, family: str) -> int:
 
 def _what_would_fit(ev: Evaluator, base: Estimate, cfg: TrainConfig, budget: int, margin: float, dev, probe) -> dict:
     """Sharding over N devices (approximate ZeRO-3 per rank) or a catalog device with more memory."""
-    from memplan.alloc import load_catalog
 
     # the lowest configuration traced is the starting point
     best_cfg, best_total = cfg, base.device_total_bytes

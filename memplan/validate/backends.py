@@ -4,7 +4,7 @@ Every backend runs the very step driver the tracer runs (`memplan.step.run`) and
 callbacks. What each one reads:
 
 - **cpu**: PyTorch's own CPU-allocator accounting under `torch.profiler` (the measurement of
-  `memplan.validate.cpu_measure`), plus an independent cross-check: the allocator reporter's own running
+  `memplan.measure`), plus an independent cross-check: the allocator reporter's own running
   counter (`total_allocated`, kept by c10's `ProfiledCPUMemoryReporter` per pointer) gives the same peak
   as the sum of the event sizes. The CPU has no caching allocator: reserved is not measurable (None).
 - **cuda**: `torch.cuda.reset_peak_memory_stats` at each phase start, `max_memory_allocated` /
@@ -27,13 +27,18 @@ from __future__ import annotations
 import abc
 
 import gc
-import importlib.util
+import logging
 import traceback
 from dataclasses import dataclass, field
 
+from memplan.compat import import_torch_npu, torch_npu_installed
 from memplan.errors import UserError
+from memplan.measure import PhaseRanges, allocation_events, ledger, memory_profile
 from memplan.step import NoHooks, Target, run
 from memplan.workload import TrainConfig, Workload
+
+log = logging.getLogger("memplan")
+from memplan.alloc.catalog import lookup
 
 FAMILIES = ("cpu", "cuda", "npu")
 
@@ -80,18 +85,18 @@ class Measurement:
 
 
 class _Where(NoHooks):
-    """Remembers the current phase and the model (to name the module a failure happened in)."""
+    """Remembers the current phase and the model (to name the module a failure happened in), and
+    reports each phase to an optional progress callback."""
 
-    on_phase = None  # progress callback, set by the runner
-
-    def __init__(self):
+    def __init__(self, on_phase=None):
         self.phase_name, self.step, self.micro = "build", 0, 0
         self.model = None
+        self.on_phase = on_phase
 
     def phase(self, phase, step, micro_step):
         self.phase_name, self.step, self.micro = phase, step, micro_step
-        if _Where.on_phase is not None:
-            _Where.on_phase(phase, step, micro_step)
+        if self.on_phase is not None:
+            self.on_phase(phase, step, micro_step)
 
     def model_built(self, model):
         self.model = model
@@ -149,7 +154,7 @@ def _drop(exc: BaseException | None) -> None:
 
 # ---------------------------------------------------------------------------------------------------
 class CpuBackend:
-    """The CPU allocator's accounting, read through the profiler (see `cpu_measure`)."""
+    """The CPU allocator's accounting, read through the profiler (see `memplan.measure`)."""
 
     name = "cpu"
 
@@ -163,21 +168,17 @@ class CpuBackend:
     def device_name(self) -> str:
         return "cpu"
 
-    def measure(self, workload: Workload, cfg: TrainConfig, capacity: int | None = None) -> Measurement:
-        from memplan.validate.quiet_profiler import memory_profile
-
-        from memplan.validate.cpu_measure import _ledger, _PhaseRanges
-
-        class Hooks(_PhaseRanges, _Where):
+    def measure(self, workload: Workload, cfg: TrainConfig, capacity: int | None = None,
+                on_phase=None) -> Measurement:
+        class Hooks(PhaseRanges, _Where):
             def __init__(self):
-                _PhaseRanges.__init__(self)
-                _Where.__init__(self)
+                PhaseRanges.__init__(self)
+                _Where.__init__(self, on_phase)
 
             def phase(self, phase, step, micro_step):
                 _Where.phase(self, phase, step, micro_step)
-                _PhaseRanges.phase(self, phase, step, micro_step)
+                PhaseRanges.phase(self, phase, step, micro_step)
 
-        cfg.validate()
         hooks = Hooks()
         err = failure = None
         notes = []
@@ -198,11 +199,11 @@ class CpuBackend:
         del err
         gc.collect()
         if failure is not None:
-            part = _ledger(prof, max(failure.step, 1))
+            part = ledger(prof, max(failure.step, 1))
             failure = _replace(failure, peak_allocated_bytes=part.peak_allocated_bytes
                                if failure.step >= 1 else part.run_peak_allocated_bytes)
             return Measurement("cpu", "cpu", None, None, None, notes=tuple(notes), failure=failure)
-        m = _ledger(prof, cfg.steps)
+        m = ledger(prof, cfg.steps)
         counter_peak, end_diff = _counter_check(prof, cfg.steps)
         checks = {
             "ledger_end_diff_bytes": end_diff,
@@ -227,11 +228,9 @@ def _counter_check(prof, steps: int) -> tuple[int | None, int | None]:
     c10's `ProfiledCPUMemoryReporter` keeps `total_allocated` per pointer, process-wide and across
     profiling sessions, so it starts from whatever earlier sessions left; its level before the run's first
     event is the baseline. Returns (the steady-state peak read from the counter, |counter change over the
-    run - the sum of the event sizes|): the first equals `_ledger`'s peak and the second is 0 when the
+    run - the sum of the event sizes|): the first equals `ledger`'s peak and the second is 0 when the
     events are complete.
     """
-    from memplan.validate.cpu_measure import allocation_events
-
     rows = [(t, q, total, size, label.split("::")[1]) for t, q, size, total, label in allocation_events(prof)]
     if not rows:
         return None, None
@@ -269,7 +268,8 @@ class _AcceleratorBackend(abc.ABC):
         mod = self._mod()
         try:
             return str(mod.get_device_name())
-        except Exception:
+        except RuntimeError as exc:   # a faulted or busy device: the family name will do
+            log.debug("get_device_name failed: %s", exc)
             return self.name
 
     def cleanup(self) -> None:
@@ -278,12 +278,12 @@ class _AcceleratorBackend(abc.ABC):
         gc.collect()
         try:
             mod.synchronize()
-        except Exception:  # a faulted device may refuse to synchronize; still try to free
-            pass
+        except RuntimeError as exc:  # a faulted device may refuse to synchronize; still try to free
+            log.debug("synchronize failed during cleanup: %s", exc)
         try:
             mod.empty_cache()
-        except Exception:
-            pass
+        except RuntimeError as exc:
+            log.debug("empty_cache failed during cleanup: %s", exc)
 
     def _used(self, mod) -> tuple[int | None, int | None]:
         fn = getattr(mod, "mem_get_info", None)
@@ -291,11 +291,13 @@ class _AcceleratorBackend(abc.ABC):
             return None, None
         try:
             free, total = fn()
-        except Exception:
+        except RuntimeError as exc:   # mem_get_info is not supported everywhere (e.g. some MIG setups)
+            log.debug("mem_get_info failed: %s", exc)
             return None, None
         return int(total - free), int(total)
 
-    def measure(self, workload: Workload, cfg: TrainConfig, capacity: int | None = None) -> Measurement:
+    def measure(self, workload: Workload, cfg: TrainConfig, capacity: int | None = None,
+                on_phase=None) -> Measurement:
         cfg.validate()
         mod = self._mod()
         self.cleanup()
@@ -314,7 +316,7 @@ class _AcceleratorBackend(abc.ABC):
 
         class Hooks(_Where):
             def __init__(self):
-                super().__init__()
+                super().__init__(on_phase)
                 self.alloc: dict[str, int] = {}
                 self.res: dict[str, int] = {}
                 self.used = None
@@ -351,7 +353,8 @@ class _AcceleratorBackend(abc.ABC):
                 nums = dict(allocated_bytes=int(mod.memory_allocated()) - base_alloc,
                             reserved_bytes=int(mod.memory_reserved()) - base_res,
                             peak_allocated_bytes=int(mod.max_memory_allocated()) - base_alloc)
-            except Exception:  # the device itself may be unusable after a kernel fault
+            except RuntimeError as exc2:  # the device itself may be unusable after a kernel fault
+                log.debug("memory counters unreadable after the failure: %s", exc2)
                 nums = {}
             failure = _failure(exc, hooks, **nums)
         finally:
@@ -382,7 +385,8 @@ class _AcceleratorBackend(abc.ABC):
 def _stat(mod, key: str):
     try:
         return int(mod.memory_stats().get(key, 0))
-    except Exception:
+    except RuntimeError as exc:
+        log.debug("memory_stats()[%s] unreadable: %s", key, exc)
         return None
 
 
@@ -413,13 +417,7 @@ class NpuBackend(_AcceleratorBackend):
     def check(self) -> None:
         import torch
 
-        if importlib.util.find_spec("torch_npu") is None:
-            raise UserError("--device npu: torch_npu is not installed (pip install 'memplan[npu]', with CANN)")
-        try:
-            import torch_npu  # noqa: F401  (registers torch.npu)
-        except Exception as exc:  # e.g. ImportError: libhccl.so without the CANN runtime
-            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-            raise UserError(f"--device npu: torch_npu cannot be imported: {first}") from None
+        import_torch_npu("--device npu")
         if not torch.npu.is_available():
             raise UserError("--device npu: torch_npu is installed but no Ascend NPU is visible")
 
@@ -433,7 +431,7 @@ def detect_family() -> str:
 
     if torch.cuda.is_available():
         return "cuda"
-    if importlib.util.find_spec("torch_npu") is not None:
+    if torch_npu_installed():
         try:
             NpuBackend().check()
             return "npu"
@@ -459,7 +457,6 @@ def family_of(device: str | None) -> str | None:
     d = device.lower()
     if d in FAMILIES or d.split(":")[0] in FAMILIES:
         return d.split(":")[0]
-    from memplan.alloc.catalog import lookup
 
     return lookup(device).family
 

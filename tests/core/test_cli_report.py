@@ -51,7 +51,7 @@ def test_report_suffix_is_checked_before_tracing(model_path, tmp_path):
 
 
 def test_diagnose_snapshot(tmp_path):
-    from memplan.report._snapshot_synth import synthetic_snapshot
+    from snapshot_synth import synthetic_snapshot
 
     data, truth = synthetic_snapshot()
     path = tmp_path / "snapshot.pickle"

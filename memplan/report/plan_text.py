@@ -9,51 +9,11 @@ import html
 from tabulate import tabulate
 
 from memplan.units import fmt_bytes
+from memplan.errors import UserError
 
 
 def _pct_of(part: int | None, whole: int) -> str:
     return "-" if part is None or not whole else f"{100 * part / whole:.0f} %"
-
-
-def plan_snippet(p) -> str:
-    """Environment variables, optimizer/precision lines, checkpointing code, batch/accumulation numbers."""
-    from memplan.plan.checkpoint import snippet as ckpt_snippet
-
-    out = [f"# memplan plan: {p.workload} on {p.device or 'cpu'} ({fmt_bytes(p.capacity_bytes)}, margin "
-           f"{100 * p.margin:g} %)"]
-    if p.predicted is not None:
-        out.append(f"# predicted peak {fmt_bytes(p.predicted.device_total_bytes)} "
-                   f"({'fits' if p.fits else 'DOES NOT FIT'}; budget {fmt_bytes(p.budget_bytes)})")
-    else:
-        out.append("# nothing traced fits: see 'If nothing fits'")
-    for k, v in p.env.items():
-        out.append(f"export {k}={v!r}")
-    applied = [c for c in p.changes if c.applied and c.kind in ("optimizer-impl", "optimizer", "precision")]
-    if applied or p.env:
-        out.append("")
-    if any(c.kind in ("optimizer-impl", "optimizer") for c in applied):
-        from memplan.plan.policy import optimizer_line
-
-        titles = "; ".join(c.title for c in applied if c.kind != "precision")
-        numerics = any(not c.same_math for c in applied if c.kind != "precision")
-        out.append(f"# {titles}" + (" (changes numerics)" if numerics else ""))
-        out.append(optimizer_line(p.config, p.family))
-    for c in applied:
-        if c.kind == "precision":
-            out.append(f"# {c.title} (changes numerics)")
-            out.append(c.code)
-    if p.batch_size is not None:
-        out.append("")
-        out.append(f"micro_batch_size = {p.batch_size}")
-        out.append(f"grad_accum_steps = {p.grad_accum_steps}   # global batch = dp {p.dp_size} x "
-                   f"{p.grad_accum_steps} x {p.batch_size} = {p.global_batch}")
-        if p.seq_len:
-            out.append(f"seq_len = {p.seq_len}")
-    if p.checkpoint:
-        out.append("")
-        out.append("# activation checkpointing (non-reentrant), after building the model:")
-        out.append(ckpt_snippet(p.checkpoint).rstrip())
-    return "\n".join(out)
 
 
 def render_plan(p) -> str:
@@ -143,17 +103,20 @@ def render_plan(p) -> str:
     return "\n".join(out)
 
 
+def check_plan_report_path(path: str) -> None:
+    """A plan report is Markdown (.md) or HTML (.html); checked before the plan is made."""
+    if not path.endswith((".md", ".html", ".htm")):
+        raise UserError(f"--report {path}: use a .md or .html file")
+
+
 def write_plan_report(path: str, p) -> None:
     """Write the plan as Markdown (.md) or HTML (.html)."""
-    from memplan.errors import UserError
-
+    check_plan_report_path(path)
     text = render_plan(p)
     if path.endswith(".md"):
         body = f"# memplan plan: {p.workload}\n\n```\n{text}\n```\n"
-    elif path.endswith((".html", ".htm")):
+    else:
         body = ("<!doctype html><meta charset='utf-8'><title>memplan plan</title>"
                 f"<h1>memplan plan: {html.escape(p.workload)}</h1><pre>{html.escape(text)}</pre>\n")
-    else:
-        raise UserError(f"--report {path}: use a .md or .html file")
     with open(path, "w", encoding="utf-8") as f:
         f.write(body)

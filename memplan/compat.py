@@ -1,4 +1,9 @@
-"""Keep libraries on their real (eager) code paths while memplan traces on fake tensors.
+"""Feature probes for torch / torch_npu / transformers versions, in one place.
+
+`import_torch_npu(what)`: the one check that torch_npu is installed and importable (it needs the CANN
+runtime; without it `import torch_npu` fails with `ImportError: libhccl.so ...`), as a one-line UserError.
+
+`eager_paths()`: keep libraries on their real (eager) code paths while memplan traces on fake tensors.
 
 Some libraries look for fake tensors and switch to the code path they use under `torch.compile` /
 export: transformers' `is_tracing(tensor)` is true for a FakeTensor, so its attention-mask code never
@@ -12,7 +17,27 @@ recorder's value shadows, or are answered conservatively.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import sys
+
+from memplan.errors import UserError
+
+
+def import_torch_npu(what: str = "--device npu"):
+    """Import torch_npu (registers `torch.npu`) or raise a one-line UserError saying why it cannot be."""
+    if importlib.util.find_spec("torch_npu") is None:
+        raise UserError(f"{what}: torch_npu is not installed (pip install 'memplan[npu]', with CANN)")
+    try:
+        import torch_npu  # noqa: F401  (needs the CANN runtime)
+    except Exception as exc:  # noqa: BLE001 - e.g. ImportError: libhccl.so without the CANN runtime
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise UserError(f"{what}: torch_npu cannot be imported: {first}") from None
+    return torch_npu
+
+
+def torch_npu_installed() -> bool:
+    """Whether torch_npu is installed at all (not whether it imports)."""
+    return importlib.util.find_spec("torch_npu") is not None
 
 
 def _not_fake(x) -> bool:
