@@ -17,7 +17,10 @@ def _check_report(path: str) -> None:
 @click.command()
 @workload_options
 @device_options
-@click.option("--target-global-batch", type=int, default=None, help="Global batch to reach with accumulation.")
+@click.option("--target-global-batch", type=int, default=None,
+              help="Global batch to reach with accumulation (default: -b x --grad-accum x --dp-size, kept).")
+@click.option("--maximize-batch", is_flag=True,
+              help="Find the largest micro-batch that fits instead of keeping the global batch.")
 @click.option("--dp-size", type=int, default=1, show_default=True, help="Data-parallel ranks.")
 @click.option("--margin", type=float, default=5.0, show_default=True, help="Percent of capacity kept free.")
 @click.option("--seq-len-search", is_flag=True, help="Find the longest --seq-len at the given batch instead.")
@@ -27,9 +30,13 @@ def _check_report(path: str) -> None:
 @quiet_option
 @format_option
 @debug_option
-def command(model, hf_config, task, device, capacity, alloc_conf, target_global_batch, dp_size, margin,
-            seq_len_search, same_math_only, thorough, report_path, quiet, fmt, debug, **kw):
-    """Recommend batch size, accumulation, checkpointing and allocator/optimizer settings for MODEL."""
+def command(model, hf_config, task, device, capacity, alloc_conf, target_global_batch, maximize_batch, dp_size,
+            margin, seq_len_search, same_math_only, thorough, report_path, quiet, fmt, debug, **kw):
+    """Recommend batch size, accumulation, checkpointing and allocator/optimizer settings for MODEL.
+
+    The global batch you train with (-b x --grad-accum x --dp-size, or --target-global-batch) is kept:
+    the plan splits it into the largest micro-batch that fits and accumulation steps. Precision or
+    optimizer changes are planned only when nothing with the same math fits (--same-math-only: never)."""
 
     cfg = run_command(debug, lambda: precheck(kw, model, hf_config, device, capacity, alloc_conf,
                                               need_budget=True, report_path=report_path,
@@ -43,7 +50,7 @@ def command(model, hf_config, task, device, capacity, alloc_conf, target_global_
             p = api.plan(model, hf_config=hf_config, task=task, config=cfg, device=device,
                      capacity=capacity, alloc_conf=alloc_conf, margin=margin / 100.0,
                      target_global_batch=target_global_batch, dp_size=dp_size, seq_len_search=seq_len_search,
-                     same_math_only=same_math_only, thorough=thorough,
+                     same_math_only=same_math_only, thorough=thorough, maximize_batch=maximize_batch,
                      on_trace=lambda label: bar.update(1, f"tracing {label}"))
         if report_path:
             from memplan.report.plan_text import write_plan_report

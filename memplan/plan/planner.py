@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from memplan.alloc import load_catalog
 from memplan.core import Estimate, load_workload, resolve_device, train_config
 from memplan.errors import TraceError, UserError
+from memplan.units import fmt_bytes
 from memplan.plan import accum as _accum
 from memplan.plan import batch as _batch
 from memplan.plan import checkpoint as _ckpt
@@ -89,6 +90,7 @@ class Plan:
     n_traces: int = 0
     trace_seconds: float = 0.0
     seconds: float = 0.0
+    numerics_reason: str = ""                 # why the plan changes precision / optimizer ("" when it does not)
 
     def to_dict(self) -> dict:
         def est(e):
@@ -109,7 +111,7 @@ class Plan:
             "accumulation": self.accumulation.to_dict() if self.accumulation else None,
             "if_nothing_fits": self.if_nothing_fits, "snippet": self.snippet, "notes": list(self.notes),
             "thorough": self.thorough, "n_traces": self.n_traces, "trace_seconds": round(self.trace_seconds, 2),
-            "seconds": round(self.seconds, 2),
+            "seconds": round(self.seconds, 2), "numerics_reason": self.numerics_reason,
         }
 
 
@@ -138,8 +140,12 @@ def plan(model=None, *, hf_config: str | None = None, task: str | None = None, c
          device=None, capacity=None, alloc_conf: str | None = None, margin: float = 0.05,
          target_global_batch: int | None = None, dp_size: int = 1, seq_len_search: bool = False,
          same_math_only: bool = False, thorough: bool | None = None, max_batch: int = 1 << 16,
-         on_trace=None, **train_options) -> Plan:
+         maximize_batch: bool = False, on_trace=None, **train_options) -> Plan:
     """Recommend batch size, accumulation, checkpointing, allocator and optimizer settings that fit.
+
+    The global batch (micro-batch x accumulation x `dp_size`) is kept: `target_global_batch` when given,
+    else the one of `config`; the micro-batch is the largest that fits and divides it. `maximize_batch`
+    asks instead for the largest micro-batch that fits (the global batch then changes).
 
     `device`: a catalog name or a `DeviceTarget`; `capacity` overrides its memory (a plain capacity
     with no device plans for plain CPU accounting). `margin`: fraction of the capacity kept free.
@@ -157,6 +163,13 @@ def plan(model=None, *, hf_config: str | None = None, task: str | None = None, c
         raise UserError(f"--dp-size must be >= 1, got {dp_size}")
     if target_global_batch is not None and target_global_batch < 1:
         raise UserError(f"--target-global-batch must be >= 1, got {target_global_batch}")
+    if maximize_batch and (target_global_batch is not None or seq_len_search):
+        raise UserError("--maximize-batch changes the global batch: it excludes --target-global-batch "
+                        "and --seq-len-search")
+    # the global batch to keep (None: the largest micro-batch is wanted, or the sequence length is searched)
+    keep = None if maximize_batch or seq_len_search else (
+        target_global_batch or cfg.batch_size * cfg.grad_accum * dp_size)
+    max_micro = max_batch if keep is None else min(max_batch, -(-keep // dp_size))
     workload = load_workload(model, hf_config, task)
     budget = int(dev.capacity_bytes * (1.0 - margin))
     ev = Evaluator(workload, dev, budget, on_trace)
@@ -227,7 +240,7 @@ def plan(model=None, *, hf_config: str | None = None, task: str | None = None, c
         if seq_len_search:
             seq_search = _batch.largest_fitting(ev, c, "seq_len", multiple=8, max_value=1 << 20)
             return c.with_(seq_len=seq_search.best) if seq_search.best else None
-        batch_search = _batch.largest_fitting(ev, c, "batch_size", max_value=max_batch)
+        batch_search = _batch.largest_fitting(ev, c, "batch_size", max_value=max_micro)
         return c.with_(batch_size=batch_search.best) if batch_search.best else None
 
     cur_impl = [cfg.optimizer_impl]
@@ -289,21 +302,20 @@ def plan(model=None, *, hf_config: str | None = None, task: str | None = None, c
                 break
     elif found is None:
         notes.append("same-math changes only (numerics changes were not allowed)")
+    numerics_reason = _why_numerics(ev, cfg, budget) if numerics_used and found is not None else ""
 
     # accumulation for the target (or the given) global batch
     accumulation = None
     final = found
     if found is not None and not seq_len_search:
-        target = target_global_batch
-        if target is None and found.batch_size < cfg.batch_size * cfg.grad_accum:
-            target = cfg.batch_size * cfg.grad_accum * dp_size   # keep the global batch the user had
+        target = keep
         if target is not None:
             accumulation = _accum.accumulation(target, found.batch_size, dp_size)
             final = found.with_(batch_size=accumulation.micro_batch,
                                 grad_accum=min(accumulation.grad_accum_steps, 2))
             if accumulation.grad_accum_steps > 1 and not fits(final):
                 # gradients live through the next micro-step's forward: search again with accumulation
-                s2 = _batch.largest_fitting(ev, found.with_(grad_accum=2), "batch_size", max_value=max_batch)
+                s2 = _batch.largest_fitting(ev, found.with_(grad_accum=2), "batch_size", max_value=max_micro)
                 if s2.best:
                     batch_search = s2
                     notes.append("micro-batch searched again with accumulation: gradients stay allocated "
@@ -372,9 +384,6 @@ def plan(model=None, *, hf_config: str | None = None, task: str | None = None, c
                               f"micro_batch_size = {final.batch_size}\ngrad_accum_steps = {k}",
                               accumulation.note if accumulation else ""))
     changes.sort(key=lambda c: (not c.applied, c.kind == "batch", -(c.saving_bytes or 0)))
-    for c in changes:
-        if c.applied and not c.same_math:
-            notes.append(f"the plan changes the numerics: {c.title} ({c.note})")
 
     nothing = None
     if not plan_fits:
@@ -390,10 +399,21 @@ def plan(model=None, *, hf_config: str | None = None, task: str | None = None, c
         checkpoint=tuple(final.checkpoint) if final is not None else (), env=env, predicted=predicted,
         baseline=base, changes=tuple(changes), alloc_policy=pol, batch_search=batch_search, seq_search=seq_search,
         checkpointing=ckpt_plan, accumulation=accumulation, if_nothing_fits=nothing, notes=tuple(notes),
+        numerics_reason=numerics_reason,
         thorough=thorough, n_traces=ev.n_traces, trace_seconds=ev.trace_seconds,
         seconds=time.perf_counter() - t_start,
     )
     return replace(result, snippet=plan_snippet(result))
+
+
+def _why_numerics(ev: Evaluator, cfg: TrainConfig, budget: int) -> str:
+    """Why no same-math configuration fits, in one sentence (the plan then changes the numerics)."""
+    floor = _floor_bytes(ev, cfg)
+    if floor > budget:
+        return (f"nothing with the same math fits: parameters, gradients and optimizer state alone take "
+                f"{fmt_bytes(floor)} of the {fmt_bytes(budget)} budget")
+    return ("nothing with the same math fits: micro-batch 1 is over the budget and activation checkpointing "
+            "does not bring it under")
 
 
 def _chosen_pct(cp) -> float:

@@ -32,6 +32,11 @@ def render_plan(p) -> str:
                    + (f", {len(p.checkpoint)} modules checkpointed" if p.checkpoint else "")
                    + f" -> {fmt_bytes(e.device_total_bytes)} ({_pct_of(e.device_total_bytes, cap)} of capacity, "
                    f"re-traced) -> " + ("FITS" if p.fits else "DOES NOT FIT"))
+    numerics = [c.title + (f" ({c.note})" if c.note else "") for c in p.changes if c.applied and not c.same_math]
+    if numerics:
+        out.append(f"numerics: CHANGED — {'; '.join(numerics)}")
+        if p.numerics_reason:
+            out.append(f"          {p.numerics_reason} (--same-math-only forbids this)")
     out.append("")
     if p.changes:
         out.append("Changes, by payoff (saving vs. as given; negative = uses more memory)")
@@ -46,7 +51,11 @@ def render_plan(p) -> str:
     s = p.batch_search or p.seq_search
     if s is not None:
         what = "micro-batch" if s.var == "batch_size" else "sequence length"
-        line = f"Largest {what}: {s.best if s.best else 'none fits'}"
+        a = p.accumulation
+        upto = (f" (searched up to the global batch {a.target_global_batch}; --maximize-batch searches further)"
+                if a is not None and s.var == "batch_size" and s.best and s.best * a.dp_size >= a.target_global_batch
+                else "")
+        line = f"Largest {what}{upto}: {s.best if s.best else 'none fits'}"
         if s.predicted:
             line += f" (two-point fit predicted {s.predicted}"
             if s.max_error_pct is not None:

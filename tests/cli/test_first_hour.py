@@ -100,6 +100,36 @@ def test_user_prints_go_to_stderr_json_stays_json(model_file, args):
     assert "user print at import" in r.stderr and "user print in make_batch" in r.stderr
 
 
+# ---- plan keeps the global batch; numerics only when nothing else fits, said plainly -----------------
+def test_plan_keeps_the_global_batch_and_says_why_numerics_change():
+    r = cli("plan", MLP, "-b", "8", "--capacity", "150MiB", "--format", "json")
+    p = json.loads(r.stdout)
+    assert r.exit_code == 0 and p["fits"]
+    assert p["batch_size"] * p["grad_accum_steps"] * p["dp_size"] == p["global_batch"] == 8
+    # model states alone (147 MiB) exceed the 142.5 MiB budget: only then the optimizer changes
+    assert p["config"]["optimizer"] == "adafactor"
+    assert p["numerics_reason"].startswith("nothing with the same math fits: parameters, gradients and optimizer")
+    text = cli("plan", MLP, "-b", "8", "--capacity", "150MiB").stdout
+    assert "plan:     batch 8 x accum 1" in text and "\nnumerics: CHANGED — Adafactor" in text
+
+
+def test_plan_same_math_when_it_fits_and_maximize_on_request():
+    keep = json.loads(cli("plan", MLP, "-b", "4", "--grad-accum", "2", "--capacity", "400MiB",
+                          "--format", "json").stdout)
+    assert keep["global_batch"] == 8 and keep["config"]["optimizer"] == "adamw" and not keep["numerics_reason"]
+    big = json.loads(cli("plan", MLP, "-b", "4", "--capacity", "400MiB", "--maximize-batch",
+                         "--format", "json").stdout)
+    assert big["batch_size"] > 8 and big["config"]["optimizer"] == "adamw"
+
+
+def test_plan_target_global_batch_exact_or_says_why():
+    p = json.loads(cli("plan", MLP, "--capacity", "400MiB", "--target-global-batch", "16", "--format", "json").stdout)
+    assert p["global_batch"] == 16 and p["accumulation"]["exact"]
+    q = cli("plan", MLP, "--capacity", "400MiB", "--target-global-batch", "10", "--dp-size", "4")
+    assert "10 is not a multiple of dp size 4, so no split reaches it: the nearest global batch is 12 (or 8)" \
+        in q.stdout
+
+
 # ---- arguments are checked before torch is imported ---------------------------------------------
 BAD_ARGS = [
     (("analyze", MLP, "--device", "910Z9"), "unknown device '910Z9'"),
