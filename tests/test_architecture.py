@@ -31,13 +31,6 @@ HEAVY = ("torch", "transformers", "torch_npu", "matplotlib")
 MAX_FUNCTION_LINES = 80
 LONG_FUNCTION_ALLOWED = {
     "memplan/diagnose/_classify.py:classify_oom",   # being split in issue 13
-    # not yet split into named steps (issue 14 follow-up):
-    "memplan/alloc/simulator.py:simulate", "memplan/diagnose/snapshot.py:_analyse_device",
-    "memplan/plan/batch.py:largest_fitting", "memplan/plan/checkpoint.py:probe_modules",
-    "memplan/plan/checkpoint.py:plan_checkpointing", "memplan/plan/planner.py:plan",
-    "memplan/report/html.py:_chart", "memplan/report/html.py:html_document",
-    "memplan/report/plan_text.py:render_plan", "memplan/report/timeline.py:timeline_from_trace",
-    "memplan/validate/backends.py:measure",
 }
 LAZY_IMPORT_ALLOWED = {
     "memplan.diagnose._classify",                   # being rewritten in issue 13

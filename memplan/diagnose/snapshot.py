@@ -34,7 +34,6 @@ from itertools import accumulate
 from typing import Any
 
 from memplan.errors import UserError
-from memplan.units import fmt_bytes
 
 __all__ = ["BlockInfo", "DeviceAnalysis", "Group", "SnapshotAnalysis", "read_snapshot"]
 
@@ -432,8 +431,20 @@ def read_snapshot(path: str | os.PathLike, *, top: int = TOP) -> SnapshotAnalysi
                             allocator_settings=settings or {}, notes=tuple(notes))
 
 
-def _analyse_device(dev: int, rep: _Replay, segs: list[dict], frames: _Frames, top: int
-                    ) -> DeviceAnalysis:
+@dataclass
+class _EndState:
+    reserved: int
+    allocated: int
+    requested: int
+    cached_free: int
+    largest_free: int
+    blocks_info: list
+    pre_live: list
+
+
+def _end_state(rep: _Replay, segs: list[dict], frames: _Frames) -> "_EndState":
+    """What the segments say at the dump: reserved / allocated / requested / cached bytes, the blocks,
+    and the active blocks that were allocated before the trace began."""
     names = frames.names
     # end state from the segments
     reserved = allocated = requested = cached_free = largest_free = 0
@@ -461,15 +472,11 @@ def _analyse_device(dev: int, rep: _Replay, segs: list[dict], frames: _Frames, t
                     largest_free = max(largest_free, size)
                     blocks_info.append(BlockInfo(size, 0, baddr, state, ""))
             addr = baddr + size if baddr is not None else addr
-    # timeline of allocated bytes
-    baseline = sum(r for r, _w, _m in pre_live) + sum(p[1] for p in rep.pre_free)
-    totals = list(accumulate(rep.ev_delta, initial=baseline))
-    peak = max(totals) if totals else baseline
-    k = totals.index(peak)
-    peak_index = rep.ev_idx[k - 1] if k > 0 else -1
-    if not rep.n:  # no trace: the end state is all we know
-        peak = requested
-    # what was live at the peak
+    return _EndState(reserved, allocated, requested, cached_free, largest_free, blocks_info, pre_live)
+
+
+def _live_at_peak(rep: _Replay, pre_live: list, peak_index: int, names: list, top: int):
+    """What was live at the peak, grouped by first user frame and by module; the largest blocks."""
     g_where: dict[int, list[int]] = {}
     g_mod: dict[int, list[int]] = {}
     largest: list[tuple[int, int]] = []
@@ -503,6 +510,24 @@ def _analyse_device(dev: int, rep: _Replay, segs: list[dict], frames: _Frames, t
                             key=lambda g: (-g.bytes, g.where)))
     by_module = tuple(sorted((Group(names[m] if m else "<unknown>", v[0], v[1])
                               for m, v in g_mod.items()), key=lambda g: (-g.bytes, g.where)))
+    return by_frame, by_module, largest
+
+
+def _analyse_device(dev: int, rep: _Replay, segs: list[dict], frames: _Frames, top: int
+                    ) -> DeviceAnalysis:
+    names = frames.names
+    es = _end_state(rep, segs, frames)
+    reserved, allocated, requested = es.reserved, es.allocated, es.requested
+    cached_free, largest_free, blocks_info, pre_live = es.cached_free, es.largest_free, es.blocks_info, es.pre_live
+    # timeline of allocated bytes
+    baseline = sum(r for r, _w, _m in pre_live) + sum(p[1] for p in rep.pre_free)
+    totals = list(accumulate(rep.ev_delta, initial=baseline))
+    peak = max(totals) if totals else baseline
+    k = totals.index(peak)
+    peak_index = rep.ev_idx[k - 1] if k > 0 else -1
+    if not rep.n:  # no trace: the end state is all we know
+        peak = requested
+    by_frame, by_module, largest = _live_at_peak(rep, pre_live, peak_index, names, top)
     # reserved over the trace, anchored at the end
     start_res = reserved - rep.seg_sum
     peak_reserved = start_res + max(s for _i, s in rep.seg) if rep.n else reserved
@@ -513,7 +538,7 @@ def _analyse_device(dev: int, rep: _Replay, segs: list[dict], frames: _Frames, t
     if k > 0 and rep.ev_k[k - 1] >= 0:
         peak_time = rep.a_time[rep.ev_k[k - 1]] or None
     return DeviceAnalysis(
-        device=dev, n_entries=rep.n, n_allocs=len(a_size), peak_allocated=peak,
+        device=dev, n_entries=rep.n, n_allocs=len(rep.a_size), peak_allocated=peak,
         peak_index=peak_index, peak_time_us=peak_time,
         baseline_allocated=baseline, peak_reserved=peak_reserved,
         by_frame=by_frame[:top], by_module=by_module[:top],

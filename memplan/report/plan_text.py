@@ -17,6 +17,21 @@ def _pct_of(part: int | None, whole: int) -> str:
 
 
 def render_plan(p) -> str:
+    """The plan as text for the terminal: headline, ranked changes, the searches behind them, the snippet."""
+    out = _headline(p)
+    for section in (_changes, _size_search, _accumulation, _checkpointing, _allocator, _if_nothing_fits):
+        out += section(p)
+    for note in p.notes:
+        out.append(f"note: {note}")
+    out.append(f"checked with {p.n_traces} traces in {p.seconds:.1f} s")
+    out.append("")
+    out.append("Ready to paste:")
+    out.append(p.snippet)
+    return "\n".join(out)
+
+
+def _headline(p) -> list[str]:
+    """The capacity, the configuration as given, and the plan's configuration."""
     cap = p.capacity_bytes
     out = [f"memplan plan: {p.workload} · device {p.device or 'cpu'} · capacity {fmt_bytes(cap)} · "
            f"budget {fmt_bytes(p.budget_bytes)} (margin {100 * p.margin:g} %)", ""]
@@ -38,6 +53,13 @@ def render_plan(p) -> str:
         if p.numerics_reason:
             out.append(f"          {p.numerics_reason} (--same-math-only forbids this)")
     out.append("")
+    return out
+
+
+def _changes(p) -> list[str]:
+    """Every change, by payoff."""
+    cap = p.capacity_bytes
+    out: list[str] = []
     if p.changes:
         out.append("Changes, by payoff (saving vs. as given; negative = uses more memory)")
         rows = []
@@ -48,6 +70,12 @@ def render_plan(p) -> str:
         out.append(tabulate(rows, headers=["#", "in plan", "change", "predicted", "of cap.", "saving",
                                            "same math", "how"], tablefmt="simple"))
         out.append("")
+    return out
+
+
+def _size_search(p) -> list[str]:
+    """The batch (or sequence) search and its probes."""
+    out: list[str] = []
     s = p.batch_search or p.seq_search
     if s is not None:
         what = "micro-batch" if s.var == "batch_size" else "sequence length"
@@ -67,11 +95,24 @@ def render_plan(p) -> str:
         if s.affine is False:
             out.append(f"  growth is not affine in {s.var.replace('_', ' ')}")
         out.append("")
+    return out
+
+
+def _accumulation(p) -> list[str]:
+    """How the global batch is made."""
+    out: list[str] = []
     if p.accumulation is not None:
         a = p.accumulation
         out.append(f"Accumulation: global batch {a.global_batch} = dp {a.dp_size} x {a.grad_accum_steps} steps x "
                    f"micro-batch {a.micro_batch}" + (f" ({a.note})" if a.note else ""))
         out.append("")
+    return out
+
+
+def _checkpointing(p) -> list[str]:
+    """The checkpointing strategies compared."""
+    cap = p.capacity_bytes
+    out: list[str] = []
     cp = p.checkpointing
     if cp is not None:
         out.append("Activation checkpointing" + (f": {cp.reason}" if cp.reason else ""))
@@ -82,6 +123,12 @@ def render_plan(p) -> str:
                                            "fits", "how"], tablefmt="simple"))
         out.append("  (recompute = forward FLOPs recomputed / step FLOPs taken as 3x forward; at micro-batch 1)")
         out.append("")
+    return out
+
+
+def _allocator(p) -> list[str]:
+    """The allocator settings tried."""
+    out: list[str] = []
     ap = p.alloc_policy
     if ap.trials:
         out.append(f"Allocator settings tried ({ap.env_var}), simulated on the plan's trace")
@@ -90,6 +137,12 @@ def render_plan(p) -> str:
         out.append(tabulate(rows, headers=["value", "status", "device total", "fragmentation", "why"],
                             tablefmt="simple"))
         out.append("")
+    return out
+
+
+def _if_nothing_fits(p) -> list[str]:
+    """What would fit when nothing does."""
+    out: list[str] = []
     if p.if_nothing_fits:
         n = p.if_nothing_fits
         out.append("If nothing fits")
@@ -103,13 +156,7 @@ def render_plan(p) -> str:
             out.append(f"  or a device with more memory: {d['device']} ({fmt_bytes(d['capacity_bytes'])})")
         out.append(f"  ({n['note']})")
         out.append("")
-    for note in p.notes:
-        out.append(f"note: {note}")
-    out.append(f"checked with {p.n_traces} traces in {p.seconds:.1f} s")
-    out.append("")
-    out.append("Ready to paste:")
-    out.append(p.snippet)
-    return "\n".join(out)
+    return out
 
 
 def check_plan_report_path(path: str) -> None:

@@ -304,42 +304,8 @@ class _AcceleratorBackend(abc.ABC):
         base_alloc, base_res = int(mod.memory_allocated()), int(mod.memory_reserved())
         _, total = self._used(mod)
         notes = []
-        fraction_set = False
-        if capacity is not None and total:
-            if capacity >= total:
-                notes.append(f"capacity {capacity} B is not below the device's {total} B: not enforced")
-            else:
-                # the real allocator then refuses to grow past the capacity (a real OOM, not a simulated one)
-                mod.set_per_process_memory_fraction(capacity / total)
-                fraction_set = True
-        backend = self
-
-        class Hooks(_Where):
-            def __init__(self):
-                super().__init__(on_phase)
-                self.alloc: dict[str, int] = {}
-                self.res: dict[str, int] = {}
-                self.used = None
-                self.cur: tuple[str, int] | None = None
-
-            def close_phase(self):
-                if self.cur is not None and self.cur[1] >= 2:   # steady-state steps only
-                    ph = self.cur[0]
-                    a = int(mod.max_memory_allocated()) - base_alloc
-                    r = int(mod.max_memory_reserved()) - base_res
-                    self.alloc[ph] = max(self.alloc.get(ph, 0), a)
-                    self.res[ph] = max(self.res.get(ph, 0), r)
-                used, _ = backend._used(mod)
-                if used is not None:
-                    self.used = used if self.used is None else max(self.used, used)
-
-            def phase(self, phase, step, micro_step):
-                self.close_phase()
-                super().phase(phase, step, micro_step)
-                self.cur = (phase, step)
-                mod.reset_peak_memory_stats()
-
-        hooks = Hooks()
+        fraction_set = _enforce_capacity(mod, capacity, total, notes)
+        hooks = _DevicePeaks(mod, base_alloc, base_res, lambda: self._used(mod)[0], on_phase)
         err = failure = None
         try:
             mod.reset_peak_memory_stats()
@@ -347,16 +313,9 @@ class _AcceleratorBackend(abc.ABC):
             hooks.close_phase()
         except UserError:
             raise
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - the step failed (OOM, ACL error): a result, not a crash
             err = exc
-            try:
-                nums = dict(allocated_bytes=int(mod.memory_allocated()) - base_alloc,
-                            reserved_bytes=int(mod.memory_reserved()) - base_res,
-                            peak_allocated_bytes=int(mod.max_memory_allocated()) - base_alloc)
-            except RuntimeError as exc2:  # the device itself may be unusable after a kernel fault
-                log.debug("memory counters unreadable after the failure: %s", exc2)
-                nums = {}
-            failure = _failure(exc, hooks, **nums)
+            failure = _failure(exc, hooks, **_numbers_after_failure(mod, base_alloc, base_res))
         finally:
             hooks.model = None
             _drop(err)
@@ -380,6 +339,59 @@ class _AcceleratorBackend(abc.ABC):
             checks={"num_ooms": _stat(mod, "num_ooms"), "num_alloc_retries": _stat(mod, "num_alloc_retries")},
             notes=tuple(notes),
         )
+
+
+def _enforce_capacity(mod, capacity: int | None, total: int | None, notes: list) -> bool:
+    """Cap the real allocator at `capacity` through the per-process memory fraction (a real OOM, not a
+    simulated one); True when a fraction was set (reset it afterwards)."""
+    if capacity is None or not total:
+        return False
+    if capacity >= total:
+        notes.append(f"capacity {capacity} B is not below the device's {total} B: not enforced")
+        return False
+    mod.set_per_process_memory_fraction(capacity / total)
+    return True
+
+
+def _numbers_after_failure(mod, base_alloc: int, base_res: int) -> dict:
+    try:
+        return dict(allocated_bytes=int(mod.memory_allocated()) - base_alloc,
+                    reserved_bytes=int(mod.memory_reserved()) - base_res,
+                    peak_allocated_bytes=int(mod.max_memory_allocated()) - base_alloc)
+    except RuntimeError as exc:  # the device itself may be unusable after a kernel fault
+        log.debug("memory counters unreadable after the failure: %s", exc)
+        return {}
+
+
+class _DevicePeaks(_Where):
+    """Per-phase peaks of the steady-state steps from the device module's counters (`torch.cuda` /
+    `torch.npu`), reset at every phase boundary; device-level used memory sampled at the boundaries."""
+
+    def __init__(self, mod, base_alloc: int, base_res: int, used_now, on_phase=None):
+        super().__init__(on_phase)
+        self.mod, self.base_alloc, self.base_res, self.used_now = mod, base_alloc, base_res, used_now
+        self.alloc: dict[str, int] = {}
+        self.res: dict[str, int] = {}
+        self.used = None
+        self.cur: tuple[str, int] | None = None
+
+    def close_phase(self):
+        mod = self.mod
+        if self.cur is not None and self.cur[1] >= 2:   # steady-state steps only
+            ph = self.cur[0]
+            a = int(mod.max_memory_allocated()) - self.base_alloc
+            r = int(mod.max_memory_reserved()) - self.base_res
+            self.alloc[ph] = max(self.alloc.get(ph, 0), a)
+            self.res[ph] = max(self.res.get(ph, 0), r)
+        used = self.used_now()
+        if used is not None:
+            self.used = used if self.used is None else max(self.used, used)
+
+    def phase(self, phase, step, micro_step):
+        self.close_phase()
+        super().phase(phase, step, micro_step)
+        self.cur = (phase, step)
+        self.mod.reset_peak_memory_stats()
 
 
 def _stat(mod, key: str):
