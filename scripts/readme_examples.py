@@ -1,6 +1,6 @@
-"""README examples are the real output of the current code: regenerate or check them.
+"""README (and docs/) examples are the real output of the current code: regenerate or check them.
 
-Every example in README.md is a fenced block preceded by a marker line
+Every example in README.md, and each marked one in docs/*.md, is a fenced block preceded by a marker line
 
     <!-- example: memplan analyze fixtures/models/mlp.py -b 2 -->
     <!-- example: memplan diagnose fixtures/logs/x.log | head 25 -->
@@ -10,7 +10,7 @@ lines and a line `...`). The command runs from the repository root as `python -m
 this checkout on PYTHONPATH.
 
     python scripts/readme_examples.py            # check: exit 1 and a diff when an example is stale
-    python scripts/readme_examples.py --write    # regenerate README.md in place
+    python scripts/readme_examples.py --write    # regenerate README.md and docs/*.md in place
     python scripts/readme_examples.py --only devices --only decode   # examples whose command has a word
 
 Normalised before comparing (and only these, since they change from run to run): durations written
@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(ROOT, "README.md")
+FILES = [README] + sorted(os.path.join(ROOT, "docs", f) for f in os.listdir(os.path.join(ROOT, "docs"))
+                          if f.endswith(".md"))
 _BLOCK = re.compile(r"<!-- example: (?P<cmd>memplan [^|>]*?)(?: \| head (?P<head>\d+))? -->\n```\n(?P<body>.*?)```\n",
                     re.S)
 _SECONDS = re.compile(r"\b\d+\.\d+ s\b")
@@ -65,32 +67,37 @@ def normalise(block: str) -> str:
     return _SECONDS.sub("<t> s", block)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--write", action="store_true", help="rewrite README.md with the current output")
-    ap.add_argument("--only", action="append", default=[], help="only examples whose command has this word")
-    args = ap.parse_args(argv)
-    with open(README, encoding="utf-8") as f:
+def check_file(path: str, only: list[str], write: bool) -> int:
+    """How many examples of `path` are stale; with `write`, rewrite them in place."""
+    with open(path, encoding="utf-8") as f:
         text = f.read()
+    name = os.path.relpath(path, ROOT)
     stale, new_text, shift = 0, text, 0
     for ex in examples(text):
-        if args.only and not any(w in ex.command.split() for w in args.only):
+        if only and not any(w in ex.command.split() for w in only):
             continue
         now = run(ex)
         if normalise(now) == normalise(ex.body):
             continue
         stale += 1
-        sys.stdout.writelines(difflib.unified_diff(ex.body.splitlines(True), now.splitlines(True),
-                                                   "README.md", ex.command))
+        sys.stdout.writelines(difflib.unified_diff(ex.body.splitlines(True), now.splitlines(True), name, ex.command))
         a, b = ex.span[0] + shift, ex.span[1] + shift
         new_text = new_text[:a] + now + new_text[b:]
         shift += len(now) - (b - a)
-    if args.write and new_text != text:
-        with open(README, "w", encoding="utf-8") as f:
+    if write and stale:
+        with open(path, "w", encoding="utf-8") as f:
             f.write(new_text)
-        print(f"README.md: {stale} example(s) regenerated")
-        return 0
-    return 1 if stale else 0
+        print(f"{name}: {stale} example(s) regenerated")
+    return stale
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--write", action="store_true", help="rewrite the files with the current output")
+    ap.add_argument("--only", action="append", default=[], help="only examples whose command has this word")
+    args = ap.parse_args(argv)
+    stale = sum(check_file(p, args.only, args.write) for p in FILES)
+    return 1 if stale and not args.write else 0
 
 
 if __name__ == "__main__":

@@ -55,16 +55,18 @@ def train_config(kw: dict) -> TrainConfig:
 
 
 def precheck(kw: dict, model=None, hf_config=None, device=None, capacity=None, alloc_conf=None, *,
-             need_budget: bool = False, report_path=None, report_check=None) -> TrainConfig:
+             need_budget: bool = False, report_path=None, report_check=None, plan_path=None) -> TrainConfig:
     """Check every argument that can be checked without torch -- the training options, the model
     source, the device (the catalog is JSON), the capacity, the allocator configuration, the report
     name -- so that a bad argument is answered at once, not after torch and the model file are
     imported. Returns the TrainConfig (the library call validates it again, cheaply)."""
     from memplan.core.device import resolve_device
     from memplan.units import parse_capacity
-    from memplan.workload import check_source
+    from memplan.workload import check_source, read_json
 
     cfg = train_config(kw).validate()
+    if plan_path:  # `validate --plan plan.json`: readable JSON (its keys are checked when it is applied)
+        read_json(plan_path)
     if report_path:
         if report_check is None:
             from memplan.report.write import check_report_path as report_check
@@ -80,7 +82,7 @@ def precheck(kw: dict, model=None, hf_config=None, device=None, capacity=None, a
 
 def distributed_options(fn):
     opts = [
-        click.option("--world-size", type=int, default=None,
+        click.option("--world-size", type=click.IntRange(min=1), default=None,
                      help="Data-parallel ranks: report the per-rank peak (see `memplan shard`)."),
         click.option("--sharding", type=click.Choice(SHARDINGS), default="ddp", show_default=True,
                      help="With --world-size: DDP, ZeRO-1/2/3 or FSDP2."),

@@ -12,7 +12,7 @@ from memplan.cli._output import (EXIT_BAD_NEWS, EXIT_OK, debug_option, emit, for
 @workload_options
 @device_options
 @distributed_options
-@click.option("--top", type=int, default=10, show_default=True, help="Module rows to show.")
+@click.option("--top", type=click.IntRange(min=0), default=10, show_default=True, help="Module rows to show.")
 @click.option("--report", "report_path", default=None, type=click.Path(dir_okay=False),
               help="Also write a report: .html (timeline), .md (Markdown) or .png.")
 @click.option("--fallback/--no-fallback", default=True, show_default=True,

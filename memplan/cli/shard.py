@@ -18,7 +18,7 @@ from memplan.workload import SHARDINGS
 
 
 def _dist_options(fn):
-    fn = click.option("--world-size", type=int, default=2, show_default=True, help="Data-parallel ranks.")(fn)
+    fn = click.option("--world-size", type=click.IntRange(min=1), default=2, show_default=True, help="Data-parallel ranks.")(fn)
     fn = click.option("--sharding", type=click.Choice(SHARDINGS), default="ddp", show_default=True,
                       help="ddp | zero1 (ZeroRedundancyOptimizer) | zero2 / zero3 / fsdp (FSDP2 fully_shard).")(fn)
     return fn
@@ -36,7 +36,7 @@ def command() -> None:
 @click.option("--capacity", default=None, help="Usable device memory per rank, e.g. 60GiB.")
 @click.option("--method", type=click.Choice(["trace", "model"]), default="trace", show_default=True,
               help="trace: torch's wrapper on a fake process group; model: single-device trace + arithmetic.")
-@click.option("--bucket-cap-mb", type=float, default=None, help="DDP bucket_cap_mb (default 25).")
+@click.option("--bucket-cap-mb", type=click.FloatRange(min=0, min_open=True), default=None, help="DDP bucket_cap_mb (default 25).")
 @quiet_option
 @format_option
 @debug_option
@@ -60,7 +60,7 @@ def estimate_cmd(model, hf_config, task, world_size, sharding, device, capacity,
 
 @command.command("plan")
 @workload_options
-@click.option("--world-size", type=int, default=8, show_default=True, help="Devices (data-parallel ranks).")
+@click.option("--world-size", type=click.IntRange(min=1), default=8, show_default=True, help="Devices (data-parallel ranks).")
 @click.option("--device", default=None, help="Target device (catalog name).")
 @click.option("--capacity", default=None, help="Usable memory per device (overrides the catalog).")
 @click.option("--global-batch", type=int, default=None, help="Global batch to keep (default: batch x accum x ranks).")
@@ -92,8 +92,9 @@ def plan_cmd(model, hf_config, task, world_size, device, capacity, global_batch,
 @_dist_options
 @click.option("--device", type=click.Choice(["cpu", "cuda", "npu"]), default="cpu", show_default=True,
               help="cpu: gloo on this machine; cuda: nccl; npu: hccl.")
-@click.option("--tolerance", type=float, default=5.0, show_default=True, help="Allowed error per rank, %.")
-@click.option("--timeout", type=float, default=600.0, show_default=True, help="Seconds for the whole job.")
+@click.option("--tolerance", type=click.FloatRange(min=0), default=5.0, show_default=True,
+              help="Allowed error per rank, %.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=600.0, show_default=True, help="Seconds for the whole job.")
 @quiet_option
 @format_option
 @debug_option

@@ -20,7 +20,7 @@ def _check_report(path: str) -> None:
 @click.option("--plan", "plan_path", default=None, type=click.Path(dir_okay=False),
               help="A `memplan plan --format json` result: validate its batch size, accumulation, "
                    "checkpointing and env instead of the options above.")
-@click.option("--tolerance", type=float, default=5.0, show_default=True,
+@click.option("--tolerance", type=click.FloatRange(min=0), default=5.0, show_default=True,
               help="Largest acceptable |error| in percent; exit 1 above it.")
 @click.option("--report", "report_path", default=None, type=click.Path(dir_okay=False),
               help="Also write an HTML timeline with the measured peaks drawn over the prediction.")
@@ -35,7 +35,7 @@ def command(model, hf_config, task, device, capacity, alloc_conf, plan_path, tol
 
     cfg = run_command(debug, lambda: precheck(kw, model, hf_config, device, capacity, alloc_conf,
                                               report_path=report_path,
-                                              report_check=_check_report))
+                                              report_check=_check_report, plan_path=plan_path))
 
     def work():
         from memplan import api

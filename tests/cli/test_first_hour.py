@@ -149,6 +149,17 @@ BAD_ARGS = [
     (("analyze", MLP, "-b", "0"), "batch size must be >= 1"),
     (("diagnose", "nope.log"), "nope.log"),
     (("diagnose", "--snapshot", "nope.pickle"), "snapshot not found"),
+    (("validate", MLP, "--plan", "nope.json"), "file not found: nope.json"),
+    (("plan", MLP, "--capacity", "1GiB", "--report", "plan.png"), "use a .md or .html file"),
+    (("plan", MLP, "--capacity", "1GiB", "--maximize-batch", "--target-global-batch", "8"), "excludes"),
+    # option values click checks: the same one line, not click's usage block
+    (("analyze", MLP, "--world-size", "0"), "Invalid value for '--world-size'"),
+    (("analyze", MLP, "--top", "-1"), "Invalid value for '--top'"),
+    (("analyze", MLP, "--quite"), "Did you mean '--quiet'?"),
+    (("plan", MLP, "--capacity", "1GiB", "--margin", "150"), "Invalid value for '--margin'"),
+    (("shard", "validate", MLP, "--timeout", "-5"), "Invalid value for '--timeout'"),
+    (("devices", "--format", "xml"), "Invalid value for '--format'"),
+    (("decode",), "Missing argument 'CODE...'"),
 ]
 
 

@@ -1,4 +1,5 @@
-"""Every README example is the real output of the current code (scripts/readme_examples.py).
+"""Every README example (and each marked one in docs/) is the real output of the current code
+(scripts/readme_examples.py).
 
 The quick examples (no trace) run in the default suite; the ones that trace or run a model are slow.
 Regenerate with `python scripts/readme_examples.py --write`.
@@ -17,15 +18,16 @@ rx = sys.modules.setdefault("readme_examples", importlib.util.module_from_spec(_
 _spec.loader.exec_module(rx)
 
 QUICK = ("devices", "decode", "diagnose")
-EXAMPLES = rx.examples(open(rx.README, encoding="utf-8").read())
+README_EXAMPLES = rx.examples(open(rx.README, encoding="utf-8").read())
+EXAMPLES = [e for path in rx.FILES for e in rx.examples(open(path, encoding="utf-8").read())]
 
 
 def test_readme_has_its_examples_marked():
-    commands = {e.command.split()[1] for e in EXAMPLES}
+    commands = {e.command.split()[1] for e in README_EXAMPLES}
     assert {"analyze", "plan", "validate", "devices", "diagnose", "decode"} <= commands
     # every shell-output block of the README is a marked example (no hand-written output)
     text = open(rx.README, encoding="utf-8").read()
-    assert text.count("```\n$ memplan ") == len(EXAMPLES)
+    assert text.count("```\n$ memplan ") == len(README_EXAMPLES)
 
 
 @pytest.mark.parametrize("example", [
