@@ -22,7 +22,8 @@ def _check_report(path: str) -> None:
 @click.option("--maximize-batch", is_flag=True,
               help="Find the largest micro-batch that fits instead of keeping the global batch.")
 @click.option("--dp-size", type=click.IntRange(min=1), default=1, show_default=True, help="Data-parallel ranks.")
-@click.option("--margin", type=click.FloatRange(0, 100, max_open=True), default=5.0, show_default=True, help="Percent of capacity kept free.")
+@click.option("--margin", type=click.FloatRange(0, 100, max_open=True), default=5.0, show_default=True,
+              help="Percent of capacity kept free.")
 @click.option("--seq-len-search", is_flag=True, help="Find the longest --seq-len at the given batch instead.")
 @click.option("--same-math-only", is_flag=True, help="Never change precision or optimizer.")
 @click.option("--thorough/--fast", default=None, help="Re-trace every alternative (default: when a trace is quick).")

@@ -18,7 +18,8 @@ from memplan.workload import SHARDINGS
 
 
 def _dist_options(fn):
-    fn = click.option("--world-size", type=click.IntRange(min=1), default=2, show_default=True, help="Data-parallel ranks.")(fn)
+    fn = click.option("--world-size", type=click.IntRange(min=1), default=2, show_default=True,
+                      help="Data-parallel ranks.")(fn)
     fn = click.option("--sharding", type=click.Choice(SHARDINGS), default="ddp", show_default=True,
                       help="ddp | zero1 (ZeroRedundancyOptimizer) | zero2 / zero3 / fsdp (FSDP2 fully_shard).")(fn)
     return fn
@@ -36,7 +37,8 @@ def command() -> None:
 @click.option("--capacity", default=None, help="Usable device memory per rank, e.g. 60GiB.")
 @click.option("--method", type=click.Choice(["trace", "model"]), default="trace", show_default=True,
               help="trace: torch's wrapper on a fake process group; model: single-device trace + arithmetic.")
-@click.option("--bucket-cap-mb", type=click.FloatRange(min=0, min_open=True), default=None, help="DDP bucket_cap_mb (default 25).")
+@click.option("--bucket-cap-mb", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="DDP bucket_cap_mb (default 25).")
 @quiet_option
 @format_option
 @debug_option
@@ -60,10 +62,11 @@ def estimate_cmd(model, hf_config, task, world_size, sharding, device, capacity,
 
 @command.command("plan")
 @workload_options
-@click.option("--world-size", type=click.IntRange(min=1), default=8, show_default=True, help="Devices (data-parallel ranks).")
+@click.option("--world-size", type=click.IntRange(min=1), default=8, show_default=True,
+              help="Devices (data-parallel ranks).")
 @click.option("--device", default=None, help="Target device (catalog name).")
 @click.option("--capacity", default=None, help="Usable memory per device (overrides the catalog).")
-@click.option("--global-batch", type=int, default=None, help="Global batch to keep (default: batch x accum x ranks).")
+@click.option("--global-batch", type=click.IntRange(min=1), default=None, help="Global batch to keep (default: batch x accum x ranks).")
 @click.option("--master-weights", is_flag=True, help="Model an fp32 master copy in the optimizer (ZeRO's mixed precision).")
 @click.option("--no-retrace", is_flag=True, help="Skip re-tracing the chosen plan on the fake process group.")
 @quiet_option

@@ -220,6 +220,8 @@ def test_readme_links_exist_and_named_sections_exist():
     for target in re.findall(r"\]\(([^)#]+)\)", text):
         if not target.startswith("http"):
             assert os.path.exists(os.path.join(ROOT, target)), target
+    for path in re.findall(r"`((?:memplan|fixtures|benchmarks|docs|scripts|tests|\.ci)/[\w./-]*)`", text):
+        assert os.path.exists(os.path.join(ROOT, path)), path  # files the README names in code spans
     headings = {h.strip() for h in re.findall(r"^#+ (.+)$", text, re.M)}
     for dirpath, _, files in os.walk(os.path.join(ROOT, "memplan")):
         for f in files:
