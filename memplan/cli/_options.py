@@ -55,11 +55,14 @@ def train_config(kw: dict) -> TrainConfig:
 
 
 def precheck(kw: dict, model=None, hf_config=None, device=None, capacity=None, alloc_conf=None, *,
-             need_budget: bool = False, report_path=None, report_check=None, plan_path=None) -> TrainConfig:
+             need_budget: bool = False, report_path=None, report_check=None, plan_path=None,
+             real_run: bool = False) -> TrainConfig:
     """Check every argument that can be checked without torch -- the training options, the model
     source, the device (the catalog is JSON), the capacity, the allocator configuration, the report
-    name -- so that a bad argument is answered at once, not after torch and the model file are
-    imported. Returns the TrainConfig (the library call validates it again, cheaply)."""
+    name; for a real run (`real_run`) or the present NPU, that torch_npu is installed -- so that a bad
+    argument is answered at once, not after torch and the model file are imported. Returns the
+    TrainConfig (the library call validates it again, cheaply)."""
+    from memplan.compat import require_torch_npu
     from memplan.core.device import resolve_device
     from memplan.units import parse_capacity
     from memplan.workload import check_source, read_json
@@ -72,11 +75,17 @@ def precheck(kw: dict, model=None, hf_config=None, device=None, capacity=None, a
             from memplan.report.write import check_report_path as report_check
         report_check(report_path)
     check_source(model, hf_config)
-    if device is not None and device.lower().split(":")[0] in ("auto", "cuda", "npu"):
+    family = device.lower().split(":")[0] if device is not None else None
+    if family in ("auto", "cuda", "npu"):
         if capacity is not None:  # the device itself is read later (that needs torch)
             parse_capacity(capacity)
-    elif resolve_device(device, capacity, alloc_conf).capacity_bytes is None and need_budget:
-        raise UserError("plan needs a memory budget: give --device NAME or --capacity SIZE")
+    else:
+        dev = resolve_device(device, capacity, alloc_conf)
+        if dev.capacity_bytes is None and need_budget:
+            raise UserError("plan needs a memory budget: give --device NAME or --capacity SIZE")
+        family = dev.family if real_run else None
+    if family == "npu":
+        require_torch_npu(f"--device {device}")
     return cfg
 
 

@@ -104,7 +104,7 @@ def plan_cmd(model, hf_config, task, world_size, device, capacity, global_batch,
 def validate_cmd(model, hf_config, task, world_size, sharding, device, tolerance, timeout, quiet, fmt, debug,
                  **kw):
     """Launch WORLD_SIZE real ranks (torchrun-style, 127.0.0.1) and compare each rank's peak."""
-    cfg = run_command(debug, lambda: precheck(kw, model, hf_config))
+    cfg = run_command(debug, lambda: precheck(kw, model, hf_config, device))
 
     def work():
         from memplan import api

@@ -35,7 +35,7 @@ def command(model, hf_config, task, device, capacity, alloc_conf, plan_path, tol
 
     cfg = run_command(debug, lambda: precheck(kw, model, hf_config, device, capacity, alloc_conf,
                                               report_path=report_path,
-                                              report_check=_check_report, plan_path=plan_path))
+                                              report_check=_check_report, plan_path=plan_path, real_run=True))
 
     def work():
         from memplan import api

@@ -6,6 +6,7 @@ imported once for the whole file), stdout and stderr still apart.
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -53,34 +54,25 @@ def memplan(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
                           text=True, timeout=timeout)
 
 
-@pytest.fixture
-def model_file(tmp_path):
-    def write(src: str, name: str = "model.py") -> str:
-        p = tmp_path / name
-        p.write_text(src)
-        return str(p)
-    return write
-
-
 # ---- the model file exits at import --------------------------------------------------------------
 @pytest.mark.parametrize("code", [0, 3])
-def test_sys_exit_at_import_is_bad_input(model_file, code):
-    r = memplan("analyze", model_file(f"import sys\nsys.exit({code})\n"))
+def test_sys_exit_at_import_is_bad_input(write_model, code):
+    r = memplan("analyze", write_model(f"import sys\nsys.exit({code})\n"))
     assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
     assert f"the model file exited (sys.exit({code})) while being imported" in r.stderr
     assert r.stdout == "" and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
-def test_sys_exit_inside_build_model_is_bad_input(model_file):
+def test_sys_exit_inside_build_model_is_bad_input(write_model):
     src = "import sys, torch\ndef build_model():\n    sys.exit(0)\ndef make_batch(b):\n    return torch.ones(b, 2)\n"
-    r = cli("analyze", model_file(src), "--format", "json")
+    r = cli("analyze", write_model(src), "--format", "json")
     assert r.exit_code == 2 and "exited (sys.exit(0)) while memplan ran it" in r.stderr and r.stdout == ""
 
 
 # ---- the user's prints never reach stdout --------------------------------------------------------
-def test_user_output_goes_to_stderr_even_below_python(model_file):
+def test_user_output_goes_to_stderr_even_below_python(write_model):
     """A real process: os.write(1, ...) in the user's code lands on stderr too (fd-level redirect)."""
-    r = memplan("analyze", model_file(NOISY), "--format", "json")
+    r = memplan("analyze", write_model(NOISY), "--format", "json")
     assert r.returncode == 0, r.stderr
     assert "schema_version" in json.loads(r.stdout)
     assert "user print in build_model" in r.stderr and "user os.write(1) in build_model" in r.stderr
@@ -92,8 +84,8 @@ def test_user_output_goes_to_stderr_even_below_python(model_file):
     ("validate", "{model}", "--device", "cpu"),
     ("shard", "estimate", "{model}", "--world-size", "2"),
 ], ids=["analyze-device", "plan", "validate", "shard-estimate"])
-def test_user_prints_go_to_stderr_json_stays_json(model_file, args):
-    path = model_file(NOISY.replace('os.write(1, b"user os.write(1) in build_model\\n")', "pass"))
+def test_user_prints_go_to_stderr_json_stays_json(write_model, args):
+    path = write_model(NOISY.replace('os.write(1, b"user os.write(1) in build_model\\n")', "pass"))
     r = cli(*(a.format(model=path) for a in args), "--format", "json")
     assert r.exit_code in (0, 1), r.stderr
     assert "schema_version" in json.loads(r.stdout)  # nothing but memplan's JSON on stdout
@@ -174,6 +166,16 @@ def test_bad_argument_answered_fast_in_one_line(args, message):
     # measured well under 1 s on an idle machine (benchmarks/results/cli_latency.md); generous here
     # because the test machine is shared
     assert seconds < 3.0, f"{seconds:.2f} s"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch_npu") is not None, reason="torch_npu is installed here")
+@pytest.mark.parametrize("args", [("analyze", MLP, "--device", "npu"), ("validate", MLP, "--device", "910B3"),
+                                  ("shard", "validate", MLP, "--device", "npu")])
+def test_missing_torch_npu_answered_before_torch(args):
+    t0 = time.perf_counter()
+    r = memplan(*args)
+    assert r.returncode == 2 and "torch_npu is not installed" in r.stderr, r.stderr
+    assert time.perf_counter() - t0 < 3.0
 
 
 # ---- -q everywhere, the --report line ------------------------------------------------------------
