@@ -36,7 +36,9 @@ def _headline(p) -> list[str]:
     out = [f"memplan plan: {p.workload} · device {p.device or 'cpu'} · capacity {fmt_bytes(cap)} · "
            f"budget {fmt_bytes(p.budget_bytes)} (margin {100 * p.margin:g} %)", ""]
     b = p.baseline
-    out.append(f"as given: batch {b.config['batch_size']}" + (f", seq {b.config['seq_len']}" if b.config.get("seq_len") else "")
+    accum = b.config.get("grad_accum", 1)
+    out.append(f"as given: batch {b.config['batch_size']}" + (f" x accum {accum}" if accum > 1 else "")
+               + (f", seq {b.config['seq_len']}" if b.config.get("seq_len") else "")
                + f", {b.config['precision']}, {b.config['optimizer']} -> {fmt_bytes(b.device_total_bytes)} "
                f"({_pct_of(b.device_total_bytes, cap)} of capacity, peak in {b.peak_phase}) -> "
                + ("fits" if b.device_total_bytes <= p.budget_bytes else "does not fit"))

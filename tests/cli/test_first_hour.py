@@ -152,6 +152,7 @@ BAD_ARGS = [
     (("shard", "validate", MLP, "--timeout", "-5"), "Invalid value for '--timeout'"),
     (("devices", "--format", "xml"), "Invalid value for '--format'"),
     (("decode",), "Missing argument 'CODE...'"),
+    (("diagnose", "fixtures/logs/cuda_frag_pytorch35901.log", "--report", "x.html"), "give --snapshot too"),
 ]
 
 
@@ -180,7 +181,7 @@ def test_missing_torch_npu_answered_before_torch(args):
 
 # ---- -q everywhere, the --report line ------------------------------------------------------------
 @pytest.mark.parametrize("cmd", [("analyze",), ("plan",), ("validate",), ("shard", "estimate"),
-                                 ("shard", "plan"), ("shard", "validate")])
+                                 ("shard", "plan"), ("shard", "validate"), ("diagnose",)])
 def test_every_long_command_takes_quiet(cmd):
     r = memplan(*cmd, "--help")
     assert r.returncode == 0 and "-q, --quiet" in r.stdout
