@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import click
 
@@ -48,11 +49,12 @@ def command(logs: tuple[str, ...], estimate_path: str | None, show_all: bool, sn
     if report_path:
         run_command(debug, lambda: _refuse("--report draws a snapshot's timeline: give --snapshot too "
                                            "(a log diagnosis has no timeline)"))
+    estimate = run_command(debug, lambda: _check_inputs(logs, estimate_path))
 
     def work():
         from memplan import api
 
-        return api.diagnose(list(logs), _load_estimate(estimate_path))
+        return api.diagnose(list(logs), estimate)
 
     result = run_command(debug, work)
     from memplan.report.diagnosis_text import render_diagnosis
@@ -64,11 +66,18 @@ def _refuse(message: str):
     raise UserError(message)
 
 
+def _check_inputs(logs: tuple[str, ...], estimate_path: str | None) -> dict | None:
+    """Every log file exists (a command-line argument is a path, or - for stdin) and the estimate reads,
+    before the diagnosis machinery is imported; returns the estimate."""
+    for item in logs:
+        if item != "-" and not os.path.exists(item):
+            raise UserError(f"no such log file: {item}")
+    return _load_estimate(estimate_path)
+
+
 def _snapshot(path: str, report_path: str | None, logs: tuple[str, ...], fmt: str, debug: bool,
               quiet: bool) -> None:
     def work():
-        import os
-
         from memplan import api
 
         if not os.path.exists(path):

@@ -139,7 +139,8 @@ BAD_ARGS = [
     (("analyze", "--hf-config", "nope.json"), "HF config not found: nope.json"),
     (("analyze", MLP, "--alloc-conf", "expandable_segments:Maybe", "--device", "910B3"), "expandable_segments"),
     (("analyze", MLP, "-b", "0"), "batch size must be >= 1"),
-    (("diagnose", "nope.log"), "nope.log"),
+    (("diagnose", "nope.log"), "no such log file: nope.log"),
+    (("diagnose", "trainlog"), "no such log file: trainlog"),   # not read as the text "trainlog"
     (("diagnose", "--snapshot", "nope.pickle"), "snapshot not found"),
     (("validate", MLP, "--plan", "nope.json"), "file not found: nope.json"),
     (("plan", MLP, "--capacity", "1GiB", "--report", "plan.png"), "use a .md or .html file"),
@@ -225,6 +226,9 @@ def test_readme_links_exist_and_named_sections_exist():
             assert os.path.exists(os.path.join(ROOT, target)), target
     for path in re.findall(r"`((?:memplan|fixtures|benchmarks|docs|scripts|tests|\.ci)/[\w./-]*)`", text):
         assert os.path.exists(os.path.join(ROOT, path)), path  # files the README names in code spans
+    for doc in ["README.md"] + ["docs/" + f for f in os.listdir(os.path.join(ROOT, "docs")) if f.endswith(".md")]:
+        if not os.path.exists(os.path.join(ROOT, "DESIGN.md")):  # the design page is not in the repository
+            assert "DESIGN.md" not in open(os.path.join(ROOT, doc), encoding="utf-8").read(), doc
     headings = {h.strip() for h in re.findall(r"^#+ (.+)$", text, re.M)}
     for dirpath, _, files in os.walk(os.path.join(ROOT, "memplan")):
         for f in files:
