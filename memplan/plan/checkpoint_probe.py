@@ -38,7 +38,7 @@ def _tensor_stats(obj) -> tuple[int, int]:
             try:
                 st = t.untyped_storage()
                 key, nb = id(st), st.nbytes()
-            except Exception:
+            except (RuntimeError, NotImplementedError):  # no plain storage (sparse, nested, wrappers)
                 key, nb = id(t), t.numel() * t.element_size()
             if key not in seen:
                 seen.add(key)

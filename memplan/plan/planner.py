@@ -32,30 +32,11 @@ from memplan.plan import batch as _batch
 from memplan.plan import checkpoint as _ckpt
 from memplan.plan import policy as _policy
 from memplan.plan._evaluate import Evaluator
+from memplan.plan.change import Change
 from memplan.plan.snippet import plan_snippet
 from memplan.workload import TrainConfig
 
 FAST_TRACE_EVENTS = 12000   # above this, a trace takes several seconds: model what is not applied
-
-
-@dataclass(frozen=True)
-class Change:
-    id: str
-    kind: str                     # allocator | optimizer-impl | batch | checkpoint | precision | optimizer
-    title: str
-    same_math: bool
-    applied: bool                 # part of the plan's configuration
-    method: str                   # trace | replay | model | analytic
-    predicted_total_bytes: int | None
-    saving_bytes: int | None      # vs the baseline's device total (negative: uses more, e.g. a larger batch)
-    fits: bool | None
-    code: str = ""
-    note: str = ""
-
-    def to_dict(self) -> dict:
-        return {"id": self.id, "kind": self.kind, "title": self.title, "same_math": self.same_math,
-                "applied": self.applied, "method": self.method, "predicted_total_bytes": self.predicted_total_bytes,
-                "saving_bytes": self.saving_bytes, "fits": self.fits, "code": self.code, "note": self.note}
 
 
 @dataclass(frozen=True)

@@ -17,34 +17,19 @@ from __future__ import annotations
 import functools
 import math
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
+from memplan.alloc import lookup
+from memplan.alloc.config import env_var
 from memplan.core import DeviceTarget, analyze, resolve_device
 from memplan.errors import MemoryPlanError, UserError
+from memplan.plan.change import Change
 from memplan.units import fmt_bytes
 from memplan.validate.backends import detect_family
 from memplan.workload import TrainConfig, Workload
 
 MAX_CHECKED = 3
 _last_estimate = None   # the most recent preflight estimate, used by guard()
-
-
-@dataclass(frozen=True)
-class Change:
-    """One recommended change: what to do, the TrainConfig / env edits that express it, and its check."""
-
-    text: str
-    config: dict = field(default_factory=dict)
-    alloc_conf: str | None = None
-    saving_bytes: int = 0                       # rough, for ordering only
-    predicted_total_bytes: int | None = None    # after re-tracing
-    fits: bool | None = None
-
-    def render(self) -> str:
-        if self.predicted_total_bytes is None:
-            return self.text
-        verdict = "fits" if self.fits else "still does not fit"
-        return f"{self.text} -> predicted {fmt_bytes(self.predicted_total_bytes)} ({verdict}, re-traced)"
 
 
 def last_estimate():
@@ -195,6 +180,13 @@ def _block_glob(modules: list) -> str | None:
     return best[0] + "*"
 
 
+def _advice(id_: str, kind: str, same_math: bool, title: str, saving: int, config: dict | None = None,
+            alloc_conf: str | None = None) -> Change:
+    """A rule's suggestion, modelled from the breakdown until `top_change` re-traces it."""
+    return Change(id_, kind, title, same_math, False, "model", None, saving, None, config=config or {},
+                  alloc_conf=alloc_conf)
+
+
 def candidates(est, cfg) -> list[Change]:
     """Changes worth trying, largest expected saving first (rough numbers, for ordering)."""
     b = est.breakdown_at_peak
@@ -203,36 +195,40 @@ def candidates(est, cfg) -> list[Change]:
     over = max(est.device_total_bytes - (est.capacity_bytes or 0), 0)
     out: list[Change] = []
     if est.capacity_bytes is not None and est.outside_allocator_bytes >= est.capacity_bytes:
-        return [Change(f"a device with more memory: the runtime alone holds {fmt_bytes(est.outside_allocator_bytes)} "
-                       f"outside the allocator, more than the {fmt_bytes(est.capacity_bytes)} capacity")]
+        return [_advice("device", "device", True,
+                        f"a device with more memory: the runtime alone holds {fmt_bytes(est.outside_allocator_bytes)} "
+                        f"outside the allocator, more than the {fmt_bytes(est.capacity_bytes)} capacity", 0)]
     B, K = cfg.batch_size, cfg.grad_accum
     if B > 1 and act > 0:
         keep = max(act - over, 0) / act
         nb = max(1, min(B - 1, int(B * keep * 0.9)))   # a 10 % margin: activations are not exactly linear
         k2 = math.ceil(B * K / nb)
-        out.append(Change(f"micro-batch {B} -> {nb} with grad accumulation {K} -> {k2} (global batch "
-                          f"{B * K} -> {nb * k2})", {"batch_size": nb, "grad_accum": k2},
-                          saving_bytes=int(act * (1 - nb / B))))
+        out.append(_advice("batch", "batch", True, f"micro-batch {B} -> {nb} with grad accumulation {K} -> {k2} "
+                           f"(global batch {B * K} -> {nb * k2})", int(act * (1 - nb / B)),
+                           {"batch_size": nb, "grad_accum": k2}))
     glob = _block_glob(est.modules)
     if glob and not cfg.checkpoint and b.get("activations", 0) > 0:
-        out.append(Change(f"activation checkpointing of {glob!r} (HF: model.gradient_checkpointing_enable())",
-                          {"checkpoint": (glob,)}, saving_bytes=int(b.get("activations", 0) * 0.7)))
+        out.append(_advice("checkpoint", "checkpoint", True,
+                           f"activation checkpointing of {glob!r} (HF: model.gradient_checkpointing_enable())",
+                           int(b.get("activations", 0) * 0.7), {"checkpoint": (glob,)}))
     if cfg.precision == "fp32" and state > 0:
-        out.append(Change("train in bf16 (halves parameters, gradients and optimizer state)",
-                          {"precision": "bf16"}, saving_bytes=state // 2))
+        out.append(_advice("precision:bf16", "precision", False,
+                           "train in bf16 (halves parameters, gradients and optimizer state)", state // 2,
+                           {"precision": "bf16"}))
     if est.peak_phase == "optimizer" and cfg.optimizer_impl != "fused" and b.get("temporaries", 0) > 0:
-        out.append(Change("use the fused optimizer (optimizer_impl='fused': no per-step scratch copies)",
-                          {"optimizer_impl": "fused"}, saving_bytes=b.get("temporaries", 0)))
+        out.append(_advice("optimizer-impl:fused", "optimizer-impl", True,
+                           "use the fused optimizer (optimizer_impl='fused': no per-step scratch copies)",
+                           b.get("temporaries", 0), {"optimizer_impl": "fused"}))
     frag = getattr(est, "fragmentation_bytes", 0) or 0
     if frag > 0 and est.device and "expandable_segments:true" not in (str(est.notes) + "").lower():
-        var = "PYTORCH_NPU_ALLOC_CONF" if any(s in str(est.device).lower() for s in ("910", "ascend", "npu")) \
-            else "PYTORCH_CUDA_ALLOC_CONF"
-        out.append(Change(f"set {var}=expandable_segments:True (the cache holds {fmt_bytes(frag)} "
-                          "it cannot reuse at the peak)", {}, alloc_conf="expandable_segments:True",
-                          saving_bytes=frag))
+        var = env_var(lookup(est.device).family)
+        out.append(_advice("alloc:expandable_segments:True", "allocator", True,
+                           f"set {var}=expandable_segments:True (the cache holds {fmt_bytes(frag)} "
+                           "it cannot reuse at the peak)", frag, alloc_conf="expandable_segments:True"))
     if b.get("optimizer_state", 0) >= max(act, 1):
-        out.append(Change("shard the optimizer state across ranks (ZeRO-1 / FSDP) or use a lighter optimizer "
-                          "(Adafactor, 8-bit Adam)", {}, saving_bytes=b.get("optimizer_state", 0) // 2))
+        out.append(_advice("sharding", "sharding", True,
+                           "shard the optimizer state across ranks (ZeRO-1 / FSDP) or use a lighter optimizer "
+                           "(Adafactor, 8-bit Adam)", b.get("optimizer_state", 0) // 2))
     out.sort(key=lambda c: -c.saving_bytes)
     return out
 
@@ -255,7 +251,7 @@ def top_change(est, cfg, workload=None, dev=None, *, check: bool = True) -> Chan
             e2 = analyze(workload, config=cfg.with_(**c.config), device=d2, fallback=False)
         except UserError:
             continue
-        c = replace(c, predicted_total_bytes=e2.device_total_bytes, fits=e2.fits)
+        c = replace(c, predicted_total_bytes=e2.device_total_bytes, fits=e2.fits, method="trace")
         if e2.fits:
             return c
         checked.append(c)
