@@ -60,7 +60,7 @@ def test_diagnose_snapshot(tmp_path):
     r = CliRunner().invoke(cli, ["diagnose", "--snapshot", str(path), "--report", str(tmp_path / "s.html"),
                                  "--format", "json"], catch_exceptions=False)
     assert r.exit_code == 0, r.output
-    d = json.loads(r.output)
+    d = json.loads(r.stdout)
     assert d["snapshot"]["devices"][0]["peak_allocated"] == truth.peak_allocated
     assert os.path.getsize(tmp_path / "s.html") > 1000
     r = CliRunner().invoke(cli, ["diagnose", "--snapshot", str(path)], catch_exceptions=False)
