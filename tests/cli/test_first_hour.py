@@ -105,6 +105,7 @@ def test_plan_keeps_the_global_batch_and_says_why_numerics_change():
     assert "plan:     batch 8 x accum 1" in text and "\nnumerics: CHANGED — Adafactor" in text
 
 
+@pytest.mark.slow
 def test_plan_same_math_when_it_fits_and_maximize_on_request():
     keep = json.loads(cli("plan", MLP, "-b", "4", "--grad-accum", "2", "--capacity", "400MiB",
                           "--format", "json").stdout)
