@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from memplan.errors import BuildError, UserError
-from memplan.workload import TrainConfig, Workload
+from memplan.workload import OPTIMIZER_CLASSES, TrainConfig, Workload
 
 
 class StepHooks(Protocol):
@@ -58,26 +58,27 @@ def resolve_optimizer_impl(impl: str, family: str) -> dict:
 
 
 def make_optimizer(workload: Workload, cfg: TrainConfig, model, family: str):
-    import torch
-
     params = [p for p in model.parameters() if p.requires_grad]
     if not params:
         raise UserError("the model has no trainable parameters (every parameter has requires_grad=False)")
     if workload.make_optimizer is not None:
         return workload.make_optimizer(params)
+    cls, kw = optimizer_class(cfg, family)
+    return cls(params, lr=cfg.lr, **kw)
+
+
+def optimizer_class(cfg: TrainConfig, family: str):
+    """The torch.optim class of `cfg.optimizer` and its keyword arguments (implementation, SGD's momentum)."""
+    import torch
+
     kw = resolve_optimizer_impl(cfg.optimizer_impl, family)
-    name = cfg.optimizer
-    if name == "adamw":
-        return torch.optim.AdamW(params, lr=cfg.lr, **kw)
-    if name == "adam":
-        return torch.optim.Adam(params, lr=cfg.lr, **kw)
-    if name == "sgd":
-        return torch.optim.SGD(params, lr=cfg.lr, momentum=0.9, **kw)
-    if name == "adafactor":
-        if "fused" in kw:
-            raise UserError("torch.optim.Adafactor has no fused implementation; use foreach or for-loop")
-        return torch.optim.Adafactor(params, lr=cfg.lr, **kw)
-    raise UserError(f"unknown optimizer {name!r}")
+    if cfg.optimizer not in OPTIMIZER_CLASSES:
+        raise UserError(f"unknown optimizer {cfg.optimizer!r}")
+    if cfg.optimizer == "adafactor" and "fused" in kw:
+        raise UserError("torch.optim.Adafactor has no fused implementation; use foreach or for-loop")
+    if cfg.optimizer == "sgd":
+        kw["momentum"] = 0.9
+    return getattr(torch.optim, OPTIMIZER_CLASSES[cfg.optimizer]), kw
 
 
 def default_loss(output, batch):

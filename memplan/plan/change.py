@@ -11,6 +11,7 @@ from memplan.units import fmt_bytes
 class Change:
     id: str
     kind: str                     # allocator | optimizer-impl | batch | checkpoint | precision | optimizer | sharding | device
+                                  # | plan (several applied changes, as preflight offers them)
     title: str
     same_math: bool
     applied: bool                 # part of the plan's configuration
