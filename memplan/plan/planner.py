@@ -137,21 +137,22 @@ def plan(model=None, *, hf_config: str | None = None, task: str | None = None, c
     cfg = train_config(config, **train_options)
     dev = resolve_device(device, capacity, alloc_conf)
     _check_inputs(dev, margin, dp_size, target_global_batch, maximize_batch, seq_len_search)
-    # the global batch to keep (None: the largest micro-batch is wanted, or the sequence length is searched)
-    keep = None if maximize_batch or seq_len_search else (
-        target_global_batch or cfg.batch_size * cfg.grad_accum * dp_size)
     workload = load_workload(model, hf_config, task)
     ev = Evaluator(workload, dev, int(dev.capacity_bytes * (1.0 - margin)), on_trace)
     return plan_on(ev, cfg, margin=margin, target_global_batch=target_global_batch, dp_size=dp_size,
                    seq_len_search=seq_len_search, same_math_only=same_math_only, thorough=thorough,
-                   max_batch=max_batch, t_start=t_start)
+                   max_batch=max_batch, maximize_batch=maximize_batch, t_start=t_start)
 
 
 def plan_on(ev: Evaluator, cfg: TrainConfig, *, margin: float = 0.0, target_global_batch: int | None = None,
             dp_size: int = 1, seq_len_search: bool = False, same_math_only: bool = False,
-            thorough: bool | None = None, max_batch: int = 1 << 16, t_start: float | None = None) -> Plan:
+            thorough: bool | None = None, max_batch: int = 1 << 16, maximize_batch: bool = False,
+            t_start: float | None = None) -> Plan:
     """The planner's steps for `cfg` on `ev` (its workload, device and budget; traces it already holds are
     reused). `plan()` and `preflight()` both come here."""
+    # the global batch to keep (None: the largest micro-batch is wanted, or the sequence length is searched)
+    keep = None if maximize_batch or seq_len_search else (
+        target_global_batch or cfg.batch_size * cfg.grad_accum * dp_size)
     t_start = time.perf_counter() if t_start is None else t_start
     workload, dev, budget = ev.workload, ev.dev, ev.budget_bytes
     original_conf = dev.alloc_conf
