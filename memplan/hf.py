@@ -107,7 +107,9 @@ def workload_from_config(config, *, name: str, task: str | None = None, source: 
         return {"input_ids": ids, "labels": ids.clone()}
 
     return Workload(name=name, build_model=build_model, make_batch=make_batch, source=source,
-                    default_seq_len=default_seq, extra={"architecture": arch, "kind": kind})
+                    default_seq_len=default_seq,
+                    extra={"architecture": arch, "kind": kind, "hf_config": config, "task": task,
+                           "hf_model_class": cls})
 
 
 def load_hf_config(path: str, task: str | None = None) -> Workload:

@@ -239,8 +239,10 @@ def run(workload: Workload, cfg: TrainConfig, hooks: StepHooks | None = None,
 
     hooks = hooks or NoHooks()
     gc_was_enabled = gc.isenabled()
+    outer_freeze = gc.get_freeze_count() > 0   # a caller running several traces froze the heap once
     gc.collect()
-    gc.freeze()  # objects from before the run (transformers' modules...) are not scanned again
+    if not outer_freeze:
+        gc.freeze()  # objects from before the run (transformers' modules...) are not scanned again
     gc.disable()
     try:
         model = build(workload, cfg, hooks, target)
@@ -303,7 +305,8 @@ def run(workload: Workload, cfg: TrainConfig, hooks: StepHooks | None = None,
         hooks.phase("end", cfg.steps + 1, 0)
         del batch, model, optimizer, scaler
     finally:
-        gc.unfreeze()
+        if not outer_freeze:
+            gc.unfreeze()
         if gc_was_enabled:
             gc.enable()
         gc.collect()

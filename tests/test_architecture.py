@@ -29,12 +29,8 @@ LAYERS = [
 ]
 HEAVY = ("torch", "transformers", "torch_npu", "matplotlib")
 MAX_FUNCTION_LINES = 80
-LONG_FUNCTION_ALLOWED = {
-    "memplan/diagnose/_classify.py:classify_oom",   # being split in issue 13
-}
-LAZY_IMPORT_ALLOWED = {
-    "memplan.diagnose._classify",                   # being rewritten in issue 13
-}
+LONG_FUNCTION_ALLOWED: set[str] = set()
+LAZY_IMPORT_ALLOWED: set[str] = set()
 
 
 def _module_name(path: pathlib.Path) -> str:

@@ -18,11 +18,13 @@ from memplan.cli._output import (EXIT_BAD_NEWS, EXIT_OK, debug_option, emit, for
 @click.option("--fallback/--no-fallback", default=True, show_default=True,
               help="When an op cannot be traced on fake tensors, measure small real CPU steps and extrapolate "
                    "(always stated in the report).")
+@click.option("--full-trace", is_flag=True,
+              help="Trace every layer even when identical layers could be traced once (block-once).")
 @quiet_option
 @format_option
 @debug_option
 def command(model, hf_config, task, device, capacity, alloc_conf, world_size, sharding, top, report_path, fallback,
-            quiet, fmt, debug, **kw):
+            full_trace, quiet, fmt, debug, **kw):
     """Estimate the peak memory of training MODEL (a model file, or --hf-config) on fake tensors."""
     cfg = run_command(debug, lambda: precheck(kw, model, hf_config, device, capacity, alloc_conf,
                                               report_path=report_path))
@@ -36,7 +38,8 @@ def command(model, hf_config, task, device, capacity, alloc_conf, world_size, sh
         with progress(api.phase_count(cfg), "tracing", quiet=quiet, fmt=fmt) as bar:
             a = api.run_analysis(model, hf_config=hf_config, task=task, config=cfg, device=device,
                                  capacity=capacity, alloc_conf=alloc_conf,
-                                 on_phase=lambda *a: bar.update(1), fallback=fallback)
+                                 on_phase=lambda *a: bar.update(1), fallback=fallback,
+                                 full_trace=full_trace)
         if report_path and a.trace is None:
             click.echo("memplan: no timeline for a fallback estimate: --report was not written", err=True)
         elif report_path:

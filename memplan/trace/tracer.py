@@ -195,6 +195,7 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
     except Exception as exc:
         raise _trace_error(exc, rec, mode) from exc
     trace = rec.close()
+    trace.sort_free_runs()
     trace.steps = cfg.steps
     if rec.scalar_calls:
         trace.notes.append(

@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 
 from memplan.core import DeviceTarget, resolve_device
-from memplan.errors import MemoryPlanError, UserError
+from memplan.errors import MemoryPlanError, TraceError, UserError
 from memplan.plan.evaluate import Evaluator
 from memplan.plan.advice import top_change
 from memplan.plan.change import Change
@@ -118,13 +118,21 @@ def preflight(model_or_builder, batch_fn, optimizer="adamw", *, device="auto", c
     est = ev.estimate(cfg)
     _last_estimate = est
     if est.fits is False:
-        change = top_change(ev, cfg) if check_advice else None
-        err = MemoryPlanError(misfit_message(est, change), estimate=est,
+        change, why = _planner_change(ev, cfg) if check_advice else (None, "")
+        err = MemoryPlanError(misfit_message(est, change) + why, estimate=est,
                               advice=change.render() if change else None)
         err.breakdown = dict(est.breakdown_at_peak)
         err.change = change
         raise err
     return est
+
+
+def _planner_change(ev: Evaluator, cfg: TrainConfig) -> tuple[Change | None, str]:
+    """The planner's change, or None and why not (a configuration it needed could not be traced)."""
+    try:
+        return top_change(ev, cfg), ""
+    except TraceError as exc:
+        return None, f" No change was checked: the planner could not trace one ({str(exc).splitlines()[0][:160]})."
 
 
 def clone_on_cpu(module, keep=()):

@@ -87,3 +87,19 @@ def test_bad_arguments():
         preflight(Blocks, batch(1))               # a batch, not a function
     with pytest.raises(UserError):
         preflight(Blocks, batch, batch_sise=2)    # a typo in a training option
+
+
+def test_untraceable_advice_still_raises_the_misfit(monkeypatch):
+    import importlib
+
+    from memplan.errors import TraceError
+
+    pf_module = importlib.import_module("memplan.validate.preflight")   # the module, not the function
+
+    def fail(ev, cfg):
+        raise TraceError("aten::nonzero has no fake kernel")
+
+    monkeypatch.setattr(pf_module, "top_change", fail)
+    with pytest.raises(MemoryPlanError) as info:
+        preflight(Blocks, batch, batch_size=8, capacity="20MiB", device="cpu")
+    assert info.value.change is None and "No change was checked" in str(info.value)
