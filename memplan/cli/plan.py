@@ -40,8 +40,15 @@ def command(model, hf_config, task, device, capacity, alloc_conf, target_global_
     The global batch you train with (-b x --grad-accum x --dp-size, or --target-global-batch) is kept:
     the plan splits it into the largest micro-batch that fits and accumulation steps. Precision or
     optimizer changes are planned only when nothing with the same math fits (--same-math-only: never)."""
-    run_command(debug, lambda: precheck(kw, model, hf_config, device, capacity, alloc_conf, need_budget=True,
-                                        report_path=report_path, report_check=_check_report))
+    def check():
+        if maximize_batch and target_global_batch:
+            from memplan.errors import UserError
+
+            raise UserError("--maximize-batch lets the global batch grow: it excludes --target-global-batch")
+        precheck(kw, model, hf_config, device, capacity, alloc_conf, need_budget=True,
+                 report_path=report_path, report_check=_check_report)
+
+    run_command(debug, check)
 
     def work():
         from memplan import api
