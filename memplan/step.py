@@ -72,6 +72,10 @@ def optimizer_class(cfg: TrainConfig, family: str):
     import torch
 
     kw = resolve_optimizer_impl(cfg.optimizer_impl, family)
+    if cfg.optimizer == "adamw-8bit":
+        from memplan.optim8bit import AdamW8bitStateModel
+
+        return AdamW8bitStateModel, {}
     if cfg.optimizer not in OPTIMIZER_CLASSES:
         raise UserError(f"unknown optimizer {cfg.optimizer!r}")
     if cfg.optimizer == "adafactor" and "fused" in kw:
@@ -282,6 +286,8 @@ def run(workload: Workload, cfg: TrainConfig, hooks: StepHooks | None = None,
                     loss = loss_fn(out, batch) / K
                 if not isinstance(loss, torch.Tensor):
                     raise UserError("loss_fn must return a tensor")
+                if not cfg.keep_outputs:
+                    out = None
                 hooks.phase("backward", step, micro)
                 if scaler is not None:
                     scaler.scale(loss).backward()

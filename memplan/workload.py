@@ -23,9 +23,10 @@ from memplan.errors import UserError
 PRECISIONS = ("fp32", "bf16", "fp16-amp", "bf16-amp")
 SHARDINGS = ("ddp", "zero1", "zero2", "zero3", "fsdp")
 """Data-parallel strategies: DDP, ZeRO-1 (ZeroRedundancyOptimizer), ZeRO-2/3 and FSDP2 (fully_shard)."""
-OPTIMIZERS = ("adamw", "adam", "sgd", "adafactor")
+OPTIMIZERS = ("adamw", "adam", "sgd", "adafactor", "adamw-8bit")
 OPTIMIZER_CLASSES = {"adamw": "AdamW", "adam": "Adam", "sgd": "SGD", "adafactor": "Adafactor"}
-"""The torch.optim class of each optimizer name (SGD is built with momentum=0.9)."""
+"""The torch.optim class of each optimizer name (SGD is built with momentum=0.9); `adamw-8bit` is
+memplan.optim8bit's state model of bitsandbytes' 8-bit AdamW."""
 OPTIMIZER_IMPLS = ("default", "foreach", "fused", "for-loop")
 MOE_ROUTINGS = ("worst", "balanced")
 """How routing indices computed from unknown (fake) router scores are chosen (memplan.trace.datadep)."""
@@ -38,7 +39,7 @@ class TrainConfig:
     batch_size: int = 1
     seq_len: int | None = None          # passed to make_batch when it accepts `seq_len`
     precision: str = "fp32"             # fp32 | bf16 | fp16-amp | bf16-amp (amp = fp32 weights + autocast)
-    optimizer: str = "adamw"            # adamw | adam | sgd (momentum 0.9) | adafactor
+    optimizer: str = "adamw"            # adamw | adam | sgd (momentum 0.9) | adafactor | adamw-8bit (bnb state model)
     optimizer_impl: str = "default"     # default = what torch picks on the target device
     lr: float = 1e-4
     grad_accum: int = 1                 # K micro-steps per optimizer step
@@ -46,6 +47,8 @@ class TrainConfig:
     checkpoint: tuple[str, ...] = ()    # fnmatch globs of module names, non-reentrant checkpointing
     steps: int = 2                      # optimizer steps traced; the last is the steady state
     moe_routing: str = "worst"          # worst (upper bound: all tokens to the busiest experts) | balanced
+    keep_outputs: bool = True           # the model output lives through backward (a plain loop); False:
+                                        # only the loss does (HF Trainer's compute_loss returns the loss alone)
 
     def validate(self) -> "TrainConfig":
         problems = []
@@ -83,6 +86,7 @@ class TrainConfig:
             "optimizer": self.optimizer, "optimizer_impl": self.optimizer_impl, "lr": self.lr,
             "grad_accum": self.grad_accum, "clip_grad_norm": self.clip_grad_norm,
             "checkpoint": list(self.checkpoint), "steps": self.steps, "moe_routing": self.moe_routing,
+            **({} if self.keep_outputs else {"keep_outputs": False}),
         }
 
 
@@ -162,8 +166,24 @@ def _clone_structure(module):
     return copy.deepcopy(module, memo)
 
 
-def load_model_file(path: str) -> Workload:
-    """Import a model file and check it follows the contract."""
+def check_source(model: str | None, hf_config: str | None) -> None:
+    """One workload source, and it is there: a model file (.py) or an HF config.json (no torch needed)."""
+    if hf_config and model:
+        raise UserError("give either a model file or --hf-config, not both")
+    if not model and not hf_config:
+        raise UserError("no model: give a model file (model.py) or --hf-config config.json")
+    if model:
+        check_model_path(model)
+    elif not os.path.exists(hf_config):
+        if hf_config.count("/") == 1 and not hf_config.endswith(".json"):
+            return  # a model id: looked up in the local Hugging Face cache when the workload is built
+        raise UserError(f"HF config not found: {hf_config}")
+    else:
+        read_json(os.path.join(hf_config, "config.json") if os.path.isdir(hf_config) else hf_config)
+
+
+def check_model_path(path: str) -> None:
+    """The model file exists and is a Python file (checked before anything imports torch)."""
     if not os.path.exists(path):
         raise UserError(f"model file not found: {path}")
     if os.path.isdir(path):
@@ -172,12 +192,21 @@ def load_model_file(path: str) -> Workload:
         if path.endswith(".json"):
             raise UserError(f"{path} looks like a config: use --hf-config {path}")
         raise UserError(f"{path} is not a Python file: the model file must end in .py")
+
+
+def load_model_file(path: str) -> Workload:
+    """Import a model file and check it follows the contract."""
+    check_model_path(path)
     name = "memplan_user_model_" + os.path.splitext(os.path.basename(path))[0].replace("-", "_")
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod
     try:
         spec.loader.exec_module(mod)
+    except SystemExit as exc:  # sys.exit() / exit() at module level: never a silent success
+        raise UserError(f"{path}: the model file exited (sys.exit({exc.code!r})) while being imported: "
+                        "put script code under `if __name__ == '__main__':` "
+                        "(see README, 'The model file')") from None
     except SyntaxError as exc:
         raise UserError(f"{path}:{exc.lineno}: syntax error in the model file: {exc.msg}") from exc
     except ImportError as exc:
@@ -192,7 +221,7 @@ def workload_from_module(mod: types.ModuleType, source: str) -> Workload:
     if missing:
         raise UserError(
             f"{source} does not define {' and '.join(missing)}(): a model file needs "
-            "build_model() -> nn.Module and make_batch(batch_size) (see README, 'Model file')"
+            "build_model() -> nn.Module and make_batch(batch_size) (see README, 'The model file')"
         )
     return Workload(
         name=os.path.splitext(os.path.basename(source))[0],

@@ -277,8 +277,8 @@ class RecordingMode(TorchDispatchMode):
         mutable = self._mutable.get(func)
         if mutable is None:
             mutable = self._mutable[func] = func._schema.is_mutable
-        if scalar_out or (len(self.shadows) and (mutable or _has_nonfloat(out))) or (
-                self.building and _small(out)):
+        if scalar_out or ((_small(out) and not _has_nonfloat(out)) if self.building else
+                          (len(self.shadows) and (mutable or _has_nonfloat(out)))):
             self._shadow(func, args, kwargs, out)
         routing = _ROUTING.get(func)
         if routing is not None:

@@ -17,7 +17,7 @@ from memplan.errors import TraceError, UserError
 from memplan.step import Target, run
 from memplan.trace.events import Trace
 from memplan.trace import datadep
-from memplan.compat import eager_paths
+from memplan.compat import eager_paths, fake_module_conversion
 from memplan.trace.composites import eager_branches
 from memplan.trace.custom_ops import kernels_for
 from memplan.trace.kernels import device_rules, function_mode
@@ -191,8 +191,8 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
     try:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*data pointer of FakeTensor.*")
-            with eager_paths(), datadep.routing_policy(cfg.moe_routing), padded_sequences(mode._attach), \
-                    eager_branches(mode), fake, mode, \
+            with eager_paths(), fake_module_conversion(), datadep.routing_policy(cfg.moe_routing), \
+                    padded_sequences(mode._attach), eager_branches(mode), fake, mode, \
                     (fmode or contextlib.nullcontext()), _global_hooks(rec, hooks, target.family == "cpu"), extra:
                 run(workload, cfg, hooks, target)
     except UserError:
