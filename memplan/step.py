@@ -17,6 +17,7 @@ import gc
 from dataclasses import dataclass
 from typing import Protocol
 
+from memplan import compat
 from memplan.errors import UserError
 from memplan.workload import TrainConfig, Workload
 
@@ -57,6 +58,19 @@ def resolve_optimizer_impl(impl: str, family: str) -> dict:
     return {"for-loop": {"foreach": False}, "foreach": {"foreach": True}, "fused": {"fused": True}}[impl]
 
 
+def _user_code_error(what: str, exc: Exception) -> UserError:
+    """The user's function raised: one non-empty line. An ImportError while the installed transformers
+    and torch do not go together is that mismatch, said as such (not a fault of the user's code)."""
+    if isinstance(exc, ImportError):
+        mismatch = compat.transformers_mismatch()
+        if mismatch:
+            return UserError(f"{what} raised {compat.describe(exc)}; {mismatch}")
+    return UserError(f"{what} raised {compat.describe(exc)}")
+
+
+_OPTIMIZER_CLASS = {"adamw": "AdamW", "adam": "Adam", "sgd": "SGD", "adafactor": "Adafactor"}
+
+
 def make_optimizer(workload: Workload, cfg: TrainConfig, model, family: str):
     import torch
 
@@ -67,6 +81,13 @@ def make_optimizer(workload: Workload, cfg: TrainConfig, model, family: str):
         return workload.make_optimizer(params)
     kw = resolve_optimizer_impl(cfg.optimizer_impl, family)
     name = cfg.optimizer
+    cls = _OPTIMIZER_CLASS.get(name)
+    if cls is not None and not hasattr(torch.optim, cls):
+        raise UserError(compat.missing(f"torch.optim.{cls}", "choose another --optimizer"))
+    if kw.get("fused") and cls is not None and not compat.fused_on_cpu(cls):
+        # memplan traces on (fake) CPU tensors: the fused step needs this torch's CPU fused kernel
+        raise UserError(compat.missing(f"a CPU fused torch.optim.{cls} kernel (memplan traces the fused step "
+                                       "with it)", "use --optimizer-impl foreach or for-loop"))
     if name == "adamw":
         return torch.optim.AdamW(params, lr=cfg.lr, **kw)
     if name == "adam":
@@ -218,7 +239,7 @@ def build(workload: Workload, cfg: TrainConfig, hooks: StepHooks, target: Target
     except UserError:
         raise
     except Exception as exc:
-        raise UserError(f"build_model() raised {type(exc).__name__}: {exc}") from exc
+        raise _user_code_error("build_model()", exc) from exc
     if not isinstance(model, torch.nn.Module):
         raise UserError(f"build_model() must return a torch.nn.Module, got {type(model).__name__}")
     if target.run_device != "cpu":
@@ -324,7 +345,7 @@ def _make_batch(workload: Workload, cfg: TrainConfig, target: Target):
     except UserError:
         raise
     except Exception as exc:
-        raise UserError(f"make_batch({cfg.batch_size}) raised {type(exc).__name__}: {exc}") from exc
+        raise _user_code_error(f"make_batch({cfg.batch_size})", exc) from exc
     if isinstance(batch, list):
         batch = tuple(batch)
     batch = to_device(batch, target.run_device)

@@ -26,6 +26,8 @@ from typing import Callable
 
 import torch
 
+from memplan import compat
+
 aten = torch.ops.aten
 
 OUTPUTS = "outputs"
@@ -282,7 +284,8 @@ class DeviceFunctionMode(torch.overrides.TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if func is torch.nn.functional.scaled_dot_product_attention:
+        if func is torch.nn.functional.scaled_dot_product_attention and (
+                "enable_gqa" not in kwargs or compat.sdpa_has_enable_gqa()):   # else: torch's own TypeError
             out = self._sdpa(*args, **kwargs)
             if out is not None:
                 return out
