@@ -15,7 +15,8 @@ script runs itself inside each one (`--worker`, with PYTHONPATH at this checkout
 
     bash benchmarks/compat_envs.sh                      # build the venvs (slow, once)
     python benchmarks/compat.py [--venvs /work/venvs] [--pinned /work/main/.venv] [--unseen FILE ...]
-Writes benchmarks/results/compat.{json,md}.
+Writes benchmarks/results/compat.{json,md} from benchmarks/results/compat_runs/<torch>.json (one file
+per torch; a rerun of some versions or checks replaces only those).
 """
 from __future__ import annotations
 
@@ -169,7 +170,8 @@ def main() -> None:
     ap.add_argument("--checks", default="accuracy,unseen,validate,plan,diagnose,gloo")
     ap.add_argument("--only", nargs="*", default=None, help="only these fixtures")
     ap.add_argument("--unseen", nargs="*", default=None, help="model files no test has seen")
-    ap.add_argument("--out", default=str(ROOT / "benchmarks/results/compat"))
+    ap.add_argument("--out", default=str(ROOT / "benchmarks/results/compat"),
+                    help="writes OUT.json / OUT.md, and one OUT_runs/<torch>.json per torch")
     args = ap.parse_args()
     if args.worker:
         res = worker(args)
@@ -182,14 +184,23 @@ def main() -> None:
     pinned = os.path.join(args.pinned, "bin", "python")
     if os.path.exists(pinned) and (not args.versions or "pinned" in args.versions):
         pythons.append(pinned)
-    results = []
+    runs = Path(args.out + "_runs")
+    runs.mkdir(parents=True, exist_ok=True)
     for py in pythons:
         print(f"== {py}", flush=True)
         res = run_venv(py, args)
         print(json.dumps(summarize(res)), flush=True)
-        results.append(res)
+        name = res.get("torch") or Path(py).parents[1].name
+        old = runs / f"{name}.json"
+        if old.exists() and "checks" in res:   # a rerun of some checks keeps the others' last results
+            prev = json.loads(old.read_text())
+            prev.get("checks", {}).update(res["checks"])
+            res["checks"] = {**prev.get("checks", {}), **res["checks"]}
+        old.write_text(json.dumps(res, indent=1, default=str))
     from compat_report import write_report
 
+    results = [json.loads(f.read_text()) for f in runs.glob("*.json")]
+    results.sort(key=lambda r: [int(x) for x in str(r.get("torch", "0")).split("+")[0].split(".")[:3]])
     write_report(results, args.out)
 
 

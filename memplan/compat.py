@@ -212,6 +212,18 @@ def fake_process_group() -> bool:
     return True
 
 
+def grad_scaler(device: str):
+    """A GradScaler for `device`: torch.amp.GradScaler(device) (torch >= 2.3), torch.cuda.amp's before
+    that on cuda; None where this torch has none (the CPU before 2.3)."""
+    torch = _torch()
+    cls = getattr(torch.amp, "GradScaler", None)
+    if cls is not None:
+        return cls(device)
+    if device == "cuda":
+        return torch.cuda.amp.GradScaler()
+    return None
+
+
 def missing(feature: str, instead: str | None = None) -> str:
     """The one line that says a feature is not in this torch (and what memplan does instead)."""
     line = f"{feature} is not in torch {_torch().__version__}"

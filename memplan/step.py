@@ -334,7 +334,11 @@ def _grad_scaler(target: Target):
 
     if target.family == "npu" and target.run_device.startswith("npu"):
         return torch.npu.amp.GradScaler()  # torch_npu's real API (not torch_npu.amp.GradScaler)
-    return torch.amp.GradScaler(target.run_device.split(":")[0])
+    scaler = compat.grad_scaler(target.run_device.split(":")[0])
+    if scaler is None:
+        raise UserError(compat.missing(f"a GradScaler for {target.run_device}", "fp16-amp needs torch >= 2.3 on "
+                                       "this device; use --precision bf16-amp"))
+    return scaler
 
 
 def _make_batch(workload: Workload, cfg: TrainConfig, target: Target):

@@ -106,8 +106,9 @@ def fake_process_group(world_size: int, rank: int):
 @contextlib.contextmanager
 def _fsdp_storage_events(rec: Recorder):
     """Report FSDP2's `UntypedStorage.resize_` allocations and frees to the recorder."""
-    from torch.distributed.fsdp._fully_shard import _fsdp_param, _fsdp_param_group
+    from memplan import compat
 
+    _fsdp_param, _fsdp_param_group = compat.fsdp2_internals()
     orig_alloc, orig_free = _fsdp_param.alloc_storage, _fsdp_param.free_storage
 
     def alloc_storage(tensor):

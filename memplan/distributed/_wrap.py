@@ -148,8 +148,12 @@ def wrap_workload(workload: Workload, cfg: TrainConfig, sharding: str, *, run_de
                 ddp.reducer = _NoRebuild(ddp.reducer)
             info["ddp_bucket_cap_mb"] = cap
             return ddp
-        from torch.distributed.fsdp import fully_shard
+        from memplan import compat
 
+        fully_shard = compat.fully_shard()
+        if fully_shard is None:
+            raise UserError(compat.missing(f"FSDP2 fully_shard (needed for {sharding})",
+                                           "use ddp or zero1 on this torch, or torch >= 2.4"))
         reshard = sharding != "zero2"
         names = fsdp_units(model, units)
         info["fsdp_units"] = names

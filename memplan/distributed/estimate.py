@@ -131,10 +131,15 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
         raise UserError("master_weights is modelled arithmetic: use method='model'")
     workload = _workload(model_or_workload, hf_config)
     dev = _device(device)
+    notes: list[str] = []
+    if method == "trace":
+        gap = _trace_gap(sharding)
+        if gap:   # this torch lacks the wrapper or the fake group: the model method, said so
+            notes.append(gap)
+            method = "model"
     params, unit_params, unit_names = model_params(workload, cfg)
     n_params = sum(p.numel for p in params)
     comm, comm_note = S.comm_buffer_bytes(dev.family, communicators, world_size)
-    notes: list[str] = []
     info: dict = {"fsdp_units": unit_names} if sharding in ("zero2", "zero3", "fsdp") else {
         "ddp_bucket_cap_mb": bucket_cap_mb or 25, "ddp_first_bucket_bytes": 1024 * 1024,
         "gradient_as_bucket_view": False}
@@ -186,6 +191,18 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
         single_device_peak_bytes=single_peak, model_states={"num_params": n_params, **states},
         strategy_info=info, notes=notes, seconds=round(time.perf_counter() - t0, 3),
     )
+
+
+def _trace_gap(sharding: str) -> str | None:
+    """One line when this torch cannot trace `sharding` with torch's own wrapper on a fake group."""
+    from memplan import compat
+
+    instead = "per-rank memory modelled from the single-device trace (method 'model')"
+    if not compat.fake_process_group():
+        return compat.missing("torch's fake process group", instead)
+    if sharding in ("zero2", "zero3", "fsdp") and compat.fully_shard() is None:
+        return compat.missing("FSDP2 fully_shard", instead)
+    return None
 
 
 def _model_states(params: list[S.ParamInfo], sharding: str, n: int, master_weights: bool) -> dict:
