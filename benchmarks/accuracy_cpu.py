@@ -2,7 +2,7 @@
 
 For every fixture model, at fp32 and bf16-amp, batch 1 and 4, grad accumulation 1 and 2: trace the step
 on fake tensors (`memplan.api.analyze`), run the same step for real under the profiler
-(`memplan.validate.cpu_measure.measure_cpu`) and compare the steady-state peak allocated bytes.
+(`memplan.measure.measure_cpu`) and compare the steady-state peak allocated bytes.
 Combinations whose real run would take over a minute (judged from the batch-1 run) are skipped, as is
 any model whose real run needs more memory than this machine has.
 
@@ -26,7 +26,7 @@ os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 import torch  # noqa: E402
 
 from memplan import api  # noqa: E402
-from memplan.validate.cpu_measure import measure_cpu  # noqa: E402
+from memplan.measure import measure_cpu  # noqa: E402
 from memplan.workload import TrainConfig, load_model_file  # noqa: E402
 
 TOO_BIG = {"decoder_1b": "the real run needs ~40 GiB (1.1B parameters, batch 32): trace-only"}

@@ -6,7 +6,7 @@ config class), plus timm models when timm is installed. For each:
 1. `memplan analyze` by tracing (fake tensors; batch 2, sequence 64 or the model's own input size,
    fp32 AdamW, 2 steps), recording success and, on failure, the cause;
 2. when the trace fails (or the build fails only under fake tensors), the fallback
-   (`memplan.trace.fallback`: small real steps, extrapolated); a workload whose real step fails in
+   (`memplan.core.fallback`, through `memplan.api.analyze`: small real steps, extrapolated); a workload whose real step fails in
    the fallback too is counted invalid, like one whose real measurement fails;
 3. for models cheap enough (`--measure-max-params`), the real CPU measurement (`measure_cpu`, the CPU
    allocator's own ledger) at the same size, and the estimate's error against it.
@@ -103,26 +103,23 @@ def _cause(exc) -> str:
 
 
 def _real_step_failure(exc) -> str | None:
-    """The real step's own error when the fallback failed because the real step failed too (the
-    workload is then invalid, not a tracing failure); None when it failed for another reason."""
+    """The real step's own error when the model fails on real tensors too (`UserCodeError` from the one
+    fallback path, or any other input error): the workload is then invalid, not a tracing failure.
+    None for a trace failure the fallback could not rescue (e.g. too big to measure on this machine)."""
     from memplan.errors import TraceError, UserError
 
-    if isinstance(exc, TraceError):
-        if "the fallback's real step failed too" in str(exc) and exc.__cause__ is not None:
-            c = exc.__cause__
-            return f"{type(c).__name__}: {(str(c).strip().splitlines() or [''])[0][:90]}"
-        return None   # e.g. too big to measure on this machine
-    if isinstance(exc, UserError):   # make_batch / build / loss raised for real
-        return f"{type(exc).__name__}: {str(exc)[:90]}"
-    return None
+    if isinstance(exc, TraceError) or not isinstance(exc, UserError):
+        return None
+    c = exc.__cause__ or exc
+    return f"{type(c).__name__}: {(str(c).strip().splitlines() or [''])[0][:90]}"
 
 
 def run_one(item: dict, measure_max_params: int, fallback_check: bool, fallback_max_params: int = 0) -> dict:
     import torch
 
+    from memplan.api import analyze, estimate_by_fallback
     from memplan.errors import TraceError
-    from memplan.trace.fallback import analyze_with_fallback, estimate_by_fallback, fallback_applies
-    from memplan.validate.cpu_measure import measure_cpu
+    from memplan.measure import measure_cpu
     from memplan.workload import TrainConfig
 
     torch.manual_seed(0)
@@ -142,27 +139,28 @@ def run_one(item: dict, measure_max_params: int, fallback_check: bool, fallback_
         return res
     res.update(params=n_params, config=how)
     cfg = TrainConfig(batch_size=BATCH)
+    # the one analysis path users run (memplan analyze / memplan.api.analyze), fallback included; the
+    # fallback is skipped above --fallback-max-params only to bound the benchmark's time
+    fallback = not fallback_max_params or n_params <= fallback_max_params
     try:
-        est = analyze_with_fallback(wl, config=cfg, fallback=False)
-        res.update(status="traced", estimate=est.peak_allocated_bytes, trace_s=est.trace_seconds,
-                   notes=[n for n in est.notes if "scalar reads" in n or "sized" in n or "routing" in n
-                          or "custom ops" in n])
+        est = analyze(wl, config=cfg, fallback=fallback)
+        if est.method == "fallback":
+            failed = next((n for n in est.notes if n.startswith("the fake-tensor trace failed: ")), "")
+            res.update(status="fallback", estimate=est.peak_allocated_bytes, fallback_note=est.notes[0],
+                       cause=failed[len("the fake-tensor trace failed: "):][:90])
+        else:
+            res.update(status="traced", estimate=est.peak_allocated_bytes, trace_s=est.trace_seconds,
+                       notes=[n for n in est.notes if "scalar reads" in n or "sized" in n or "routing" in n
+                              or "custom ops" in n])
     except Exception as exc:  # noqa: BLE001 - a TraceError, a UserError (bad batch, bad build) or a bug
         if isinstance(exc, TraceError):
             res.update(status="trace-failed", cause=_cause(exc), error=str(exc)[:300])
         else:
             res.update(status="error", cause=_cause(exc), error=str(exc)[:300],
                        tb=traceback.format_exc(limit=-3)[-600:])
-        # every trace failure gets the fallback (it refuses models too big for this machine itself)
-        if fallback_applies(exc) and (not fallback_max_params or n_params <= fallback_max_params):
-            try:
-                est = estimate_by_fallback(wl, cfg, reason=str(exc), error=exc)
-                res.update(status="fallback", estimate=est.peak_allocated_bytes, fallback_note=est.notes[0])
-            except Exception as exc2:  # noqa: BLE001
-                res.update(fallback_error=_cause(exc2))
-                real = _real_step_failure(exc2)
-                if real:
-                    res["real_error"] = real
+        real = _real_step_failure(exc)
+        if real:
+            res["real_error"] = real
     if n_params <= measure_max_params and res.get("status") in ("traced", "fallback", "error", "trace-failed"):
         try:
             m = measure_cpu(wl, cfg)

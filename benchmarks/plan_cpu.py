@@ -32,7 +32,7 @@ from memplan.plan._evaluate import Evaluator  # noqa: E402
 from memplan.plan.checkpoint import plan_checkpointing  # noqa: E402
 from memplan.step import run  # noqa: E402
 from memplan.units import fmt_bytes  # noqa: E402
-from memplan.validate.cpu_measure import measure_cpu  # noqa: E402
+from memplan.measure import measure_cpu  # noqa: E402
 from memplan.workload import TrainConfig  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

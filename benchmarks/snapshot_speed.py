@@ -1,4 +1,4 @@
-"""Speed and memory of `memplan.report.snapshot.read_snapshot` on a large generated snapshot.
+"""Speed and memory of `memplan.diagnose.snapshot.read_snapshot` on a large generated snapshot.
 
 Generates a synthetic `_dump_snapshot`-format pickle of about `--size` bytes in a temporary directory
 (never committed), reads it in a child process (so its peak RSS is the reader's alone), checks the
@@ -20,17 +20,19 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))
 
-from memplan.report._snapshot_synth import write_synthetic_snapshot  # noqa: E402
+from snapshot_synth import write_synthetic_snapshot  # noqa: E402
 from memplan.units import fmt_bytes, parse_size  # noqa: E402
 
 _CHILD = """
 import json, resource, sys, time
-from memplan.report.snapshot import read_snapshot
+from memplan.diagnose.snapshot import read_snapshot
+from memplan.report.snapshot_timeline import timeline_from_snapshot
 t0 = time.perf_counter()
 a = read_snapshot(sys.argv[1])
 t1 = time.perf_counter()
-tl = a.timeline()
+tl = timeline_from_snapshot(a)
 t2 = time.perf_counter()
 d = a.main
 print(json.dumps({"read_s": t1 - t0, "timeline_s": t2 - t1, "peak": d.peak_allocated,

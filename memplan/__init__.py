@@ -10,11 +10,11 @@ __version__ = "0.1.0"
 _LAZY = {
     "analyze": ("memplan.api", "analyze"),
     "preflight": ("memplan.validate", "preflight"),
-    "guard": ("memplan.validate", "guard"),
+    "guard": ("memplan.report.guard", "guard"),
     "Validation": ("memplan.validate", "Validation"),
     "decode": ("memplan.diagnose", "decode"),
     "TrainConfig": ("memplan.workload", "TrainConfig"),
-    "Estimate": ("memplan.estimate", "Estimate"),
+    "Estimate": ("memplan.core", "Estimate"),
     "MemoryPlanError": ("memplan.errors", "MemoryPlanError"),
     "MemplanError": ("memplan.errors", "MemplanError"),
     "UserError": ("memplan.errors", "UserError"),

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from memplan import compat
-from memplan.errors import UserError
+from memplan.errors import BuildError, UserError
 from memplan.workload import TrainConfig, Workload
 
 
@@ -58,14 +58,15 @@ def resolve_optimizer_impl(impl: str, family: str) -> dict:
     return {"for-loop": {"foreach": False}, "foreach": {"foreach": True}, "fused": {"fused": True}}[impl]
 
 
-def _user_code_error(what: str, exc: Exception) -> UserError:
+def _user_code_error(what: str, exc: Exception, cls: type[UserError] = UserError) -> UserError:
     """The user's function raised: one non-empty line. An ImportError while the installed transformers
-    and torch do not go together is that mismatch, said as such (not a fault of the user's code)."""
+    and torch do not go together is that mismatch, said as such (a plain UserError: not the user's code,
+    and no fallback would help)."""
     if isinstance(exc, ImportError):
         mismatch = compat.transformers_mismatch()
         if mismatch:
             return UserError(f"{what} raised {compat.describe(exc)}; {mismatch}")
-    return UserError(f"{what} raised {compat.describe(exc)}")
+    return cls(f"{what} raised {compat.describe(exc)}")
 
 
 _OPTIMIZER_CLASS = {"adamw": "AdamW", "adam": "Adam", "sgd": "SGD", "adafactor": "Adafactor"}
@@ -239,7 +240,7 @@ def build(workload: Workload, cfg: TrainConfig, hooks: StepHooks, target: Target
     except UserError:
         raise
     except Exception as exc:
-        raise _user_code_error("build_model()", exc) from exc
+        raise _user_code_error("build_model()", exc, BuildError) from exc
     if not isinstance(model, torch.nn.Module):
         raise UserError(f"build_model() must return a torch.nn.Module, got {type(model).__name__}")
     if target.run_device != "cpu":

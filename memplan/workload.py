@@ -22,6 +22,8 @@ from memplan import compat
 from memplan.errors import UserError
 
 PRECISIONS = ("fp32", "bf16", "fp16-amp", "bf16-amp")
+SHARDINGS = ("ddp", "zero1", "zero2", "zero3", "fsdp")
+"""Data-parallel strategies: DDP, ZeRO-1 (ZeroRedundancyOptimizer), ZeRO-2/3 and FSDP2 (fully_shard)."""
 OPTIMIZERS = ("adamw", "adam", "sgd", "adafactor")
 OPTIMIZER_IMPLS = ("default", "foreach", "fused", "for-loop")
 
@@ -110,13 +112,8 @@ class Workload:
     # ---- constructors -------------------------------------------------------------------------
     @classmethod
     def from_file(cls, path: str) -> "Workload":
+        """The workload a model file defines (see `load_model_file`)."""
         return load_model_file(path)
-
-    @classmethod
-    def from_hf_config(cls, path: str, task: str | None = None) -> "Workload":
-        from memplan.hf import load_hf_config
-
-        return load_hf_config(path, task=task)
 
     @classmethod
     def from_callables(cls, model_or_builder, batch_fn, *, loss_fn=None, optimizer=None,

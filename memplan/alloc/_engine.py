@@ -200,11 +200,6 @@ class Engine:
         del pool.by_key[(bs << _SHIFT) | b.addr]
         return b
 
-    def _fits(self, nbytes: int) -> bool:
-        if self.allowed is not None and self.reserved + nbytes > self.allowed:
-            return False
-        return self.limit is None or self.reserved + nbytes <= self.limit
-
     def alloc_block(self, pool: Pool, size: int, alloc_size: int, retry: bool) -> Block | None:
         """alloc_block: a new segment (cudaMalloc / aclrtMalloc), or new pages of an expandable one."""
         if retry:

@@ -10,13 +10,13 @@ off by up to 5 MiB; boards of one model can differ by ~0.1 GiB (driver, ECC). Pa
 from __future__ import annotations
 
 import difflib
-import importlib.util
 import json
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
+from memplan.compat import import_torch_npu
 from memplan.errors import UserError
 
 _PREFIXES = ("nvidia", "geforce", "tesla", "huawei", "ascend")
@@ -122,12 +122,7 @@ def read_present_device(family: str) -> Device:
             raise UserError("--device cuda: no CUDA device is visible to this torch build")
         mod = torch.cuda
     elif family == "npu":
-        if importlib.util.find_spec("torch_npu") is None:
-            raise UserError("--device npu: torch_npu is not installed (pip install 'memplan[npu]')")
-        try:
-            import torch_npu  # noqa: F401
-        except Exception as exc:  # e.g. ImportError: libhccl.so without the CANN runtime
-            raise UserError(f"--device npu: torch_npu cannot be imported: {str(exc).splitlines()[0]}") from None
+        import_torch_npu("--device npu")
         if not torch.npu.is_available():
             raise UserError("--device npu: no Ascend NPU is visible")
         mod = torch.npu

@@ -46,6 +46,13 @@ _NPU_KEYS = (
 )
 """Keys whose values memplan checks (the rest of a torch_npu line's keys are accepted as `other`)."""
 ENV_VARS = {"cuda": ("PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF"), "npu": ("PYTORCH_NPU_ALLOC_CONF",)}
+"""The allocator environment variables each family reads, the one memplan advises last (the one table)."""
+ALL_ENV_VARS = tuple(n for names in ENV_VARS.values() for n in names)
+
+
+def env_var(family: str) -> str:
+    """The environment variable memplan advises for `family` (PYTORCH_CUDA_ALLOC_CONF / PYTORCH_NPU_ALLOC_CONF)."""
+    return ENV_VARS[family][-1]
 
 
 @dataclass(frozen=True)
@@ -178,17 +185,6 @@ class _Tokens:
         if tok not in ("True", "False"):
             raise _ConfError(f"expected True or False for {key}, got {tok!r}")
         return tok == "True"
-
-    def skip_value(self, i: int) -> int:
-        """ConfigTokenizer::skipKey: index of the value token, or of the ']' closing a list."""
-        tok = self.at(i, "a value")
-        if tok != "[":
-            return i
-        while i + 1 < len(self.t) and self.t[i + 1] != "]":
-            i += 1
-        if i + 1 >= len(self.t):
-            raise _ConfError("expected a closing ']'")
-        return i + 1
 
 
 def _is_pow2(n: int) -> bool:

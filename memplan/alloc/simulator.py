@@ -152,6 +152,35 @@ def simulate(
     pad_bytes: torch_npu's per-request padding (default 32 for npu, 0 for cuda).
     """
     family, device = _resolve(device_or_family)
+    cfg = _config(config, family)
+    notes = list(cfg.warnings)
+    if capacity is None and device is not None:
+        capacity = device.capacity_bytes
+    if outside_allocator_bytes is None:
+        outside_allocator_bytes = (device.outside_allocator_bytes or 0) if device is not None else 0
+    limit = None if capacity is None else max(capacity - outside_allocator_bytes, 0)
+    allowed = _allowed(cfg, capacity, memory_fraction, notes)
+    eff_limit = limit if allowed is None else (allowed if limit is None else min(allowed, limit))
+    if pad_bytes is None:
+        pad_bytes = K_NPU_PAD if family == "npu" else 0
+    eng = Engine(cfg, pad=pad_bytes, npu=family == "npu", limit=limit, allowed=allowed,
+                 device_total=capacity or (device.nominal_bytes if device else None))
+    r = _replay(eng, _events(trace_or_events), notes, eff_limit)
+    return AllocSim(
+        family=family, device=device.name if device else None, config=cfg, num_events=r.num_events,
+        peak_allocated_bytes=r.peak_alloc, peak_allocated_event=r.peak_alloc_ev, peak_requested_bytes=r.peak_req,
+        peak_reserved_bytes=r.peak_res, peak_reserved_event=r.peak_res_ev,
+        reserved_at_peak_allocated_bytes=r.reserved_at_peak_alloc,
+        allocated_at_peak_reserved_bytes=r.alloc_at_peak_res,
+        fragmentation_at_peak_bytes=r.peak_res - r.alloc_at_peak_res, segments_at_peak=r.segs_at_peak,
+        max_segments=r.max_segs, final_reserved_bytes=eng.reserved, num_alloc_retries=eng.retries,
+        num_device_allocs=eng.device_allocs, num_device_frees=eng.device_frees,
+        outside_allocator_bytes=outside_allocator_bytes, capacity_bytes=capacity, limit_bytes=eff_limit,
+        oom=r.oom, reserved_curve=tuple(r.curve), notes=tuple(notes),
+    )
+
+
+def _config(config: AllocConfig | str | None, family: str) -> AllocConfig:
     if config is None:
         cfg = default_config(family)
     elif isinstance(config, str):
@@ -160,28 +189,41 @@ def simulate(
         cfg = config
     if cfg.family != family:
         raise UserError(f"allocator config is for {cfg.family} but the device uses the {family} allocator")
-    notes = list(cfg.warnings)
-    if capacity is None and device is not None:
-        capacity = device.capacity_bytes
-    if outside_allocator_bytes is None:
-        outside_allocator_bytes = (device.outside_allocator_bytes or 0) if device is not None else 0
-    limit = None if capacity is None else max(capacity - outside_allocator_bytes, 0)
-    allowed = None
+    return cfg
+
+
+def _allowed(cfg: AllocConfig, capacity: int | None, memory_fraction: float | None, notes: list) -> int | None:
+    """The per-process cap of `set_per_process_memory_fraction` (None: no cap)."""
     if memory_fraction is not None:
         if capacity is None:
             raise UserError("memory_fraction needs a device capacity: give a device or a capacity")
         if not 0.0 <= memory_fraction <= 1.0:
             raise UserError(f"memory_fraction must be within [0, 1], got {memory_fraction}")
-        allowed = int(memory_fraction * capacity)
-    elif cfg.garbage_collection_threshold > 0:
+        return int(memory_fraction * capacity)
+    if cfg.garbage_collection_threshold > 0:
         notes.append("garbage_collection_threshold has no effect without a per-process memory fraction "
                      "(torch.cuda/npu.set_per_process_memory_fraction), as in the real allocator")
-    eff_limit = limit if allowed is None else (allowed if limit is None else min(allowed, limit))
-    if pad_bytes is None:
-        pad_bytes = K_NPU_PAD if family == "npu" else 0
-    eng = Engine(cfg, pad=pad_bytes, npu=family == "npu", limit=limit, allowed=allowed,
-                 device_total=capacity or (device.nominal_bytes if device else None))
+    return None
 
+
+@dataclass
+class _Peaks:
+    num_events: int = 0
+    peak_req: int = 0
+    peak_alloc: int = 0
+    peak_alloc_ev: int = 0
+    reserved_at_peak_alloc: int = 0
+    peak_res: int = 0
+    peak_res_ev: int = -1
+    alloc_at_peak_res: int = 0
+    segs_at_peak: int = 0
+    max_segs: int = 0
+    curve: list = field(default_factory=lambda: [(-1, 0)])
+    oom: OomPoint | None = None
+
+
+def _replay(eng: Engine, events, notes: list, eff_limit: int | None) -> _Peaks:
+    """Run the events through the engine and keep the peaks (local variables: this is the hot loop)."""
     live: dict[int, object] = {}
     requested = peak_req = 0
     peak_alloc = peak_alloc_ev = reserved_at_peak_alloc = 0
@@ -194,7 +236,7 @@ def simulate(
     unknown_frees = 0
     idx = -1
     malloc, free = eng.malloc, eng.free
-    for idx, (is_alloc, sid, nbytes) in enumerate(_events(trace_or_events)):
+    for idx, (is_alloc, sid, nbytes) in enumerate(events):
         if is_alloc:
             if nbytes == 0:
                 continue  # the caching allocators return a null pointer for 0 bytes
@@ -235,29 +277,5 @@ def simulate(
                 last_res = eng.reserved
     if unknown_frees:
         notes.append(f"{unknown_frees} frees of storages that were never allocated were ignored")
-    return AllocSim(
-        family=family,
-        device=device.name if device else None,
-        config=cfg,
-        num_events=idx + 1,
-        peak_allocated_bytes=peak_alloc,
-        peak_allocated_event=peak_alloc_ev,
-        peak_requested_bytes=peak_req,
-        peak_reserved_bytes=peak_res,
-        peak_reserved_event=peak_res_ev,
-        reserved_at_peak_allocated_bytes=reserved_at_peak_alloc,
-        allocated_at_peak_reserved_bytes=alloc_at_peak_res,
-        fragmentation_at_peak_bytes=peak_res - alloc_at_peak_res,
-        segments_at_peak=segs_at_peak,
-        max_segments=max_segs,
-        final_reserved_bytes=eng.reserved,
-        num_alloc_retries=eng.retries,
-        num_device_allocs=eng.device_allocs,
-        num_device_frees=eng.device_frees,
-        outside_allocator_bytes=outside_allocator_bytes,
-        capacity_bytes=capacity,
-        limit_bytes=eff_limit,
-        oom=oom,
-        reserved_curve=tuple(curve),
-        notes=tuple(notes),
-    )
+    return _Peaks(idx + 1, peak_req, peak_alloc, peak_alloc_ev, reserved_at_peak_alloc, peak_res, peak_res_ev,
+                  alloc_at_peak_res, segs_at_peak, max_segs, curve, oom)

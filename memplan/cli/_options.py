@@ -1,11 +1,9 @@
 """Options shared by analyze, plan and validate: which workload, how it is trained, on what device."""
 from __future__ import annotations
 
-import functools
-
 import click
 
-from memplan.workload import OPTIMIZER_IMPLS, OPTIMIZERS, PRECISIONS
+from memplan.workload import OPTIMIZER_IMPLS, OPTIMIZERS, PRECISIONS, SHARDINGS, TrainConfig
 
 
 def workload_options(fn):
@@ -45,25 +43,14 @@ def device_options(fn):
     return fn
 
 
-def train_config(kw: dict):
-    from memplan.workload import TrainConfig
-
+def train_config(kw: dict) -> TrainConfig:
+    """The TrainConfig the options describe (validated later, once, by the library call)."""
     return TrainConfig(
         batch_size=kw["batch_size"], seq_len=kw["seq_len"], precision=kw["precision"],
         optimizer=kw["optimizer"], optimizer_impl=kw["optimizer_impl"], lr=kw["lr"],
         grad_accum=kw["grad_accum"], clip_grad_norm=kw["clip_grad_norm"],
         checkpoint=tuple(kw["checkpoint"]), steps=kw["steps"],
-    ).validate()
-
-
-def pass_kwargs(fn):
-    @functools.wraps(fn)
-    def wrapper(**kw):
-        return fn(kw)
-    return wrapper
-
-
-SHARDINGS = ("ddp", "zero1", "zero2", "zero3", "fsdp")
+    )
 
 
 def distributed_options(fn):

@@ -13,6 +13,7 @@ from typing import Any, Callable
 import click
 
 from memplan.errors import UserError
+from memplan.report.envelope import envelope
 
 EXIT_OK, EXIT_BAD_NEWS, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -33,10 +34,11 @@ def run_command(debug: bool, fn: Callable[[], Any]) -> Any:
         fail("interrupted", 130)
 
 
-def emit(fmt: str, payload: dict, human: Callable[[], str], exit_code: int = EXIT_OK) -> None:
-    """Print the JSON payload (fmt == 'json') or the human rendering, then exit with `exit_code`."""
+def emit(fmt: str, command: str, payload: dict, human: Callable[[], str], exit_code: int = EXIT_OK) -> None:
+    """Print the JSON payload (fmt == 'json') in the versioned envelope, or the human rendering, then
+    exit with `exit_code`. This is the one place the JSON envelope is applied."""
     if fmt == "json":
-        click.echo(json.dumps(payload, indent=2, default=str))
+        click.echo(json.dumps(envelope(command, payload), indent=2, default=str))
     else:
         click.echo(human())
     sys.exit(exit_code)

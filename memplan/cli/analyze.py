@@ -37,39 +37,35 @@ def command(model, hf_config, task, device, capacity, alloc_conf, world_size, sh
         from memplan.report.progress import progress
 
         with progress(api.phase_count(cfg), "tracing", quiet=quiet, fmt=fmt) as bar:
-            est, trace = api.analyze(model, hf_config=hf_config, task=task, config=cfg, device=device,
-                                     capacity=capacity, alloc_conf=alloc_conf, return_trace=True,
-                                     on_phase=lambda *a: bar.update(1), fallback=fallback)
-        if report_path and trace is None:
+            a = api.run_analysis(model, hf_config=hf_config, task=task, config=cfg, device=device,
+                                 capacity=capacity, alloc_conf=alloc_conf,
+                                 on_phase=lambda *a: bar.update(1), fallback=fallback)
+        if report_path and a.trace is None:
             click.echo("memplan: no timeline for a fallback estimate: --report was not written", err=True)
         elif report_path:
             from memplan.report.write import write_report
 
-            dev = api.resolve_device(device, capacity, alloc_conf)
-            write_report(report_path, est, trace, sim=api.simulate_allocator(trace, dev))
-        return est
+            write_report(report_path, a.estimate, a.trace, sim=a.sim)
+        return a.estimate
 
     est = run_command(debug, work)
     from memplan.report.text import render_estimate
 
     code = EXIT_BAD_NEWS if est.fits is False else EXIT_OK
-    emit(fmt, est.to_dict(), lambda: render_estimate(est, top=top), code)
+    emit(fmt, "analyze", est.to_dict(), lambda: render_estimate(est, top=top), code)
 
 
 def _per_rank(model, hf_config, device, capacity, world_size, sharding, fmt, debug, kw):
     """`--world-size N`: the per-rank estimate of memplan.distributed, enveloped as `analyze`."""
 
     def work():
-        from memplan.api import resolve_device
-        from memplan.distributed import estimate_per_rank
+        from memplan import api
 
-        dev = resolve_device(device, capacity)
-        return estimate_per_rank(model, train_config(kw), world_size, sharding, dev, hf_config=hf_config)
+        dev = api.resolve_device(device, capacity)
+        return api.estimate_per_rank(model, train_config(kw), world_size, sharding, dev, hf_config=hf_config)
 
     est = run_command(debug, work)
-    from memplan.distributed.cli import render_estimate
-    from memplan.report.envelope import envelope
+    from memplan.report.shard_text import render_rank_estimate
 
-    d = est.to_dict()
-    d.update(envelope("analyze", {}))
-    emit(fmt, d, lambda: render_estimate(est), EXIT_BAD_NEWS if est.fits is False else EXIT_OK)
+    emit(fmt, "analyze", est.to_dict(), lambda: render_rank_estimate(est),
+         EXIT_BAD_NEWS if est.fits is False else EXIT_OK)

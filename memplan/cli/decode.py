@@ -14,12 +14,11 @@ def command(codes: tuple[str, ...], fmt: str, debug: bool) -> None:
     """Decode error codes: 207001, ACL_ERROR_RT_MEMORY_ALLOCATION, EL0004, ERR00100, HCCL_E_TIMEOUT, ..."""
 
     def work():
-        from memplan.diagnose import decode
+        from memplan import api
 
-        return [decode(c) for c in codes]
+        return [api.decode(c) for c in codes]
 
     infos = run_command(debug, work)
-    from memplan.diagnose._render import render_codes
-    from memplan.report.envelope import envelope
+    from memplan.report.diagnosis_text import render_codes
 
-    emit(fmt, envelope("decode", {"codes": [i.to_dict() for i in infos]}), lambda: render_codes(infos), EXIT_OK)
+    emit(fmt, "decode", {"codes": [i.to_dict() for i in infos]}, lambda: render_codes(infos), EXIT_OK)

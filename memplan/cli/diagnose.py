@@ -47,22 +47,21 @@ def command(logs: tuple[str, ...], estimate_path: str | None, show_all: bool, sn
             UserError("give a log file (or - for stdin), or --snapshot snapshot.pickle")))
 
     def work():
-        from memplan.diagnose import diagnose
+        from memplan import api
 
-        return diagnose(list(logs), _load_estimate(estimate_path))
+        return api.diagnose(list(logs), _load_estimate(estimate_path))
 
     result = run_command(debug, work)
-    from memplan.diagnose._render import render_diagnosis
-    from memplan.report.envelope import envelope
+    from memplan.report.diagnosis_text import render_diagnosis
 
-    emit(fmt, envelope("diagnose", result.to_dict()), lambda: render_diagnosis(result, show_all), EXIT_OK)
+    emit(fmt, "diagnose", result.to_dict(), lambda: render_diagnosis(result, show_all), EXIT_OK)
 
 
 def _snapshot(path: str, report_path: str | None, logs: tuple[str, ...], fmt: str, debug: bool) -> None:
     def work():
         import os
 
-        from memplan.report.snapshot import read_snapshot
+        from memplan import api
 
         if not os.path.exists(path):
             raise UserError(f"snapshot not found: {path}")
@@ -70,20 +69,19 @@ def _snapshot(path: str, report_path: str | None, logs: tuple[str, ...], fmt: st
             from memplan.report.write import check_report_path
 
             check_report_path(report_path)
-        an = read_snapshot(path)
+        an = api.read_snapshot(path)
         diag = None
         if logs:
-            from memplan.diagnose import diagnose
-
-            diag = diagnose(list(logs))
+            diag = api.diagnose(list(logs))
         if report_path:
+            from memplan.report.snapshot_timeline import timeline_from_snapshot
             from memplan.report.write import render_timeline
 
-            render_timeline(an.timeline(), report_path)
+            render_timeline(timeline_from_snapshot(an), report_path)
         return an, diag
 
     an, diag = run_command(debug, work)
-    from memplan.report.envelope import envelope
+    from memplan.report.diagnosis_text import render_diagnosis
     from memplan.report.snapshot_text import render_snapshot
 
     payload = {"snapshot": an.to_dict()}
@@ -93,9 +91,7 @@ def _snapshot(path: str, report_path: str | None, logs: tuple[str, ...], fmt: st
     def human():
         text = render_snapshot(an)
         if diag is not None:
-            from memplan.diagnose._render import render_diagnosis
-
             text += "\n\n" + render_diagnosis(diag, False)
         return text
 
-    emit(fmt, envelope("diagnose", payload), human, EXIT_OK)
+    emit(fmt, "diagnose", payload, human, EXIT_OK)

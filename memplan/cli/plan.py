@@ -25,22 +25,22 @@ def command(model, hf_config, task, device, capacity, alloc_conf, target_global_
     """Recommend batch size, accumulation, checkpointing and allocator/optimizer settings for MODEL."""
 
     def work():
-        from memplan.plan import plan
+        from memplan import api
         from memplan.report.progress import progress
 
         with progress(None, "tracing", quiet=quiet, fmt=fmt) as bar:
-            p = plan(model, hf_config=hf_config, task=task, config=train_config(kw), device=device,
+            p = api.plan(model, hf_config=hf_config, task=task, config=train_config(kw), device=device,
                      capacity=capacity, alloc_conf=alloc_conf, margin=margin / 100.0,
                      target_global_batch=target_global_batch, dp_size=dp_size, seq_len_search=seq_len_search,
                      same_math_only=same_math_only, thorough=thorough,
                      on_trace=lambda label: bar.update(1, f"tracing {label}"))
         if report_path:
-            from memplan.plan._render import write_plan_report
+            from memplan.report.plan_text import write_plan_report
 
             write_plan_report(report_path, p)
         return p
 
     p = run_command(debug, work)
-    from memplan.plan._render import render_plan
+    from memplan.report.plan_text import render_plan
 
-    emit(fmt, p.to_dict(), lambda: render_plan(p), EXIT_OK if p.fits else EXIT_BAD_NEWS)
+    emit(fmt, "plan", p.to_dict(), lambda: render_plan(p), EXIT_OK if p.fits else EXIT_BAD_NEWS)

@@ -26,14 +26,13 @@ def command(model, hf_config, task, device, capacity, alloc_conf, plan_path, tol
     memplan's estimate. Exit 1 when the error exceeds --tolerance or the run failed (OOM, ACL error)."""
 
     def work():
-        from memplan.validate.runner import validate, write_report
-
-        from memplan.api import phase_count
+        from memplan import api
         from memplan.report.progress import progress
+        from memplan.report.validation_text import write_report
 
         cfg = train_config(kw)
-        with progress(2 * phase_count(cfg), "tracing, then running", fmt=fmt) as bar:
-            v, trace = validate(model, hf_config=hf_config, task=task, config=cfg, device=device,
+        with progress(2 * api.phase_count(cfg), "tracing, then running", fmt=fmt) as bar:
+            v, trace = api.validate(model, hf_config=hf_config, task=task, config=cfg, device=device,
                                 capacity=capacity, alloc_conf=alloc_conf, plan=plan_path, tolerance=tolerance,
                                 return_trace=True, on_phase=lambda *a: bar.update(1))
         if report_path:
@@ -41,6 +40,6 @@ def command(model, hf_config, task, device, capacity, alloc_conf, plan_path, tol
         return v
 
     v = run_command(debug, work)
-    from memplan.validate.runner import render_text
+    from memplan.report.validation_text import render_text
 
-    emit(fmt, v.to_dict(), lambda: render_text(v), EXIT_OK if v.ok else EXIT_BAD_NEWS)
+    emit(fmt, "validate", v.to_dict(), lambda: render_text(v), EXIT_OK if v.ok else EXIT_BAD_NEWS)

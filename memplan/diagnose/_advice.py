@@ -13,6 +13,7 @@ from typing import Any, Mapping
 from memplan.diagnose._catalog import get_advice, notes
 from memplan.diagnose._types import Advice, Category
 from memplan.units import fmt_bytes
+from memplan.diagnose._catalog import advice_catalog
 
 MiB = 1 << 20
 
@@ -89,8 +90,6 @@ def choose_advice(category: Category, *, numbers: Mapping[str, Any], flags: set[
 
 
 def _applies(advice_id: str) -> list[str]:
-    from memplan.diagnose._catalog import advice_catalog
-
     return advice_catalog()[advice_id].get("applies_to", [])
 
 

@@ -22,6 +22,7 @@ from memplan.diagnose._parse import Evidence, scan
 from memplan.diagnose._reader import ReadStats, iter_binary, open_source
 from memplan.diagnose._types import MEMORY_CATEGORIES, Category, Diagnosis, Incident
 from memplan.errors import UserError
+from memplan.diagnose._catalog import decode
 
 GAP = 30
 MAX_INCIDENTS = 200
@@ -228,8 +229,6 @@ def _display_code(code: str) -> str:
 
 
 def _text_summary(category: Category, lead: str, deciding: list[Evidence], codes: list[str]) -> str:
-    from memplan.diagnose._catalog import decode
-
     parts = [lead + "."]
     texts = [e for e in deciding if e.kind != "codes"]
     if texts:

@@ -28,6 +28,7 @@ from memplan.trace.events import Trace
 from memplan.trace.recorder import Recorder, RecordingMode
 from memplan.trace.tracer import _TraceHooks, trace_workload
 from memplan.workload import TrainConfig, Workload
+from memplan.distributed._wrap import wrap_workload
 
 
 def _local(t):
@@ -186,8 +187,6 @@ def trace_rank(workload: Workload, cfg: TrainConfig, sharding: str, world_size: 
                target: Target = Target(), bucket_cap_mb: float | None = None,
                units: tuple[str, ...] = ()) -> tuple[Trace, dict]:
     """Trace rank `rank` of a `world_size`-rank job wrapped in `sharding`; returns (trace, info)."""
-    from memplan.distributed._wrap import wrap_workload
-
     cfg.validate()
     info: dict = {}
     with fake_process_group(world_size, rank):

@@ -1,6 +1,6 @@
 """A rank's measured peak on the CPU, from PyTorch's CPU-allocator accounting under the profiler.
 
-Same run and phase ranges as `memplan.validate.cpu_measure`, with one difference that matters for
+Same run and phase ranges as `memplan.measure`, with one difference that matters for
 distributed jobs: gloo runs collectives on its own worker threads, and a free on such a thread is
 invisible to the profiler's accounting. c10's `ProfiledCPUMemoryReporter` only updates its table and
 its running total (`total_allocated`) when the *freeing thread* has memory profiling enabled (a
@@ -35,6 +35,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
+from memplan.measure import profiled_run
 from memplan.step import Target
 from memplan.workload import TrainConfig, Workload
 
@@ -53,7 +54,6 @@ class RankMeasurement:
 
 
 def measure_cpu_rank(workload: Workload, cfg: TrainConfig, target: Target = Target()) -> RankMeasurement:
-    from memplan.validate.cpu_measure import profiled_run
 
     return _ledger(allocation_events(profiled_run(workload, cfg, target)), cfg.steps)
 

@@ -5,7 +5,7 @@ Joins the process group (gloo on cpu, nccl on cuda, hccl on npu) from the torchr
 as the fake-process-group trace does (`_wrap.wrap_workload`), runs the step driver, measures this
 rank's own peak, and writes `{"rank", "peak_allocated_bytes", ...}` to `SPEC.rank<R>.json`.
 
-CPU: PyTorch's CPU-allocator ledger under the profiler (`memplan.validate.cpu_measure`). CUDA / NPU:
+CPU: PyTorch's CPU-allocator ledger under the profiler (`memplan.measure`). CUDA / NPU:
 the device allocator's `max_memory_allocated` / `max_memory_reserved` over the last optimizer step.
 """
 from __future__ import annotations
@@ -14,6 +14,13 @@ import json
 import os
 import sys
 import traceback
+
+from memplan.compat import import_torch_npu
+from memplan.core import load_workload
+from memplan.distributed._measure import measure_cpu_rank
+from memplan.distributed._wrap import wrap_workload
+from memplan.step import Target, run
+from memplan.workload import TrainConfig
 
 
 class _DevicePeaks:
@@ -40,10 +47,6 @@ def run_rank(spec: dict, rank: int) -> dict:
     import torch
     import torch.distributed as dist
 
-    from memplan.api import load_workload
-    from memplan.distributed._wrap import wrap_workload
-    from memplan.step import Target, run
-    from memplan.workload import TrainConfig
 
     device = spec["device"]
     world = int(spec["world_size"])
@@ -51,7 +54,7 @@ def run_rank(spec: dict, rank: int) -> dict:
     backend = {"cpu": "gloo", "cuda": "nccl", "npu": "hccl"}[device]
     run_device, mod = "cpu", None
     if device == "npu":
-        import torch_npu  # noqa: F401  (needs CANN)
+        import_torch_npu("npu worker")
 
         torch.npu.set_device(local_rank)
         run_device, mod = f"npu:{local_rank}", torch.npu
@@ -73,8 +76,6 @@ def run_rank(spec: dict, rank: int) -> dict:
                                     units=tuple(spec.get("units") or ()), world_size=world, info=info)
         target = Target(family=device, run_device=run_device)
         if device == "cpu":
-            from memplan.distributed._measure import measure_cpu_rank
-
             m = measure_cpu_rank(wl, run_cfg, target)
             out = {"peak_allocated_bytes": m.peak_allocated_bytes, "peak_reserved_bytes": None,
                    "peak_phase": m.peak_phase, "phase_peaks": m.phase_peaks,

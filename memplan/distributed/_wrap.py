@@ -23,9 +23,11 @@ import functools
 from dataclasses import replace
 
 from memplan.errors import UserError
-from memplan.workload import TrainConfig, Workload
+from memplan.workload import SHARDINGS, TrainConfig, Workload
+from memplan.step import apply_checkpointing
+from memplan.step import cast_batch
+from memplan.step import resolve_optimizer_impl
 
-SHARDINGS = ("ddp", "zero1", "zero2", "zero3", "fsdp")
 DEFAULT_BUCKET_CAP_MB = 25          # torch/nn/parallel/distributed.py `_DEFAULT_BUCKET_CAP_MB`
 FIRST_BUCKET_BYTES = 1024 * 1024    # torch.distributed._DEFAULT_FIRST_BUCKET_BYTES (c10d reducer)
 
@@ -73,7 +75,6 @@ def fsdp_units(model, patterns: tuple[str, ...] = ()) -> list[str]:
 def _cast_and_checkpoint(model, cfg: TrainConfig, run_device: str):
     import torch
 
-    from memplan.step import apply_checkpointing
 
     if run_device != "cpu":
         model = model.to(run_device)
@@ -171,7 +172,6 @@ def wrap_workload(workload: Workload, cfg: TrainConfig, sharding: str, *, run_de
         def make_opt(params):
             from torch.distributed.optim import ZeroRedundancyOptimizer
 
-            from memplan.step import resolve_optimizer_impl
 
             kw = resolve_optimizer_impl(cfg.optimizer_impl, family)
             cls = {"adamw": torch.optim.AdamW, "adam": torch.optim.Adam, "sgd": torch.optim.SGD,
@@ -185,7 +185,6 @@ def wrap_workload(workload: Workload, cfg: TrainConfig, sharding: str, *, run_de
     if cfg.precision == "bf16":
         # the step driver would cast the model again after wrapping, replacing the Parameter objects the
         # wrapper holds; the model is cast above, the batch here, and the driver runs it as fp32
-        from memplan.step import cast_batch
 
         @functools.wraps(workload.make_batch)   # keeps its signature (seq_len or not)
         def make_batch(*args, __orig=workload.make_batch, **kwargs):

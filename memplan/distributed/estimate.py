@@ -14,8 +14,10 @@ from dataclasses import asdict, dataclass, field
 
 from memplan.distributed import strategies as S
 from memplan.distributed._wrap import check_sharding, fsdp_units
+from memplan.core import load_workload, resolve_device, simulate_allocator
 from memplan.errors import UserError
-from memplan.report.envelope import envelope
+from memplan.step import Target
+from memplan.trace.analysis import summarize
 from memplan.workload import TrainConfig, Workload
 
 METHOD_NOTES = {
@@ -70,19 +72,15 @@ class RankEstimate:
     def to_dict(self) -> dict:
         d = asdict(self)
         d.update(device_total_bytes=self.device_total_bytes, fits=self.fits)
-        return envelope("shard-estimate", d)
+        return d
 
 
 def _workload(model_or_workload, hf_config=None) -> Workload:
-    from memplan.api import load_workload
-
     return load_workload(model_or_workload, hf_config)
 
 
 def _device(device):
-    from memplan.api import DeviceTarget, resolve_device
-
-    return device if isinstance(device, DeviceTarget) else resolve_device(device)
+    return resolve_device(device)
 
 
 def model_params(workload: Workload, cfg: TrainConfig) -> tuple[list[S.ParamInfo], list[list[str]], list[str]]:
@@ -116,10 +114,6 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
     (12 bytes/param with Adam, the ZeRO paper's mixed precision); model method only.
     `trace`: a single-device Trace already made for this workload and config (model method).
     """
-    from memplan.api import simulate_allocator
-    from memplan.step import Target
-    from memplan.trace.analysis import summarize
-
     t0 = time.perf_counter()
     cfg = (cfg or TrainConfig()).validate()
     sharding = check_sharding(sharding)

@@ -20,8 +20,9 @@ import os
 from dataclasses import asdict, dataclass, field
 
 from memplan.distributed._wrap import check_sharding
+from memplan.distributed._spawn import spawn_ranks
+from memplan.distributed.estimate import estimate_per_rank
 from memplan.errors import UserError
-from memplan.report.envelope import envelope
 from memplan.workload import TrainConfig
 
 
@@ -45,7 +46,7 @@ class DistValidation:
         d["predicted"] = worst["predicted"] if worst else None
         d["measured"] = worst["measured"] if worst else None
         d["error_pct"] = worst["error_pct"] if worst else None
-        return envelope("shard-validate", d)
+        return d
 
 
 def _pct(pred: int, meas: int | None) -> float | None:
@@ -60,8 +61,6 @@ def validate_distributed(model_path: str | None, cfg: TrainConfig | None = None,
                          bucket_cap_mb: float | None = None, units: tuple[str, ...] = (),
                          method: str = "trace", estimate=None) -> DistValidation:
     """Run `world_size` real ranks of `sharding` and compare each rank's peak with the estimate."""
-    from memplan.distributed._spawn import spawn_ranks
-    from memplan.distributed.estimate import estimate_per_rank
 
     cfg = (cfg or TrainConfig()).validate()
     sharding = check_sharding(sharding)

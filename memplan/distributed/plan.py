@@ -11,8 +11,11 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
+from memplan.core import load_workload, resolve_device
+from memplan.distributed import strategies as S
+from memplan.distributed.estimate import estimate_per_rank, model_params
 from memplan.errors import UserError
-from memplan.report.envelope import envelope
+from memplan.step import Target
 from memplan.workload import TrainConfig
 
 ORDER = ("ddp", "zero1", "zero2", "zero3")
@@ -38,7 +41,7 @@ class ShardingPlan:
     notes: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        return envelope("shard-plan", asdict(self))
+        return asdict(self)
 
 
 def _halvings(b: int) -> list[int]:
@@ -55,10 +58,7 @@ def choose_sharding(workload, cfg: TrainConfig | None = None, world_size: int = 
                     nproc_per_node: int | None = None, script: str = "train.py") -> ShardingPlan:
     """The least sharding and largest micro-batch whose per-rank peak (plus communication buffers and
     device overhead) fits `capacity` (bytes or a size string; default: the device's catalog capacity)."""
-    from memplan.api import load_workload, resolve_device
-    from memplan.distributed.estimate import estimate_per_rank
-    from memplan.step import Target
-    from memplan.trace.tracer import trace_workload
+    from memplan.trace.tracer import trace_workload   # imports torch
 
     cfg = (cfg or TrainConfig()).validate()
     wl = load_workload(workload, hf_config)
@@ -117,8 +117,6 @@ def choose_sharding(workload, cfg: TrainConfig | None = None, world_size: int = 
 def _arithmetic(wl, cfg, n, traces, chosen, master_weights, dev) -> list:
     """Per sharding, at the chosen (or smallest) micro-batch: model-state bytes per rank as modelled
     from the trace, next to the ZeRO paper's formula for the same parameter count."""
-    from memplan.distributed import strategies as S
-    from memplan.distributed.estimate import estimate_per_rank, model_params
 
     mb = chosen[1] if chosen else min(traces)
     c = cfg.with_(batch_size=mb, grad_accum=1)

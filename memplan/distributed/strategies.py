@@ -39,6 +39,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
+from memplan.trace.events import CATEGORIES
 
 MB = 1000 * 1000
 MiB = 1024 * 1024
@@ -138,8 +139,6 @@ class PhaseState:
 
 def phase_states(trace) -> list[PhaseState]:
     """For forward, backward and optimizer: the single-device level and its categories at the phase peak."""
-    from memplan.trace.events import CATEGORIES
-
     st, ev = trace.storages, trace.events
     w0, w1 = trace.window(trace.steps)
     cats = {c: 0 for c in CATEGORIES}

@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Callable
 
 from memplan.errors import TraceError
-from memplan.estimate import Estimate
+from memplan.core import Estimate, estimate_from_trace, trace
 from memplan.workload import TrainConfig, Workload
 
 
@@ -22,7 +22,7 @@ class Evaluator:
     def __init__(self, workload: Workload, dev, budget_bytes: int,
                  on_trace: Callable[[str], None] | None = None):
         self.workload = workload
-        self.dev = dev                       # api.DeviceTarget; its alloc_conf is the one in force
+        self.dev = dev                       # core.DeviceTarget; its alloc_conf is the one in force
         self.budget_bytes = budget_bytes
         self.on_trace = on_trace
         self._traces: dict[TrainConfig, object] = {}
@@ -43,8 +43,6 @@ class Evaluator:
     # ---- traces and estimates ------------------------------------------------------------------
     def trace(self, cfg: TrainConfig):
         """The trace of `cfg` (traced once). A configuration that cannot be traced raises TraceError."""
-        from memplan import api
-
         if cfg in self._failed:
             raise TraceError(self._failed[cfg])
         tr = self._traces.get(cfg)
@@ -53,7 +51,7 @@ class Evaluator:
                 self.on_trace(describe(cfg))
             t0 = time.perf_counter()
             try:
-                tr = api.trace(self.workload, cfg.validate(), self.dev)
+                tr = trace(self.workload, cfg.validate(), self.dev)
             except TraceError as exc:
                 self._failed[cfg] = str(exc)
                 raise
@@ -67,15 +65,13 @@ class Evaluator:
 
     def estimate(self, cfg: TrainConfig, alloc_conf: str | None | object = ...) -> Estimate:
         """Estimate of `cfg` under `alloc_conf` (default: the one in force)."""
-        from memplan import api
-
         conf = self.dev.alloc_conf if alloc_conf is ... else alloc_conf
         key = (cfg, conf)
         est = self._est.get(key)
         if est is None:
             tr = self.trace(cfg)
             dev = self.dev if conf == self.dev.alloc_conf else replace(self.dev, alloc_conf=conf)
-            est = api.estimate_from_trace(self.workload, cfg, dev, tr)
+            est = estimate_from_trace(self.workload, cfg, dev, tr)
             self._est[key] = est
         return est
 

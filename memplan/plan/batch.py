@@ -115,9 +115,40 @@ def _set(cfg: TrainConfig, var: str, x: int) -> TrainConfig:
     return cfg.with_(**{var: x})
 
 
-def largest_fitting(ev, cfg: TrainConfig, var: str = "batch_size", *, multiple: int = 1,
-                    max_value: int = 1 << 16) -> SizeSearch:
-    """Largest `var` (a multiple of `multiple`, at most `max_value`) whose traced peak fits `ev`'s budget."""
+class _Prober:
+    """Traces sizes of one variable once each and remembers what fit."""
+
+    def __init__(self, ev, cfg: TrainConfig, var: str):
+        self.ev, self.cfg, self.var = ev, cfg, var
+        self.budget = ev.budget_bytes
+        self.probes: list[tuple[int, int | None, bool]] = []
+        self.seen: dict[int, bool] = {}
+        self.notes: list[str] = []
+
+    def __call__(self, x: int) -> bool:
+        if x in self.seen:
+            return self.seen[x]
+        try:
+            total = self.ev.total(_set(self.cfg, self.var, x))
+        except TraceError as exc:
+            self.notes.append(f"{self.var} {x} could not be traced ({str(exc).splitlines()[0][:120]}); "
+                              "counted as not fitting")
+            total = None
+        ok = total is not None and total <= self.budget
+        self.seen[x] = ok
+        self.probes.append((x, total, ok))
+        return ok
+
+    def point(self, x: int):
+        est = self.ev.estimate(_set(self.cfg, self.var, x))
+        return (x, dict(est.phase_peaks), est.peak_allocated_bytes, est.device_total_bytes)
+
+    def result(self, best, fit=None, predicted=None, affine=None, err=None, capped=False) -> SizeSearch:
+        return SizeSearch(self.var, best, fit, predicted, tuple(self.probes), affine, err, capped=capped,
+                          notes=tuple(self.notes))
+
+
+def _start(ev, cfg: TrainConfig, var: str, multiple: int) -> int:
     if var not in ("batch_size", "seq_len"):
         raise UserError(f"cannot search over {var!r}")
     x1 = getattr(cfg, var)
@@ -125,49 +156,31 @@ def largest_fitting(ev, cfg: TrainConfig, var: str = "batch_size", *, multiple: 
         x1 = ev.workload.default_seq_len
         if x1 is None or not ev.workload.accepts_seq_len:
             raise UserError("--seq-len-search needs a model whose make_batch takes seq_len (and a --seq-len to start from)")
-    x1 = max(multiple, (x1 // multiple) * multiple)
-    budget = ev.budget_bytes
-    probes: list[tuple[int, int | None, bool]] = []
-    seen: dict[int, bool] = {}
-    notes: list[str] = []
+    return max(multiple, (x1 // multiple) * multiple)
 
-    def probe(x: int) -> bool:
-        if x in seen:
-            return seen[x]
-        try:
-            total = ev.total(_set(cfg, var, x))
-        except TraceError as exc:
-            notes.append(f"{var} {x} could not be traced ({str(exc).splitlines()[0][:120]}); counted as not fitting")
-            total = None
-        ok = total is not None and total <= budget
-        seen[x] = ok
-        probes.append((x, total, ok))
-        return ok
 
-    def point(x: int):
-        est = ev.estimate(_set(cfg, var, x))
-        return (x, dict(est.phase_peaks), est.peak_allocated_bytes, est.device_total_bytes)
-
+def largest_fitting(ev, cfg: TrainConfig, var: str = "batch_size", *, multiple: int = 1,
+                    max_value: int = 1 << 16) -> SizeSearch:
+    """Largest `var` (a multiple of `multiple`, at most `max_value`) whose traced peak fits `ev`'s budget."""
+    x1 = _start(ev, cfg, var, multiple)
+    probe = _Prober(ev, cfg, var)
     # 1. two small sizes
     if probe(x1):
         x2 = min(2 * x1, max_value)
         if x2 == x1:
-            return SizeSearch(var, x1, None, None, tuple(probes), capped=True, notes=tuple(notes))
+            return probe.result(x1, capped=True)
         probe(x2)
     else:
         if x1 == multiple:
-            return SizeSearch(var, None, None, None, tuple(probes), notes=tuple(notes))
-        x2 = x1
-        x1 = multiple
+            return probe.result(None)
+        x2, x1 = x1, multiple
         if not probe(x1):
-            return SizeSearch(var, None, None, None, tuple(probes), notes=tuple(notes))
-    fitted = {x1, x2}
+            return probe.result(None)
     try:
-        fit = fit_growth(var, point(x1), point(x2))
+        fit = fit_growth(var, probe.point(x1), probe.point(x2))
     except TraceError:
         fit = None
-    predicted = fit.largest_within(budget, multiple, max_value) if fit is not None else None
-
+    predicted = fit.largest_within(probe.budget, multiple, max_value) if fit is not None else None
     # 2-3. verify the prediction and its neighbour
     if predicted:
         if probe(predicted):
@@ -175,9 +188,19 @@ def largest_fitting(ev, cfg: TrainConfig, var: str = "batch_size", *, multiple: 
                 probe(predicted + multiple)
         elif predicted - multiple >= multiple:
             probe(predicted - multiple)
-
     # 4. correct: secant steps between the closest fitting and failing sizes, bisection as a fallback
-    while len(probes) < MAX_PROBES:
+    _correct(probe, multiple, max_value)
+    lo = max((x for x, ok in probe.seen.items() if ok), default=None)
+    if len(probe.probes) >= MAX_PROBES:
+        probe.notes.append(f"stopped after {MAX_PROBES} traces; the answer is the largest size traced that fits")
+    affine, err = _affine_quality(fit, probe, {x1, x2})
+    return probe.result(lo, fit, predicted or None, affine, err, capped=lo is not None and lo >= max_value)
+
+
+def _correct(probe: _Prober, multiple: int, max_value: int) -> None:
+    """Secant steps between the closest fitting and failing sizes, bisection as a fallback."""
+    ev, cfg, var, seen, budget = probe.ev, probe.cfg, probe.var, probe.seen, probe.budget
+    while len(probe.probes) < MAX_PROBES:
         lo = max((x for x, ok in seen.items() if ok), default=None)
         his = [x for x, ok in seen.items() if not ok and (lo is None or x > lo)]
         hi = min(his) if his else None
@@ -198,27 +221,23 @@ def largest_fitting(ev, cfg: TrainConfig, var: str = "batch_size", *, multiple: 
                 cand = lo + ((hi - lo) // (2 * multiple)) * multiple
                 cand = max(cand, lo + multiple)
         probe(cand)
-    lo = max((x for x, ok in seen.items() if ok), default=None)
-    if len(probes) >= MAX_PROBES:
-        notes.append(f"stopped after {MAX_PROBES} traces; the answer is the largest size traced that fits")
 
-    # how good was the affine prediction at the sizes traced after the fit?
-    affine, err = None, None
-    if fit is not None:
-        errs = []
-        for x, total, _ok in probes:
-            if x in fitted or total is None:
-                continue
-            errs.append(abs(fit.predict_total(x) - total) / total)
-        if errs:
-            err = round(100 * max(errs), 2)
-            affine = max(errs) <= AFFINE_TOLERANCE
-            if not affine:
-                notes.append(
-                    f"memory does not grow affinely in {var.replace('_', ' ')}: the two-point fit was off by up to "
-                    f"{err:.1f} % at the verified sizes, so the answer was corrected by further traces")
-    return SizeSearch(var, lo, fit, predicted or None, tuple(probes), affine, err,
-                      capped=lo is not None and lo >= max_value, notes=tuple(notes))
+
+def _affine_quality(fit, probe: _Prober, fitted: set) -> tuple[bool | None, float | None]:
+    """How good the affine prediction was at the sizes traced after the fit: (within tolerance, max error %)."""
+    if fit is None:
+        return None, None
+    errs = [abs(fit.predict_total(x) - total) / total for x, total, _ok in probe.probes
+            if x not in fitted and total is not None]
+    if not errs:
+        return None, None
+    err = round(100 * max(errs), 2)
+    affine = max(errs) <= AFFINE_TOLERANCE
+    if not affine:
+        probe.notes.append(
+            f"memory does not grow affinely in {probe.var.replace('_', ' ')}: the two-point fit was off by up to "
+            f"{err:.1f} % at the verified sizes, so the answer was corrected by further traces")
+    return affine, err
 
 
 def _secant(ev, cfg, var, seen, lo, hi, budget, multiple) -> int | None:

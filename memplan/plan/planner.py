@@ -21,16 +21,17 @@ communication buffers, no activation sharding).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
+from memplan.alloc import load_catalog
+from memplan.core import Estimate, load_workload, resolve_device, train_config
 from memplan.errors import TraceError, UserError
-from memplan.estimate import Estimate
 from memplan.plan import accum as _accum
 from memplan.plan import batch as _batch
 from memplan.plan import checkpoint as _ckpt
 from memplan.plan import policy as _policy
 from memplan.plan._evaluate import Evaluator
-from memplan.report.envelope import envelope
+from memplan.plan.snippet import plan_snippet
 from memplan.workload import TrainConfig
 
 FAST_TRACE_EVENTS = 12000   # above this, a trace takes several seconds: model what is not applied
@@ -91,14 +92,9 @@ class Plan:
 
     def to_dict(self) -> dict:
         def est(e):
-            if e is None:
-                return None
-            d = e.to_dict()
-            for k in ("schema_version", "memplan_version", "command"):
-                d.pop(k, None)
-            return d
+            return None if e is None else e.to_dict()
 
-        return envelope("plan", {
+        return {
             "workload": self.workload, "device": self.device, "family": self.family,
             "capacity_bytes": self.capacity_bytes, "margin": self.margin, "budget_bytes": self.budget_bytes,
             "fits": self.fits, "batch_size": self.batch_size, "seq_len": self.seq_len,
@@ -114,7 +110,7 @@ class Plan:
             "if_nothing_fits": self.if_nothing_fits, "snippet": self.snippet, "notes": list(self.notes),
             "thorough": self.thorough, "n_traces": self.n_traces, "trace_seconds": round(self.trace_seconds, 2),
             "seconds": round(self.seconds, 2),
-        })
+        }
 
 
 def _floor_bytes(ev: Evaluator, cfg: TrainConfig) -> int:
@@ -150,21 +146,11 @@ def plan(model=None, *, hf_config: str | None = None, task: str | None = None, c
     `thorough`: re-trace every single change and checkpointing alternative (default: when the baseline
     trace has at most FAST_TRACE_EVENTS events). `on_trace(label)` is called before each new trace.
     """
-    from memplan import api
-
     t_start = time.perf_counter()
-    workload = api.load_workload(model, hf_config, task)
-    cfg = (config or TrainConfig()).with_(**train_options) if train_options else (config or TrainConfig())
-    cfg.validate()
-    dev = device if isinstance(device, api.DeviceTarget) else api.resolve_device(device, capacity, alloc_conf)
-    if dev.capacity_bytes is None:
-        raise UserError("plan needs a memory budget: give --device NAME or --capacity SIZE")
-    if not 0.0 <= margin < 1.0:
-        raise UserError(f"--margin must be a percentage in [0, 100), got {100 * margin:g}")
-    if dp_size < 1:
-        raise UserError(f"--dp-size must be >= 1, got {dp_size}")
-    if target_global_batch is not None and target_global_batch < 1:
-        raise UserError(f"--target-global-batch must be >= 1, got {target_global_batch}")
+    cfg = train_config(config, **train_options)
+    dev = resolve_device(device, capacity, alloc_conf)
+    _check_inputs(dev, margin, dp_size, target_global_batch)
+    workload = load_workload(model, hf_config, task)
     budget = int(dev.capacity_bytes * (1.0 - margin))
     ev = Evaluator(workload, dev, budget, on_trace)
     original_conf = dev.alloc_conf
@@ -176,15 +162,55 @@ def plan(model=None, *, hf_config: str | None = None, task: str | None = None, c
     if not thorough:
         notes.append(f"a large trace ({base.n_events} events, {ev.last_trace_seconds:.1f} s): single changes not in "
                      "the plan are modelled from the baseline breakdown, not re-traced (--thorough re-traces them)")
-    changes: list[Change] = []
-
     # 1. allocator settings, chosen on the baseline trace (the final choice is re-checked at the end)
     pol = _policy.choose_alloc_conf(ev, cfg)
     if pol.best is not None:
         ev.set_alloc_conf(pol.best)
-
     # 2. single changes, each against the baseline configuration
-    cands, cnotes = _policy.candidates(cfg, dev.family, workload)
+    singles, eight = _single_changes(ev, cfg, workload, thorough, notes)
+    # 3-4. same math first: optimizer implementation, micro-batch, checkpointing; 5. numerics changes
+    search = _Search(ev, workload, cfg, budget, thorough, seq_len_search, max_batch, notes)
+    found, cur, numerics_used = _search(search, singles, base, same_math_only)
+    final, accumulation = _accumulate(search, found, target_global_batch, dp_size)
+    # the allocator setting, re-chosen on the final trace
+    pol = _final_alloc_policy(ev, final if final is not None else cur, original_conf, pol)
+    predicted = _predicted(ev, final, accumulation, cfg)
+    plan_fits = predicted is not None and predicted.device_total_bytes <= budget
+    changes, env = _ranked_changes(search, pol, singles, eight, base, final, cur, numerics_used, accumulation,
+                                   predicted, plan_fits)
+    nothing = None if plan_fits else _what_would_fit(ev, base, cfg, budget, margin, dev, search.probe)
+    k = accumulation.grad_accum_steps if accumulation else cfg.grad_accum
+    result = Plan(
+        workload=workload.name, device=dev.name, family=dev.family, capacity_bytes=dev.capacity_bytes,
+        margin=margin, budget_bytes=budget, fits=plan_fits, config=final if final is not None else cur,
+        batch_size=final.batch_size if final is not None else None,
+        seq_len=final.seq_len if final is not None else cfg.seq_len, grad_accum_steps=k,
+        global_batch=(final.batch_size * k * dp_size) if final is not None else None, dp_size=dp_size,
+        checkpoint=tuple(final.checkpoint) if final is not None else (), env=env, predicted=predicted,
+        baseline=base, changes=tuple(changes), alloc_policy=pol, batch_search=search.batch_search,
+        seq_search=search.seq_search, checkpointing=search.ckpt_plan, accumulation=accumulation,
+        if_nothing_fits=nothing, notes=tuple(notes), thorough=thorough, n_traces=ev.n_traces,
+        trace_seconds=ev.trace_seconds, seconds=time.perf_counter() - t_start,
+    )
+    return replace(result, snippet=plan_snippet(result))
+
+
+def _check_inputs(dev, margin: float, dp_size: int, target_global_batch: int | None) -> None:
+    if dev.capacity_bytes is None:
+        raise UserError("plan needs a memory budget: give --device NAME or --capacity SIZE")
+    if not 0.0 <= margin < 1.0:
+        raise UserError(f"--margin must be a percentage in [0, 100), got {100 * margin:g}")
+    if dp_size < 1:
+        raise UserError(f"--dp-size must be >= 1, got {dp_size}")
+    if target_global_batch is not None and target_global_batch < 1:
+        raise UserError(f"--target-global-batch must be >= 1, got {target_global_batch}")
+
+
+def _single_changes(ev: Evaluator, cfg: TrainConfig, workload, thorough: bool, notes: list[str]):
+    """Each candidate change on its own against the baseline: (id -> (candidate, total, method)), and the
+    analytic 8-bit Adam advice."""
+    family = ev.dev.family
+    cands, cnotes = _policy.candidates(cfg, family, workload)
     notes.extend(cnotes)
     singles: dict[str, tuple[_policy.Candidate, int | None, str]] = {}
     cur_est = ev.estimate(cfg)
@@ -197,28 +223,38 @@ def plan(model=None, *, hf_config: str | None = None, task: str | None = None, c
                 notes.append(f"{c.title}: could not be traced ({str(exc).splitlines()[0][:120]})")
                 continue
         else:
-            total, method = _model_change(cur_est, c, cfg, dev.family), "model"
+            total, method = _model_change(cur_est, c, cfg, family), "model"
         singles[c.id] = (c, total, method)
-    eight = _policy.eight_bit_adam(cur_est, cfg, workload)
+    return singles, _policy.eight_bit_adam(cur_est, cfg, workload)
 
-    applied: list[Change] = []
-    cur = cfg
-    batch_search = seq_search = None
-    ckpt_plan = None
-    probe = None
 
-    def fits(c: TrainConfig) -> bool:
-        return ev.fits(c)
+@dataclass
+class _Search:
+    """The size / checkpointing search of one plan, and what it found along the way."""
 
-    def lowest_impl(c: TrainConfig) -> TrainConfig:
+    ev: Evaluator
+    workload: object
+    cfg: TrainConfig
+    budget: int
+    thorough: bool
+    seq_len_search: bool
+    max_batch: int
+    notes: list
+    batch_search: _batch.SizeSearch | None = None
+    seq_search: _batch.SizeSearch | None = None
+    ckpt_plan: _ckpt.CheckpointPlan | None = None
+    probe: object = None
+
+    def lowest_impl(self, c: TrainConfig) -> TrainConfig:
         """When the peak is in `optimizer.step()`, the implementation with the least scratch (traced)."""
-        if workload.make_optimizer is not None or workload.train_step is not None:
+        ev, family = self.ev, self.ev.dev.family
+        if self.workload.make_optimizer is not None or self.workload.train_step is not None:
             return c
-        if fits(c) or ev.estimate(c).peak_phase != "optimizer":
+        if ev.fits(c) or ev.estimate(c).peak_phase != "optimizer":
             return c
         best, best_total = c, ev.total(c)
         for impl in ("fused", "for-loop"):
-            if impl == _policy.effective_impl(c, dev.family) or (impl == "fused" and c.optimizer == "adafactor"):
+            if impl == _policy.effective_impl(c, family) or (impl == "fused" and c.optimizer == "adafactor"):
                 continue
             alt = c.with_(optimizer_impl=impl)
             try:
@@ -229,119 +265,138 @@ def plan(model=None, *, hf_config: str | None = None, task: str | None = None, c
                 best, best_total = alt, t
         return best
 
-    def size_search(c: TrainConfig):
-        nonlocal batch_search, seq_search
-        if seq_len_search:
-            seq_search = _batch.largest_fitting(ev, c, "seq_len", multiple=8, max_value=1 << 20)
-            return c.with_(seq_len=seq_search.best) if seq_search.best else None
-        batch_search = _batch.largest_fitting(ev, c, "batch_size", max_value=max_batch)
-        return c.with_(batch_size=batch_search.best) if batch_search.best else None
+    def size_search(self, c: TrainConfig) -> TrainConfig | None:
+        """The largest batch (or sequence) that fits `c`, or None."""
+        if self.seq_len_search:
+            self.seq_search = _batch.largest_fitting(self.ev, c, "seq_len", multiple=8, max_value=1 << 20)
+            return c.with_(seq_len=self.seq_search.best) if self.seq_search.best else None
+        self.batch_search = _batch.largest_fitting(self.ev, c, "batch_size", max_value=self.max_batch)
+        return c.with_(batch_size=self.batch_search.best) if self.batch_search.best else None
 
-    cur_impl = [cfg.optimizer_impl]
-
-    def try_config(c: TrainConfig) -> TrainConfig | None:
+    def try_config(self, c: TrainConfig) -> TrainConfig | None:
         """Largest size that fits `c`, with checkpointing when even the smallest does not."""
-        nonlocal ckpt_plan, probe
-        if _floor_bytes(ev, _same_states(ev, c)) > budget:
+        if _floor_bytes(self.ev, _same_states(self.ev, c)) > self.budget:
             return None
-        c = lowest_impl(c)
-        cur_impl[0] = c.optimizer_impl
-        got = size_search(c)
+        c = self.lowest_impl(c)
+        got = self.size_search(c)
         if got is not None:
             return got
-        small = c if seq_len_search else c.with_(batch_size=1)
-        if probe is None:
+        small = c if self.seq_len_search else c.with_(batch_size=1)
+        if self.probe is None:
             try:
-                probe = _ckpt.probe_modules(workload, small, dev.family)
+                self.probe = _ckpt.probe_modules(self.workload, small, self.ev.dev.family)
             except TraceError as exc:
-                notes.append(f"activation checkpointing not planned: {exc}")
+                self.notes.append(f"activation checkpointing not planned: {exc}")
                 return None
-        ckpt_plan = _ckpt.plan_checkpointing(ev, small, verify_alternatives=thorough, probe=probe)
-        if not ckpt_plan.fits:
+        self.ckpt_plan = _ckpt.plan_checkpointing(self.ev, small, verify_alternatives=self.thorough,
+                                                  probe=self.probe)
+        if not self.ckpt_plan.fits:
             return None
-        if not thorough and not seq_len_search:
-            # a larger batch needs at least the per-sample part of what is not model state again
-            e1 = ckpt_plan.estimate
-            per_sample = max(e1.peak_allocated_bytes - _floor_bytes(ev, ckpt_plan.config), 0) // max(small.batch_size, 1)
-            if budget - e1.device_total_bytes < per_sample // 2:
-                notes.append("micro-batch 1 with checkpointing leaves too little room for a second sample; "
-                             "larger batches were not traced (fast mode)")
-                return ckpt_plan.config
-        return size_search(ckpt_plan.config)
+        if not self.thorough and not self.seq_len_search and self._no_room_for_two(small):
+            return self.ckpt_plan.config
+        return self.size_search(self.ckpt_plan.config)
 
-    # 3-4. same math first: optimizer implementation, micro-batch, checkpointing
-    found = try_config(cur)
+    def _no_room_for_two(self, small: TrainConfig) -> bool:
+        """Fast mode: a larger batch needs at least the per-sample part of what is not model state again."""
+        e1 = self.ckpt_plan.estimate
+        per_sample = (max(e1.peak_allocated_bytes - _floor_bytes(self.ev, self.ckpt_plan.config), 0)
+                      // max(small.batch_size, 1))
+        if self.budget - e1.device_total_bytes < per_sample // 2:
+            self.notes.append("micro-batch 1 with checkpointing leaves too little room for a second sample; "
+                              "larger batches were not traced (fast mode)")
+            return True
+        return False
 
-    # 5. numerics changes, one at a time in order of their saving
+
+def _search(s: _Search, singles: dict, base: Estimate, same_math_only: bool):
+    """Same-math changes first; then numerics changes one at a time in order of their traced saving.
+    Returns (the configuration found or None, the last configuration tried, the numerics changes used)."""
+    cfg, cur = s.cfg, s.cfg
+    found = s.try_config(cur)
     numerics_used: list[_policy.Candidate] = []
-    if found is None and not same_math_only:
-        order = sorted((s for s in singles.values() if not s[0].same_math and s[1] is not None), key=lambda s: s[1])
-        for cand, _total, _m in order:
-            nxt = cand.apply(cur.with_(optimizer_impl=cfg.optimizer_impl))
-            if (not thorough and cand.kind == "optimizer" and base.peak_phase == "optimizer"
-                    and workload.make_optimizer is None):
-                # fast mode: the peak is in optimizer.step(), so take the least-scratch implementation now
-                # rather than tracing the default first (the for-loop keeps ~2 of the largest parameter)
-                nxt = nxt.with_(optimizer_impl="for-loop")
-            if nxt.optimizer != cur.optimizer and any(u.kind == "optimizer" for u in numerics_used):
-                continue  # one optimizer replacement at most
-            cur = nxt
-            numerics_used.append(cand)
-            try:
-                found = try_config(cur)
-            except TraceError as exc:
-                notes.append(f"{cand.title}: could not be traced ({str(exc).splitlines()[0][:120]})")
-                found = None
-            if found is not None:
-                break
-    elif found is None:
-        notes.append("same-math changes only (numerics changes were not allowed)")
+    if found is not None:
+        return found, cur, numerics_used
+    if same_math_only:
+        s.notes.append("same-math changes only (numerics changes were not allowed)")
+        return None, cur, numerics_used
+    order = sorted((x for x in singles.values() if not x[0].same_math and x[1] is not None), key=lambda x: x[1])
+    for cand, _total, _m in order:
+        nxt = cand.apply(cur.with_(optimizer_impl=cfg.optimizer_impl))
+        if (not s.thorough and cand.kind == "optimizer" and base.peak_phase == "optimizer"
+                and s.workload.make_optimizer is None):
+            # fast mode: the peak is in optimizer.step(), so take the least-scratch implementation now
+            # rather than tracing the default first (the for-loop keeps ~2 of the largest parameter)
+            nxt = nxt.with_(optimizer_impl="for-loop")
+        if nxt.optimizer != cur.optimizer and any(u.kind == "optimizer" for u in numerics_used):
+            continue  # one optimizer replacement at most
+        cur = nxt
+        numerics_used.append(cand)
+        try:
+            found = s.try_config(cur)
+        except TraceError as exc:
+            s.notes.append(f"{cand.title}: could not be traced ({str(exc).splitlines()[0][:120]})")
+            found = None
+        if found is not None:
+            break
+    return found, cur, numerics_used
 
-    # accumulation for the target (or the given) global batch
-    accumulation = None
-    final = found
-    if found is not None and not seq_len_search:
-        target = target_global_batch
-        if target is None and found.batch_size < cfg.batch_size * cfg.grad_accum:
-            target = cfg.batch_size * cfg.grad_accum * dp_size   # keep the global batch the user had
-        if target is not None:
-            accumulation = _accum.accumulation(target, found.batch_size, dp_size)
+
+def _accumulate(s: _Search, found: TrainConfig | None, target_global_batch: int | None, dp_size: int):
+    """Gradient accumulation for the target (or the given) global batch: (final config, Accumulation)."""
+    cfg, ev = s.cfg, s.ev
+    if found is None or s.seq_len_search:
+        return found, None
+    target = target_global_batch
+    if target is None and found.batch_size < cfg.batch_size * cfg.grad_accum:
+        target = cfg.batch_size * cfg.grad_accum * dp_size   # keep the global batch the user had
+    if target is None:
+        return found.with_(grad_accum=min(cfg.grad_accum, 2)), None
+    accumulation = _accum.accumulation(target, found.batch_size, dp_size)
+    final = found.with_(batch_size=accumulation.micro_batch, grad_accum=min(accumulation.grad_accum_steps, 2))
+    if accumulation.grad_accum_steps > 1 and not ev.fits(final):
+        # gradients live through the next micro-step's forward: search again with accumulation
+        s2 = _batch.largest_fitting(ev, found.with_(grad_accum=2), "batch_size", max_value=s.max_batch)
+        if s2.best:
+            s.batch_search = s2
+            s.notes.append("micro-batch searched again with accumulation: gradients stay allocated "
+                           "through the forward of micro-steps 2..K")
+            accumulation = _accum.accumulation(target, s2.best, dp_size)
             final = found.with_(batch_size=accumulation.micro_batch,
                                 grad_accum=min(accumulation.grad_accum_steps, 2))
-            if accumulation.grad_accum_steps > 1 and not fits(final):
-                # gradients live through the next micro-step's forward: search again with accumulation
-                s2 = _batch.largest_fitting(ev, found.with_(grad_accum=2), "batch_size", max_value=max_batch)
-                if s2.best:
-                    batch_search = s2
-                    notes.append("micro-batch searched again with accumulation: gradients stay allocated "
-                                 "through the forward of micro-steps 2..K")
-                    accumulation = _accum.accumulation(target, s2.best, dp_size)
-                    final = found.with_(batch_size=accumulation.micro_batch,
-                                        grad_accum=min(accumulation.grad_accum_steps, 2))
-        else:
-            final = found.with_(grad_accum=min(cfg.grad_accum, 2))
+    return final, accumulation
 
-    # the allocator setting, re-chosen on the final trace
-    final_cfg = final if final is not None else cur
+
+def _final_alloc_policy(ev: Evaluator, final_cfg: TrainConfig, original_conf, pol):
+    """Re-choose the allocator setting on the final configuration's trace and put it in force."""
     ev.set_alloc_conf(original_conf)
     try:
         pol = _policy.choose_alloc_conf(ev, final_cfg)
     except TraceError:
         pass
     ev.set_alloc_conf(pol.best if pol.best is not None else original_conf)
-    predicted = None
-    if final is not None:
-        predicted = ev.estimate(final)
-        if final.grad_accum != (accumulation.grad_accum_steps if accumulation else cfg.grad_accum):
-            k = accumulation.grad_accum_steps if accumulation else cfg.grad_accum
-            predicted = replace(predicted, config={**predicted.config, "grad_accum": k},
-                                notes=list(predicted.notes) + [
-                                    f"traced with 2 micro-steps per optimizer step: micro-steps 2..{k} repeat "
-                                    "the same memory pattern"])
-    plan_fits = predicted is not None and predicted.device_total_bytes <= budget
+    return pol
 
-    # ---- the changes, ranked ----------------------------------------------------------------------
+
+def _predicted(ev: Evaluator, final: TrainConfig | None, accumulation, cfg: TrainConfig) -> Estimate | None:
+    """The re-traced estimate of the plan's configuration (traced with at most 2 micro-steps)."""
+    if final is None:
+        return None
+    predicted = ev.estimate(final)
+    k = accumulation.grad_accum_steps if accumulation else cfg.grad_accum
+    if final.grad_accum != k:
+        predicted = replace(predicted, config={**predicted.config, "grad_accum": k},
+                            notes=list(predicted.notes) + [
+                                f"traced with 2 micro-steps per optimizer step: micro-steps 2..{k} repeat "
+                                "the same memory pattern"])
+    return predicted
+
+
+def _ranked_changes(s: _Search, pol, singles, eight, base: Estimate, final, cur, numerics_used, accumulation,
+                    predicted, plan_fits: bool) -> tuple[list[Change], dict]:
+    """Every change considered, applied ones first, by saving; and the environment the plan sets."""
+    ev, cfg, budget, family = s.ev, s.cfg, s.budget, s.ev.dev.family
     base_total = base.device_total_bytes
+    changes: list[Change] = []
     env = {}
     if pol.best is not None and pol.env_var:
         env[pol.env_var] = pol.best
@@ -352,8 +407,8 @@ def plan(model=None, *, hf_config: str | None = None, task: str | None = None, c
     final_or_cur = final if final is not None else cur
     for cid, (c, total, method) in singles.items():
         was_applied = final is not None and (
-            (c.kind == "optimizer-impl" and _policy.effective_impl(final_or_cur, dev.family) == c.id.split(":")[1]
-             and _policy.effective_impl(final_or_cur, dev.family) != _policy.effective_impl(cfg, dev.family))
+            (c.kind == "optimizer-impl" and _policy.effective_impl(final_or_cur, family) == c.id.split(":")[1]
+             and _policy.effective_impl(final_or_cur, family) != _policy.effective_impl(cfg, family))
             or c in numerics_used)
         changes.append(Change(cid, c.kind, c.title, c.same_math, bool(was_applied), method, total,
                               None if total is None else base_total - total,
@@ -362,15 +417,8 @@ def plan(model=None, *, hf_config: str | None = None, task: str | None = None, c
         t = base_total - eight.saving_bytes
         changes.append(Change(eight.id, "optimizer", eight.title, False, False, "analytic", t, eight.saving_bytes,
                               t <= budget, eight.code, eight.note))
-    if ckpt_plan is not None and ckpt_plan.chosen:
-        ce = ckpt_plan.estimate
-        changes.append(Change("checkpoint", "checkpoint",
-                              f"activation checkpointing of {len(ckpt_plan.chosen)} modules", True, final is not None,
-                              "trace", ce.device_total_bytes if ce else None,
-                              (ev.estimate(ckpt_plan.config.with_(checkpoint=())).device_total_bytes
-                               - ce.device_total_bytes) if ce else None,
-                              ckpt_plan.fits, _ckpt.snippet(ckpt_plan.chosen),
-                              f"recompute {_chosen_pct(ckpt_plan):.1f} % of the step's FLOPs"))
+    if s.ckpt_plan is not None and s.ckpt_plan.chosen:
+        changes.append(_checkpoint_change(ev, s.ckpt_plan, final is not None))
     if final is not None and (final.batch_size != cfg.batch_size or (accumulation and accumulation.grad_accum_steps > 1)):
         k = accumulation.grad_accum_steps if accumulation else cfg.grad_accum
         changes.append(Change("batch", "batch", f"micro-batch {final.batch_size}" + (f" x {k} accumulation steps" if k > 1 else ""),
@@ -381,28 +429,18 @@ def plan(model=None, *, hf_config: str | None = None, task: str | None = None, c
     changes.sort(key=lambda c: (not c.applied, c.kind == "batch", -(c.saving_bytes or 0)))
     for c in changes:
         if c.applied and not c.same_math:
-            notes.append(f"the plan changes the numerics: {c.title} ({c.note})")
+            s.notes.append(f"the plan changes the numerics: {c.title} ({c.note})")
+    return changes, env
 
-    nothing = None
-    if not plan_fits:
-        nothing = _what_would_fit(ev, base, cfg, budget, margin, dev, probe)
 
-    k = accumulation.grad_accum_steps if accumulation else (cfg.grad_accum if final is not None else cfg.grad_accum)
-    result = Plan(
-        workload=workload.name, device=dev.name, family=dev.family, capacity_bytes=dev.capacity_bytes,
-        margin=margin, budget_bytes=budget, fits=plan_fits, config=final_or_cur,
-        batch_size=final.batch_size if final is not None else None,
-        seq_len=final.seq_len if final is not None else cfg.seq_len, grad_accum_steps=k,
-        global_batch=(final.batch_size * k * dp_size) if final is not None else None, dp_size=dp_size,
-        checkpoint=tuple(final.checkpoint) if final is not None else (), env=env, predicted=predicted,
-        baseline=base, changes=tuple(changes), alloc_policy=pol, batch_search=batch_search, seq_search=seq_search,
-        checkpointing=ckpt_plan, accumulation=accumulation, if_nothing_fits=nothing, notes=tuple(notes),
-        thorough=thorough, n_traces=ev.n_traces, trace_seconds=ev.trace_seconds,
-        seconds=time.perf_counter() - t_start,
-    )
-    from memplan.plan._render import plan_snippet
-
-    return replace(result, snippet=plan_snippet(result))
+def _checkpoint_change(ev: Evaluator, ckpt_plan, applied: bool) -> Change:
+    ce = ckpt_plan.estimate
+    return Change("checkpoint", "checkpoint", f"activation checkpointing of {len(ckpt_plan.chosen)} modules", True,
+                  applied, "trace", ce.device_total_bytes if ce else None,
+                  (ev.estimate(ckpt_plan.config.with_(checkpoint=())).device_total_bytes
+                   - ce.device_total_bytes) if ce else None,
+                  ckpt_plan.fits, _ckpt.snippet(ckpt_plan.chosen),
+                  f"recompute {_chosen_pct(ckpt_plan):.1f} % of the step's FLOPs")
 
 
 def _chosen_pct(cp) -> float:
@@ -436,7 +474,6 @@ def _model_change(est: Estimate, c, cfg: TrainConfig, family: str) -> int:
 
 def _what_would_fit(ev: Evaluator, base: Estimate, cfg: TrainConfig, budget: int, margin: float, dev, probe) -> dict:
     """Sharding over N devices (approximate ZeRO-3 per rank) or a catalog device with more memory."""
-    from memplan.alloc import load_catalog
 
     # the lowest configuration traced is the starting point
     best_cfg, best_total = cfg, base.device_total_bytes

@@ -21,13 +21,15 @@ start-up as an unrecognized option).
 from __future__ import annotations
 
 import importlib.util
+import os
 from dataclasses import dataclass, field
 from typing import Callable
 
+from memplan.alloc import parse_alloc_conf
+from memplan.alloc.config import ENV_VARS, env_var
 from memplan.errors import UserError
 from memplan.workload import TrainConfig
 
-ENV_VAR = {"cuda": "PYTORCH_CUDA_ALLOC_CONF", "npu": "PYTORCH_NPU_ALLOC_CONF"}
 
 # Candidate allocator settings, in the order tried. The combined one shows torch_npu's exclusion rule.
 ALLOC_CANDIDATES = (
@@ -81,8 +83,6 @@ def alloc_candidates(family: str, current: str | None) -> list[str]:
 
 def check_alloc_conf(conf: str, family: str) -> str | None:
     """None if the allocator accepts `conf`, else the parser's message (e.g. torch_npu's exclusion)."""
-    from memplan.alloc import parse_alloc_conf
-
     try:
         parse_alloc_conf(conf, family)
     except UserError as exc:
@@ -93,14 +93,11 @@ def check_alloc_conf(conf: str, family: str) -> str | None:
 def choose_alloc_conf(ev, cfg: TrainConfig) -> AllocPolicy:
     """Replay `cfg`'s trace under each candidate allocator setting; keep the one that lowers reserved."""
     family = ev.dev.family
-    if family not in ENV_VAR:
+    if family not in ENV_VARS:
         return AllocPolicy(family, None, None, None, 0, (),
                            ("plain CPU accounting: no caching-allocator settings to choose",))
     current = ev.alloc_conf
     if current is None:
-        from memplan.alloc.config import ENV_VARS
-        import os
-
         current = next((os.environ[n] for n in ENV_VARS[family] if n in os.environ), None)
     trials: list[AllocTrial] = []
     base_total = None
@@ -134,7 +131,7 @@ def choose_alloc_conf(ev, cfg: TrainConfig) -> AllocPolicy:
     if best and "expandable_segments" in best:
         notes.append("expandable_segments needs an allocator release that knows the key; an older release "
                      "rejects it at start-up as an unrecognized option")
-    return AllocPolicy(family, ENV_VAR[family], current, best, saving, tuple(trials), tuple(notes))
+    return AllocPolicy(family, env_var(family), current, best, saving, tuple(trials), tuple(notes))
 
 
 # ---- configuration changes to re-trace ----------------------------------------------------------

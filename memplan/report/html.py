@@ -57,30 +57,45 @@ def _nice_ticks(top: int, n: int = 5) -> list[int]:
     return [int(i * step) for i in range(int(top // step) + 1)]
 
 
+class _Frame:
+    """The chart's coordinate system: event index -> x pixels, bytes -> y pixels."""
+
+    def __init__(self, tl: Timeline):
+        n = max(tl.n_events, 1)
+        self.xs = tl.x or (0,)
+        self.x_lo, self.x_hi = 0, max(n - 1, 1)
+        tops = [max(tl.total or (0,)), tl.peak.bytes]
+        if tl.capacity:
+            tops.append(tl.capacity)
+        if tl.reserved is not None and tl.reserved.y:
+            tops.append(max(tl.reserved.y))
+        tops += [max(c.y) for c in tl.measured if c.y]
+        self.y_top = max(max(tops) * 1.06, 1)
+        self.pw, self.ph = _W - _ML - _MR, _H - _MT - _MB
+
+    def px(self, x: float) -> float:
+        return round(_ML + (x - self.x_lo) / (self.x_hi - self.x_lo) * self.pw, 1)
+
+    def py(self, y: float) -> float:
+        return round(_MT + self.ph - y / self.y_top * self.ph, 1)
+
+
 def _chart(tl: Timeline) -> str:
-    n = max(tl.n_events, 1)
-    xs = tl.x or (0,)
-    x_lo, x_hi = 0, max(n - 1, 1)
-    tops = [max(tl.total or (0,)), tl.peak.bytes]
-    if tl.capacity:
-        tops.append(tl.capacity)
-    if tl.reserved is not None and tl.reserved.y:
-        tops.append(max(tl.reserved.y))
-    for c in tl.measured:
-        if c.y:
-            tops.append(max(c.y))
-    y_top = max(max(tops) * 1.06, 1)
-    pw, ph = _W - _ML - _MR, _H - _MT - _MB
-
-    def px(x: float) -> float:
-        return round(_ML + (x - x_lo) / (x_hi - x_lo) * pw, 1)
-
-    def py(y: float) -> float:
-        return round(_MT + ph - y / y_top * ph, 1)
-
+    f = _Frame(tl)
     out: list[str] = [f'<svg id="timeline" viewBox="0 0 {_W} {_H}" width="100%" '
                       f'xmlns="http://www.w3.org/2000/svg" role="img" aria-label="memory timeline">']
-    # phase bands
+    for part in (_bands_svg, _axes_svg, _stack_svg, _lines_svg, _peak_svg):
+        out += part(tl, f)
+    out.append(f'<line id="hover-line" x1="0" x2="0" y1="{_MT}" y2="{_MT + f.ph}" visibility="hidden"/>')
+    out.append(f'<rect id="overlay" x="{_ML}" y="{_MT}" width="{f.pw}" height="{f.ph}" fill="transparent"/>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _bands_svg(tl: Timeline, f: "_Frame") -> list[str]:
+    """Phase bands."""
+    px, x_hi, ph = f.px, f.x_hi, f.ph
+    out: list[str] = []
     out.append('<g class="bands">')
     for b in tl.bands:
         x0, x1 = px(b.start), px(min(max(b.end, b.start + 1), x_hi))
@@ -94,7 +109,13 @@ def _chart(tl: Timeline) -> str:
         if x1 - x0 > 46:
             out.append(f'<text x="{x0 + 3}" y="{_MT + 11}" class="band-label">{escape(label)}</text>')
     out.append("</g>")
-    # grid + y axis
+    return out
+
+
+def _axes_svg(tl: Timeline, f: "_Frame") -> list[str]:
+    """Grid and axes."""
+    px, py, x_hi, pw, y_top = f.px, f.py, f.x_hi, f.pw, f.y_top
+    out: list[str] = []
     out.append('<g class="axis">')
     for t in _nice_ticks(int(y_top)):
         y = py(t)
@@ -105,7 +126,13 @@ def _chart(tl: Timeline) -> str:
         out.append(f'<text x="{x}" y="{_H - _MB + 16}" text-anchor="middle">{t}</text>')
     out.append(f'<text x="{_ML + pw / 2}" y="{_H - 4}" text-anchor="middle">{escape(tl.x_label)}</text>')
     out.append("</g>")
-    # stacked areas
+    return out
+
+
+def _stack_svg(tl: Timeline, f: "_Frame") -> list[str]:
+    """Stacked areas by category."""
+    px, py, xs = f.px, f.py, f.xs
+    out: list[str] = []
     cum = [0] * len(xs)
     out.append('<g class="stack">')
     for k, name in enumerate(tl.series):
@@ -119,7 +146,13 @@ def _chart(tl: Timeline) -> str:
                    f'data-series="{escape(name)}"><title>{escape(name)}</title></polygon>')
         cum = upper
     out.append("</g>")
-    # reserved, measured, capacity
+    return out
+
+
+def _lines_svg(tl: Timeline, f: "_Frame") -> list[str]:
+    """Reserved, measured and capacity lines."""
+    px, py = f.px, f.py
+    out: list[str] = []
     if tl.reserved is not None and tl.reserved.x:
         pts = " ".join(f"{px(x)},{py(y)}" for x, y in zip(tl.reserved.x, tl.reserved.y))
         out.append(f'<polyline points="{pts}" class="reserved"><title>reserved</title></polyline>')
@@ -138,7 +171,13 @@ def _chart(tl: Timeline) -> str:
         out.append(f'<line x1="{_ML}" x2="{_W - _MR}" y1="{y}" y2="{y}" class="capacity"/>'
                    f'<text x="{_W - _MR - 4}" y="{y - 5}" text-anchor="end" class="capacity-label">'
                    f'capacity {escape(fmt_bytes(tl.capacity))}</text>')
-    # the peak
+    return out
+
+
+def _peak_svg(tl: Timeline, f: "_Frame") -> list[str]:
+    """The peak marker."""
+    px, py, pw, ph = f.px, f.py, f.pw, f.ph
+    out: list[str] = []
     x, y = px(tl.peak.index), py(tl.peak.bytes)
     anchor = "end" if x > _ML + pw * 0.7 else "start"
     dx = -8 if anchor == "end" else 8
@@ -146,10 +185,7 @@ def _chart(tl: Timeline) -> str:
                f'<circle cx="{x}" cy="{y}" r="5" class="peak-dot"/>'
                f'<text x="{x + dx}" y="{max(y - 8, _MT + 24)}" text-anchor="{anchor}" class="peak-label">'
                f'peak {escape(fmt_bytes(tl.peak.bytes))}</text></g>')
-    out.append(f'<line id="hover-line" x1="0" x2="0" y1="{_MT}" y2="{_MT + ph}" visibility="hidden"/>')
-    out.append(f'<rect id="overlay" x="{_ML}" y="{_MT}" width="{pw}" height="{ph}" fill="transparent"/>')
-    out.append("</svg>")
-    return "".join(out)
+    return out
 
 
 def _bar_rows(rows: list[tuple[str, int, str]], scale: int) -> str:
@@ -253,8 +289,8 @@ def _esc_json(obj) -> str:
     return json.dumps(obj, separators=(",", ":")).replace("</", "<\\/")
 
 
-def html_document(tl: Timeline) -> str:
-    """The report as one HTML string."""
+def _figures(tl: Timeline) -> list[str]:
+    """The headline figures: peak, reserved, measured, capacity and headroom."""
     p = tl.peak
     peak_txt = fmt_bytes(p.bytes)
     where = p.phase if p.phase and p.phase != "-" else ""
@@ -279,6 +315,42 @@ def html_document(tl: Timeline) -> str:
                     f'<div class="fig {cls}"><small>headroom</small><b id="headroom" data-bytes="{head}">'
                     f'{escape(fmt_bytes(head, signed=True))}</b><small>'
                     f'{"fits" if head >= 0 else "does not fit"}</small></div>')
+    return figs
+
+
+def _module_rows(tl: Timeline) -> str:
+    """Per-module rows: max live (light bar) and live at the peak (dark bar)."""
+    mods = list(tl.modules[:40])
+    scale = max([m.max_live for m in mods] or [0])
+    module_rows = "".join(
+        f'<tr><td class="name" title="{escape(m.name)}">{escape(m.name)}</td>'
+        f'<td class="num">{escape(fmt_bytes(m.max_live))}</td><td class="num">{escape(fmt_bytes(m.at_peak))}</td>'
+        f'<td class="bar"><div style="width:{(m.max_live / scale * 100 if scale else 0):.2f}%;'
+        f'background:#9ecae9;position:relative"><div style="width:'
+        f'{(m.at_peak / m.max_live * 100 if m.max_live else 0):.2f}%;background:#2171b5"></div></div></td></tr>'
+        for m in mods)
+    return module_rows
+
+
+def _phase_rows(tl: Timeline) -> str:
+    """The highest phases, as a table."""
+    phase_rows = ""
+    if tl.bands:
+        top_bands = sorted(tl.bands, key=lambda b: -b.peak)[:12]
+        phase_rows = ("<h2>Highest phases</h2><table><tr><th>phase</th><th class='num'>step</th>"
+                      "<th class='num'>micro-step</th><th class='num'>events</th>"
+                      "<th class='num'>peak</th></tr>" + "".join(
+                          f"<tr><td>{escape(b.phase)}</td><td class='num'>{b.step}</td>"
+                          f"<td class='num'>{b.micro_step}</td><td class='num'>{b.start}–{b.end - 1}</td>"
+                          f"<td class='num'>{escape(fmt_bytes(b.peak))}</td></tr>" for b in top_bands)
+                      + "</table>")
+    return phase_rows
+
+
+def html_document(tl: Timeline) -> str:
+    """The report as one HTML string."""
+    p = tl.peak
+    figs = _figures(tl)
     summary = ""
     if tl.summary:
         summary = "<table class='summary'>" + "".join(
@@ -290,30 +362,13 @@ def html_document(tl: Timeline) -> str:
                           for k, (n, v) in enumerate(cats)], max([v for _n, v in cats] or [0]))
     mod_rows = _bar_rows([(n, v, "#4e79a7") for n, v in p.top_modules],
                          max([v for _n, v in p.top_modules] or [0]))
-    mods = list(tl.modules[:40])
-    scale = max([m.max_live for m in mods] or [0])
-    module_rows = "".join(
-        f'<tr><td class="name" title="{escape(m.name)}">{escape(m.name)}</td>'
-        f'<td class="num">{escape(fmt_bytes(m.max_live))}</td><td class="num">{escape(fmt_bytes(m.at_peak))}</td>'
-        f'<td class="bar"><div style="width:{(m.max_live / scale * 100 if scale else 0):.2f}%;'
-        f'background:#9ecae9;position:relative"><div style="width:'
-        f'{(m.at_peak / m.max_live * 100 if m.max_live else 0):.2f}%;background:#2171b5"></div></div></td></tr>'
-        for m in mods)
+    module_rows = _module_rows(tl)
     band_js = [[b.start, b.end, f"{b.phase} step {b.step}" + (f".{b.micro_step}" if b.micro_step else "")]
                for b in tl.bands]
     data = {"x": list(tl.x), "total": list(tl.total), "series": list(tl.series),
             "stacks": [list(s) for s in tl.stacks], "bands": band_js, "n": tl.n_events,
             "w": _W, "ml": _ML, "pw": _W - _ML - _MR, "xl": tl.x_label, "peak": p.bytes}
-    phase_rows = ""
-    if tl.bands:
-        top_bands = sorted(tl.bands, key=lambda b: -b.peak)[:12]
-        phase_rows = ("<h2>Highest phases</h2><table><tr><th>phase</th><th class='num'>step</th>"
-                      "<th class='num'>micro-step</th><th class='num'>events</th>"
-                      "<th class='num'>peak</th></tr>" + "".join(
-                          f"<tr><td>{escape(b.phase)}</td><td class='num'>{b.step}</td>"
-                          f"<td class='num'>{b.micro_step}</td><td class='num'>{b.start}–{b.end - 1}</td>"
-                          f"<td class='num'>{escape(fmt_bytes(b.peak))}</td></tr>" for b in top_bands)
-                      + "</table>")
+    phase_rows = _phase_rows(tl)
     notes = "".join(f"<li>{escape(n)}</li>" for n in tl.notes)
     band = band_at(tl.bands, p.index)
     return f"""<!DOCTYPE html>

@@ -236,18 +236,10 @@ def timeline_from_trace(
     pairs or one value per event; `measured` holds `Curve`s (or `(label, pairs)` tuples) from a real run.
     Cost: two passes over the events in plain Python (about a second per million events).
     """
-    st = trace.storages
     ev = trace.events
     n = len(ev)
     series = CATEGORIES
-    cat_index = {c: i for i, c in enumerate(series)}
-    other = cat_index["other"]
-    nbytes = [s.nbytes for s in st]
-    cat_of = [cat_index.get(str(getattr(s.category, "value", s.category)), other) for s in st]
-    mod_ids: dict[str, int] = {}
-    mod_of = [mod_ids.setdefault(s.module or "<none>", len(mod_ids)) for s in st]
-    mod_names = list(mod_ids)
-
+    nbytes, cat_of, mod_of, mod_names = _index(trace.storages, series)
     # pass 1: totals per event (C-speed accumulate) and the peak
     total = list(accumulate(nbytes[v] if v >= 0 else -nbytes[~v] for v in ev)) if n else []
     if total:
@@ -258,12 +250,60 @@ def timeline_from_trace(
     keep = downsample_indices(total, max_points)
     if n and peak_idx not in keep:  # cannot happen (bucket maxima are kept); belt and braces
         keep = sorted(set(keep) | {peak_idx})
-
     # pass 2: per-category values at the kept samples, per-module live/max/allocated
-    ncat = len(series)
+    p = _replay(ev, nbytes, cat_of, mod_of, len(series), len(mod_names), keep, peak_idx)
+    bands = tuple(Band(b.phase, b.step, b.micro_step, b.start, b.end,
+                       max(total[b.start:b.end]) if b.end > b.start else 0)
+                  for b in _bands_from_marks(trace.marks, n))
+    b = band_at(bands, peak_idx)
+    phase, step, micro = (b.phase, b.step, b.micro_step) if b else trace.phase_at(peak_idx)
+    nmod = len(mod_names)
+    top = sorted(((mod_names[m], p.at_peak_mod[m]) for m in range(nmod) if p.at_peak_mod[m] > 0),
+                 key=lambda r: -r[1])[:TOP_MODULES]
+    peak = Peak(
+        index=peak_idx, bytes=peak_bytes, phase=phase, step=step, micro_step=micro,
+        by_category=tuple(zip(series, p.at_peak_cat)), top_modules=tuple(top),
+    )
+    modules = tuple(sorted(
+        (ModuleRow(mod_names[m], p.at_peak_mod[m], p.mmax[m], p.malloc[m], p.mcount[m]) for m in range(nmod)
+         if p.mcount[m]),
+        key=lambda r: (-r.max_live, -r.at_peak, r.name),
+    ))
+    curves = [m if isinstance(m, Curve) else as_curve(m[0], m[1], kind="points") for m in measured]
+    return Timeline(
+        title=title, x=tuple(keep), series=series, stacks=tuple(tuple(s) for s in p.stacks),
+        total=tuple(total[i] for i in keep), n_events=n, peak=peak, bands=bands, modules=modules,
+        capacity=capacity, reserved=_downsample_curve(as_curve("reserved", reserved_curve), max_points),
+        measured=tuple(_downsample_curve(c, max_points) for c in curves),
+        summary=tuple((str(k), str(v)) for k, v in summary), notes=tuple(trace.notes),
+    )
+
+
+def _index(storages, series) -> tuple[list[int], list[int], list[int], list[str]]:
+    """Per storage: bytes, category index, module index; and the module names."""
+    cat_index = {c: i for i, c in enumerate(series)}
+    other = cat_index["other"]
+    nbytes = [s.nbytes for s in storages]
+    cat_of = [cat_index.get(str(getattr(s.category, "value", s.category)), other) for s in storages]
+    mod_ids: dict[str, int] = {}
+    mod_of = [mod_ids.setdefault(s.module or "<none>", len(mod_ids)) for s in storages]
+    return nbytes, cat_of, mod_of, list(mod_ids)
+
+
+@dataclass
+class _Replay:
+    stacks: list
+    at_peak_cat: list
+    at_peak_mod: list
+    mmax: list
+    malloc: list
+    mcount: list
+
+
+def _replay(ev, nbytes, cat_of, mod_of, ncat: int, nmod: int, keep, peak_idx: int) -> _Replay:
+    """Per-category values at the kept samples; per-module live at the peak, max live, allocated, count."""
     live = [0] * ncat
     stacks: list[list[int]] = [[] for _ in range(ncat)]
-    nmod = len(mod_names)
     mlive = [0] * nmod
     mmax = [0] * nmod
     malloc = [0] * nmod
@@ -295,43 +335,4 @@ def timeline_from_trace(
             if i == peak_idx:
                 at_peak_cat = list(live)
                 at_peak_mod = list(mlive)
-
-    bands = tuple(Band(b.phase, b.step, b.micro_step, b.start, b.end,
-                       max(total[b.start:b.end]) if b.end > b.start else 0)
-                  for b in _bands_from_marks(trace.marks, n))
-    b = band_at(bands, peak_idx)
-    phase, step, micro = (b.phase, b.step, b.micro_step) if b else trace.phase_at(peak_idx)
-    top = sorted(((mod_names[m], at_peak_mod[m]) for m in range(nmod) if at_peak_mod[m] > 0),
-                 key=lambda r: -r[1])[:TOP_MODULES]
-    peak = Peak(
-        index=peak_idx, bytes=peak_bytes, phase=phase, step=step, micro_step=micro,
-        by_category=tuple(zip(series, at_peak_cat)), top_modules=tuple(top),
-    )
-    modules = tuple(sorted(
-        (ModuleRow(mod_names[m], at_peak_mod[m], mmax[m], malloc[m], mcount[m]) for m in range(nmod)
-         if mcount[m]),
-        key=lambda r: (-r.max_live, -r.at_peak, r.name),
-    ))
-    curves = []
-    for m in measured:
-        if isinstance(m, Curve):
-            curves.append(m)
-        else:
-            label, data = m
-            curves.append(as_curve(label, data, kind="points"))
-    return Timeline(
-        title=title,
-        x=tuple(keep),
-        series=series,
-        stacks=tuple(tuple(s) for s in stacks),
-        total=tuple(total[i] for i in keep),
-        n_events=n,
-        peak=peak,
-        bands=bands,
-        modules=modules,
-        capacity=capacity,
-        reserved=_downsample_curve(as_curve("reserved", reserved_curve), max_points),
-        measured=tuple(_downsample_curve(c, max_points) for c in curves),
-        summary=tuple((str(k), str(v)) for k, v in summary),
-        notes=tuple(trace.notes),
-    )
+    return _Replay(stacks, at_peak_cat, at_peak_mod, mmax, malloc, mcount)

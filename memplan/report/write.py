@@ -12,6 +12,10 @@ from array import array
 from memplan.errors import UserError
 from memplan.trace.events import Trace
 from memplan.units import fmt_bytes
+from memplan.report.html import render_html
+from memplan.report.markdown import render_markdown
+from memplan.report.png import render_png
+from memplan.report.timeline import timeline_from_trace
 
 SUFFIXES = (".html", ".htm", ".md", ".png")
 
@@ -46,8 +50,6 @@ def steps_only(trace: Trace) -> Trace:
 
 def write_report(path: str, est, trace: Trace, measured=(), sim=None) -> str:
     """Render the estimate's timeline to `path`; returns the path."""
-    from memplan.report.timeline import timeline_from_trace
-
     check_report_path(path)
     view = steps_only(trace)
     shift = len(view.events) - len(trace.events)
@@ -70,16 +72,10 @@ def render_timeline(timeline, path: str) -> str:
     """Write any `Timeline` to `path` in the format its suffix names."""
     ext = check_report_path(path)
     if ext in (".html", ".htm"):
-        from memplan.report.html import render_html
-
         render_html(timeline, path)
     elif ext == ".md":
-        from memplan.report.markdown import render_markdown
-
         with open(path, "w", encoding="utf-8") as f:
             f.write(render_markdown(timeline))
     else:
-        from memplan.report.png import render_png
-
         render_png(timeline, path)
     return path

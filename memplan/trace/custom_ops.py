@@ -30,6 +30,7 @@ import sys
 from typing import Callable
 
 import torch
+from memplan.errors import UserError
 
 ZEROS_RUN_MAX_BYTES = 64 << 20
 """Largest total input size of a custom op without a fake kernel that is run for real on zeros."""
@@ -74,8 +75,6 @@ def _from_model_file(workload) -> dict:
     if kernels is None:
         return {}
     if not isinstance(kernels, dict) or not all(isinstance(k, str) and callable(v) for k, v in kernels.items()):
-        from memplan.errors import UserError
-
         raise UserError(f"{workload.source}: MEMPLAN_FAKE_KERNELS must map 'namespace::op' names to functions")
     return dict(kernels)
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 from array import array
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Iterator
 
 
 class Category(str, Enum):
@@ -39,19 +38,6 @@ class Category(str, Enum):
 
 
 CATEGORIES: tuple[str, ...] = tuple(c.value for c in Category)
-
-
-class Phase(str, Enum):
-    """Where in the training step an allocation happened."""
-
-    BUILD = "build"
-    INPUTS = "inputs"
-    FORWARD = "forward"
-    BACKWARD = "backward"
-    OPTIMIZER = "optimizer"
-    ZERO_GRAD = "zero_grad"
-    STEP = "step"
-    """Inside a user `train_step` where nothing finer is known."""
 
 
 @dataclass(slots=True)
@@ -77,16 +63,6 @@ class Trace:
     steps: int = 0
     """Number of optimizer steps traced; the steady-state window is the last one."""
     notes: list[str] = field(default_factory=list)
-
-    def iter_events(self) -> Iterator[tuple[bool, int, int]]:
-        """Yield `(is_alloc, sid, nbytes)` in order."""
-        st = self.storages
-        for v in self.events:
-            if v >= 0:
-                yield True, v, st[v].nbytes
-            else:
-                sid = ~v
-                yield False, sid, st[sid].nbytes
 
     def window(self, step: int) -> tuple[int, int]:
         """Event index range `[start, end)` of optimizer step `step` (1-based)."""

@@ -27,6 +27,7 @@ from typing import Callable
 import torch
 
 from memplan import compat
+from memplan.measure.profiler import memory_profile
 
 aten = torch.ops.aten
 
@@ -344,7 +345,6 @@ def measure_cpu_scratch(func, args, kwargs, out) -> list | None:
     allocator's profiler, and turn what it allocated into a plan: every allocation the kernel frees is
     scratch; those it keeps are its outputs (replaced by same-size stand-ins until the fake outputs are
     recorded). Cached per op and argument layout. None when the inputs are too large to measure."""
-    from memplan.validate.quiet_profiler import memory_profile
     from torch._C._profiler import _EventType
     from torch.utils._python_dispatch import _disable_current_modes
 

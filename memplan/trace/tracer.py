@@ -17,7 +17,7 @@ from memplan.errors import TraceError, UserError
 from memplan.step import Target, run
 from memplan.trace.events import Trace
 from memplan.trace import datadep
-from memplan.trace.compat import eager_paths
+from memplan.compat import eager_paths
 from memplan.trace.custom_ops import kernels_for
 from memplan.trace.kernels import device_rules, function_mode
 from memplan.trace.recorder import Recorder, RecordingMode
@@ -173,8 +173,7 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
 
     `hooks_cls` / `mode_cls` replace the step hooks and the recording mode with subclasses (the
     distributed tracer counts DTensor shards that way); `extra_context(recorder)` is entered with the
-    other modes (e.g. FSDP's storage resizes)."""
-    cfg.validate()
+    other modes (e.g. FSDP's storage resizes). `cfg` is validated by the caller (memplan.core)."""
     rec = Recorder()
     hooks = (hooks_cls or _TraceHooks)(rec)
     hooks.on_phase = on_phase

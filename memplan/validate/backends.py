@@ -4,7 +4,7 @@ Every backend runs the very step driver the tracer runs (`memplan.step.run`) and
 callbacks. What each one reads:
 
 - **cpu**: PyTorch's own CPU-allocator accounting under `torch.profiler` (the measurement of
-  `memplan.validate.cpu_measure`), plus an independent cross-check: the allocator reporter's own running
+  `memplan.measure`), plus an independent cross-check: the allocator reporter's own running
   counter (`total_allocated`, kept by c10's `ProfiledCPUMemoryReporter` per pointer) gives the same peak
   as the sum of the event sizes. The CPU has no caching allocator: reserved is not measurable (None).
 - **cuda**: `torch.cuda.reset_peak_memory_stats` at each phase start, `max_memory_allocated` /
@@ -27,13 +27,18 @@ from __future__ import annotations
 import abc
 
 import gc
-import importlib.util
+import logging
 import traceback
 from dataclasses import dataclass, field
 
+from memplan.compat import import_torch_npu, torch_npu_installed
 from memplan.errors import UserError
+from memplan.measure import PhaseRanges, allocation_events, ledger, memory_profile
 from memplan.step import NoHooks, Target, run
 from memplan.workload import TrainConfig, Workload
+
+log = logging.getLogger("memplan")
+from memplan.alloc.catalog import lookup
 
 FAMILIES = ("cpu", "cuda", "npu")
 
@@ -80,18 +85,18 @@ class Measurement:
 
 
 class _Where(NoHooks):
-    """Remembers the current phase and the model (to name the module a failure happened in)."""
+    """Remembers the current phase and the model (to name the module a failure happened in), and
+    reports each phase to an optional progress callback."""
 
-    on_phase = None  # progress callback, set by the runner
-
-    def __init__(self):
+    def __init__(self, on_phase=None):
         self.phase_name, self.step, self.micro = "build", 0, 0
         self.model = None
+        self.on_phase = on_phase
 
     def phase(self, phase, step, micro_step):
         self.phase_name, self.step, self.micro = phase, step, micro_step
-        if _Where.on_phase is not None:
-            _Where.on_phase(phase, step, micro_step)
+        if self.on_phase is not None:
+            self.on_phase(phase, step, micro_step)
 
     def model_built(self, model):
         self.model = model
@@ -149,7 +154,7 @@ def _drop(exc: BaseException | None) -> None:
 
 # ---------------------------------------------------------------------------------------------------
 class CpuBackend:
-    """The CPU allocator's accounting, read through the profiler (see `cpu_measure`)."""
+    """The CPU allocator's accounting, read through the profiler (see `memplan.measure`)."""
 
     name = "cpu"
 
@@ -163,21 +168,17 @@ class CpuBackend:
     def device_name(self) -> str:
         return "cpu"
 
-    def measure(self, workload: Workload, cfg: TrainConfig, capacity: int | None = None) -> Measurement:
-        from memplan.validate.quiet_profiler import memory_profile
-
-        from memplan.validate.cpu_measure import _ledger, _PhaseRanges
-
-        class Hooks(_PhaseRanges, _Where):
+    def measure(self, workload: Workload, cfg: TrainConfig, capacity: int | None = None,
+                on_phase=None) -> Measurement:
+        class Hooks(PhaseRanges, _Where):
             def __init__(self):
-                _PhaseRanges.__init__(self)
-                _Where.__init__(self)
+                PhaseRanges.__init__(self)
+                _Where.__init__(self, on_phase)
 
             def phase(self, phase, step, micro_step):
                 _Where.phase(self, phase, step, micro_step)
-                _PhaseRanges.phase(self, phase, step, micro_step)
+                PhaseRanges.phase(self, phase, step, micro_step)
 
-        cfg.validate()
         hooks = Hooks()
         err = failure = None
         notes = []
@@ -198,11 +199,11 @@ class CpuBackend:
         del err
         gc.collect()
         if failure is not None:
-            part = _ledger(prof, max(failure.step, 1))
+            part = ledger(prof, max(failure.step, 1))
             failure = _replace(failure, peak_allocated_bytes=part.peak_allocated_bytes
                                if failure.step >= 1 else part.run_peak_allocated_bytes)
             return Measurement("cpu", "cpu", None, None, None, notes=tuple(notes), failure=failure)
-        m = _ledger(prof, cfg.steps)
+        m = ledger(prof, cfg.steps)
         counter_peak, end_diff = _counter_check(prof, cfg.steps)
         checks = {
             "ledger_end_diff_bytes": end_diff,
@@ -227,11 +228,9 @@ def _counter_check(prof, steps: int) -> tuple[int | None, int | None]:
     c10's `ProfiledCPUMemoryReporter` keeps `total_allocated` per pointer, process-wide and across
     profiling sessions, so it starts from whatever earlier sessions left; its level before the run's first
     event is the baseline. Returns (the steady-state peak read from the counter, |counter change over the
-    run - the sum of the event sizes|): the first equals `_ledger`'s peak and the second is 0 when the
+    run - the sum of the event sizes|): the first equals `ledger`'s peak and the second is 0 when the
     events are complete.
     """
-    from memplan.validate.cpu_measure import allocation_events
-
     rows = [(t, q, total, size, label.split("::")[1]) for t, q, size, total, label in allocation_events(prof)]
     if not rows:
         return None, None
@@ -269,7 +268,8 @@ class _AcceleratorBackend(abc.ABC):
         mod = self._mod()
         try:
             return str(mod.get_device_name())
-        except Exception:
+        except RuntimeError as exc:   # a faulted or busy device: the family name will do
+            log.debug("get_device_name failed: %s", exc)
             return self.name
 
     def cleanup(self) -> None:
@@ -278,12 +278,12 @@ class _AcceleratorBackend(abc.ABC):
         gc.collect()
         try:
             mod.synchronize()
-        except Exception:  # a faulted device may refuse to synchronize; still try to free
-            pass
+        except RuntimeError as exc:  # a faulted device may refuse to synchronize; still try to free
+            log.debug("synchronize failed during cleanup: %s", exc)
         try:
             mod.empty_cache()
-        except Exception:
-            pass
+        except RuntimeError as exc:
+            log.debug("empty_cache failed during cleanup: %s", exc)
 
     def _used(self, mod) -> tuple[int | None, int | None]:
         fn = getattr(mod, "mem_get_info", None)
@@ -291,53 +291,21 @@ class _AcceleratorBackend(abc.ABC):
             return None, None
         try:
             free, total = fn()
-        except Exception:
+        except RuntimeError as exc:   # mem_get_info is not supported everywhere (e.g. some MIG setups)
+            log.debug("mem_get_info failed: %s", exc)
             return None, None
         return int(total - free), int(total)
 
-    def measure(self, workload: Workload, cfg: TrainConfig, capacity: int | None = None) -> Measurement:
+    def measure(self, workload: Workload, cfg: TrainConfig, capacity: int | None = None,
+                on_phase=None) -> Measurement:
         cfg.validate()
         mod = self._mod()
         self.cleanup()
         base_alloc, base_res = int(mod.memory_allocated()), int(mod.memory_reserved())
         _, total = self._used(mod)
         notes = []
-        fraction_set = False
-        if capacity is not None and total:
-            if capacity >= total:
-                notes.append(f"capacity {capacity} B is not below the device's {total} B: not enforced")
-            else:
-                # the real allocator then refuses to grow past the capacity (a real OOM, not a simulated one)
-                mod.set_per_process_memory_fraction(capacity / total)
-                fraction_set = True
-        backend = self
-
-        class Hooks(_Where):
-            def __init__(self):
-                super().__init__()
-                self.alloc: dict[str, int] = {}
-                self.res: dict[str, int] = {}
-                self.used = None
-                self.cur: tuple[str, int] | None = None
-
-            def close_phase(self):
-                if self.cur is not None and self.cur[1] >= 2:   # steady-state steps only
-                    ph = self.cur[0]
-                    a = int(mod.max_memory_allocated()) - base_alloc
-                    r = int(mod.max_memory_reserved()) - base_res
-                    self.alloc[ph] = max(self.alloc.get(ph, 0), a)
-                    self.res[ph] = max(self.res.get(ph, 0), r)
-                used, _ = backend._used(mod)
-                if used is not None:
-                    self.used = used if self.used is None else max(self.used, used)
-
-            def phase(self, phase, step, micro_step):
-                self.close_phase()
-                super().phase(phase, step, micro_step)
-                self.cur = (phase, step)
-                mod.reset_peak_memory_stats()
-
-        hooks = Hooks()
+        fraction_set = _enforce_capacity(mod, capacity, total, notes)
+        hooks = _DevicePeaks(mod, base_alloc, base_res, lambda: self._used(mod)[0], on_phase)
         err = failure = None
         try:
             mod.reset_peak_memory_stats()
@@ -345,15 +313,9 @@ class _AcceleratorBackend(abc.ABC):
             hooks.close_phase()
         except UserError:
             raise
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - the step failed (OOM, ACL error): a result, not a crash
             err = exc
-            try:
-                nums = dict(allocated_bytes=int(mod.memory_allocated()) - base_alloc,
-                            reserved_bytes=int(mod.memory_reserved()) - base_res,
-                            peak_allocated_bytes=int(mod.max_memory_allocated()) - base_alloc)
-            except Exception:  # the device itself may be unusable after a kernel fault
-                nums = {}
-            failure = _failure(exc, hooks, **nums)
+            failure = _failure(exc, hooks, **_numbers_after_failure(mod, base_alloc, base_res))
         finally:
             hooks.model = None
             _drop(err)
@@ -379,10 +341,64 @@ class _AcceleratorBackend(abc.ABC):
         )
 
 
+def _enforce_capacity(mod, capacity: int | None, total: int | None, notes: list) -> bool:
+    """Cap the real allocator at `capacity` through the per-process memory fraction (a real OOM, not a
+    simulated one); True when a fraction was set (reset it afterwards)."""
+    if capacity is None or not total:
+        return False
+    if capacity >= total:
+        notes.append(f"capacity {capacity} B is not below the device's {total} B: not enforced")
+        return False
+    mod.set_per_process_memory_fraction(capacity / total)
+    return True
+
+
+def _numbers_after_failure(mod, base_alloc: int, base_res: int) -> dict:
+    try:
+        return dict(allocated_bytes=int(mod.memory_allocated()) - base_alloc,
+                    reserved_bytes=int(mod.memory_reserved()) - base_res,
+                    peak_allocated_bytes=int(mod.max_memory_allocated()) - base_alloc)
+    except RuntimeError as exc:  # the device itself may be unusable after a kernel fault
+        log.debug("memory counters unreadable after the failure: %s", exc)
+        return {}
+
+
+class _DevicePeaks(_Where):
+    """Per-phase peaks of the steady-state steps from the device module's counters (`torch.cuda` /
+    `torch.npu`), reset at every phase boundary; device-level used memory sampled at the boundaries."""
+
+    def __init__(self, mod, base_alloc: int, base_res: int, used_now, on_phase=None):
+        super().__init__(on_phase)
+        self.mod, self.base_alloc, self.base_res, self.used_now = mod, base_alloc, base_res, used_now
+        self.alloc: dict[str, int] = {}
+        self.res: dict[str, int] = {}
+        self.used = None
+        self.cur: tuple[str, int] | None = None
+
+    def close_phase(self):
+        mod = self.mod
+        if self.cur is not None and self.cur[1] >= 2:   # steady-state steps only
+            ph = self.cur[0]
+            a = int(mod.max_memory_allocated()) - self.base_alloc
+            r = int(mod.max_memory_reserved()) - self.base_res
+            self.alloc[ph] = max(self.alloc.get(ph, 0), a)
+            self.res[ph] = max(self.res.get(ph, 0), r)
+        used = self.used_now()
+        if used is not None:
+            self.used = used if self.used is None else max(self.used, used)
+
+    def phase(self, phase, step, micro_step):
+        self.close_phase()
+        super().phase(phase, step, micro_step)
+        self.cur = (phase, step)
+        self.mod.reset_peak_memory_stats()
+
+
 def _stat(mod, key: str):
     try:
         return int(mod.memory_stats().get(key, 0))
-    except Exception:
+    except RuntimeError as exc:
+        log.debug("memory_stats()[%s] unreadable: %s", key, exc)
         return None
 
 
@@ -413,13 +429,7 @@ class NpuBackend(_AcceleratorBackend):
     def check(self) -> None:
         import torch
 
-        if importlib.util.find_spec("torch_npu") is None:
-            raise UserError("--device npu: torch_npu is not installed (pip install 'memplan[npu]', with CANN)")
-        try:
-            import torch_npu  # noqa: F401  (registers torch.npu)
-        except Exception as exc:  # e.g. ImportError: libhccl.so without the CANN runtime
-            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-            raise UserError(f"--device npu: torch_npu cannot be imported: {first}") from None
+        import_torch_npu("--device npu")
         if not torch.npu.is_available():
             raise UserError("--device npu: torch_npu is installed but no Ascend NPU is visible")
 
@@ -433,7 +443,7 @@ def detect_family() -> str:
 
     if torch.cuda.is_available():
         return "cuda"
-    if importlib.util.find_spec("torch_npu") is not None:
+    if torch_npu_installed():
         try:
             NpuBackend().check()
             return "npu"
@@ -459,7 +469,6 @@ def family_of(device: str | None) -> str | None:
     d = device.lower()
     if d in FAMILIES or d.split(":")[0] in FAMILIES:
         return d.split(":")[0]
-    from memplan.alloc.catalog import lookup
 
     return lookup(device).family
 

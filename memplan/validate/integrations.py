@@ -29,6 +29,8 @@ import logging
 from typing import Any, Callable
 
 from memplan.errors import MemoryPlanError, UserError
+from memplan.validate.preflight import clone_on_cpu
+from memplan.validate.preflight import preflight
 
 log = logging.getLogger("memplan")
 
@@ -111,8 +113,6 @@ def batch_fn_from_loader(loader, seq_len: int | None = None) -> Callable[[int], 
 
 def run_preflight(owner, model, batch_fn, optimizer, device, cfg_options: dict, *, wrap=None):
     """Run preflight for a callback; raise or warn on a misfit; keep the estimate on `owner.estimate`."""
-    from memplan.validate.preflight import preflight
-
     opts = {**cfg_options, **owner.train_options}
     try:
         est = preflight(model if wrap is None else wrap, batch_fn, optimizer,
@@ -232,8 +232,6 @@ def _make_lightning():
                 self._check(trainer, pl_module, batch_fn_from_loader(loader, self.seq_len))
 
         def _check(self, trainer, pl_module, batch_fn):
-            from memplan.validate.preflight import clone_on_cpu
-
             keep = [o for o in (getattr(pl_module, "_trainer", None), getattr(pl_module, "_fabric", None)) if o]
 
             def build():

@@ -1,17 +1,12 @@
-"""`preflight(...)` and `guard()`: memplan inside a training script.
+"""`preflight(...)`: memplan inside a training script (its companion `guard()` is memplan.report.guard).
 
     est = memplan.preflight(build_model, make_batch, optimizer="adamw", device="cuda", batch_size=8)
-    with memplan.guard():          # or @memplan.guard() on the training function
-        train()
 
 `preflight` traces one steady-state step on fake tensors (no real memory is touched) and returns the
 `Estimate`; when the workload does not fit the device it raises `MemoryPlanError` carrying the estimate,
 the breakdown at the peak and the top recommended change. Every suggested change is re-traced before it
 is offered (at most `MAX_CHECKED` of them), so its predicted peak is stated, not guessed.
 
-`guard` watches a block: on an OOM or an NPU / ACL / CANN / HCCL / CUDA / NCCL error it prints the
-diagnosis (`memplan.diagnose`, with the last pre-flight estimate if any) to stderr and re-raises the very
-same exception object. Anything else passes through untouched, silently.
 
 Known limitations: the recommended change is a rule on the breakdown (largest category first), checked by
 re-tracing; the planner (`memplan plan`) searches the space properly. Sharding advice cannot be checked on
@@ -19,15 +14,16 @@ one process and is offered as text only.
 """
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
 import re
-import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from memplan.core import DeviceTarget, analyze, resolve_device
 from memplan.errors import MemoryPlanError, UserError
 from memplan.units import fmt_bytes
+from memplan.validate.backends import detect_family
+from memplan.workload import TrainConfig, Workload
 
 MAX_CHECKED = 3
 _last_estimate = None   # the most recent preflight estimate, used by guard()
@@ -89,16 +85,12 @@ def _optimizer_factory(optimizer, family: str):
 
 
 def _resolve(device, capacity, alloc_conf):
-    from memplan import api
-
-    if isinstance(device, api.DeviceTarget):
+    if isinstance(device, DeviceTarget):
         return device
     if device is None or str(device).lower() == "auto":
-        from memplan.validate.backends import detect_family
-
         fam = detect_family()
         device = None if fam == "cpu" else fam
-    return api.resolve_device(device, capacity, alloc_conf)
+    return resolve_device(device, capacity, alloc_conf)
 
 
 def preflight(model_or_builder, batch_fn, optimizer="adamw", *, device="auto", capacity=None,
@@ -114,9 +106,6 @@ def preflight(model_or_builder, batch_fn, optimizer="adamw", *, device="auto", c
     grad_accum=4, checkpoint=("layers.*",), ...). Returns the `Estimate`.
     """
     global _last_estimate
-    from memplan import api
-    from memplan.workload import TrainConfig, Workload
-
     if not callable(batch_fn):
         raise UserError("preflight needs batch_fn(batch_size) -> batch (a function, not a batch)")
     dev = _resolve(device, capacity, alloc_conf)
@@ -144,7 +133,7 @@ def preflight(model_or_builder, batch_fn, optimizer="adamw", *, device="auto", c
     workload = Workload.from_callables(model_or_builder, batch_fn, loss_fn=loss_fn,
                                        optimizer=_optimizer_factory(optimizer, dev.family), train_step=train_step,
                                        name=name)
-    est = api.analyze(workload, config=cfg, device=dev)
+    est = analyze(workload, config=cfg, device=dev, fallback=False)
     _last_estimate = est
     if est.fits is False:
         change = top_change(est, cfg, workload, dev, check=check_advice)
@@ -250,15 +239,11 @@ def candidates(est, cfg) -> list[Change]:
 
 def top_change(est, cfg, workload=None, dev=None, *, check: bool = True) -> Change | None:
     """The first candidate that fits once re-traced (or the best one checked, or the first unchecked)."""
-    from dataclasses import replace
-
     cands = candidates(est, cfg)
     if not cands:
         return None
     if not check or workload is None or dev is None:
         return cands[0]
-    from memplan import api
-
     checked = []
     for c in cands:
         if len(checked) >= MAX_CHECKED:
@@ -267,7 +252,7 @@ def top_change(est, cfg, workload=None, dev=None, *, check: bool = True) -> Chan
             continue   # text-only advice (sharding): nothing to re-trace on one process
         try:
             d2 = replace(dev, alloc_conf=c.alloc_conf) if c.alloc_conf else dev
-            e2 = api.analyze(workload, config=cfg.with_(**c.config), device=d2)
+            e2 = analyze(workload, config=cfg.with_(**c.config), device=d2, fallback=False)
         except UserError:
             continue
         c = replace(c, predicted_total_bytes=e2.device_total_bytes, fits=e2.fits)
@@ -279,102 +264,7 @@ def top_change(est, cfg, workload=None, dev=None, *, check: bool = True) -> Chan
     return cands[0]
 
 
-# ---------------------------------------------------------------------------------------------------
-_ACRONYMS = re.compile(
-    r"\b(NPU|ACL|CANN|HCCL|NCCL|CUDA|cuDNN|CUBLAS|cuBLAS|AICPU|AI ?Core|aclnn\w*|E[A-Z0-9]\d{4}|EL\d{4}"
-    r"|ERR\d{5})\b")
-_PHRASES = re.compile(r"out of memory|device-side assert|illegal memory access|can't allocate memory", re.I)
+#
 
 
-def is_device_failure(exc: BaseException) -> bool:
-    """An OOM, or a RuntimeError whose text names an accelerator runtime (NPU/ACL/CANN/HCCL/CUDA/NCCL codes)."""
-    torch = sys.modules.get("torch")
-    if torch is not None and isinstance(exc, getattr(torch, "OutOfMemoryError", ())):
-        return True
-    if isinstance(exc, MemoryError):
-        return True
-    if not isinstance(exc, RuntimeError):
-        return False
-    text = str(exc)[:20000]
-    return bool(_PHRASES.search(text) or _ACRONYMS.search(text))
-
-
-def _memory_now() -> str | None:
-    torch = sys.modules.get("torch")
-    if torch is None:
-        return None
-    for fam in ("cuda", "npu"):
-        mod = getattr(torch, fam, None)
-        try:
-            if mod is not None and mod.is_available() and mod.is_initialized():
-                return (f"{fam} memory held now: {fmt_bytes(mod.memory_allocated())} allocated, "
-                        f"{fmt_bytes(mod.memory_reserved())} reserved "
-                        f"(peak {fmt_bytes(mod.max_memory_reserved())} reserved)")
-        except Exception:
-            continue
-    return None
-
-
-def explain(exc: BaseException, estimate=None) -> str:
-    """The text guard() prints for a caught device failure."""
-    from memplan.diagnose import diagnose
-    from memplan.diagnose._render import render_diagnosis
-    from memplan.validate.backends import exception_text
-
-    text = exception_text(exc)
-    est = estimate if estimate is not None else _last_estimate
-    est_dict = est.to_dict() if hasattr(est, "to_dict") else est
-    lines = [f"memplan guard: the training step failed with {type(exc).__name__}"]
-    if est is not None:
-        g = est_dict.get
-        lines.append(f"memplan predicted {fmt_bytes(g('peak_allocated_bytes'))} allocated / "
-                     f"{fmt_bytes(g('peak_reserved_bytes'))} reserved, peak during {g('peak_phase')}")
-    now = _memory_now()
-    if now:
-        lines.append(now)
-    lines.append(render_diagnosis(diagnose(text, est_dict)))
-    return "\n".join(lines)
-
-
-class Guard(contextlib.ContextDecorator):
-    """Context manager / decorator: explain OOM and accelerator errors on stderr, then re-raise them as is."""
-
-    def __init__(self, estimate=None, *, file=None):
-        self.estimate = estimate
-        self.file = file
-        self.caught: BaseException | None = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, exc_type, exc, tb):
-        if exc is None or not isinstance(exc, Exception) or not is_device_failure(exc):
-            return False
-        self.caught = exc
-        out = self.file if self.file is not None else sys.stderr
-        try:
-            msg = explain(exc, self.estimate)
-        except Exception as err:  # the explanation must never replace the original error
-            msg = f"memplan guard: could not diagnose {type(exc).__name__}: {type(err).__name__}: {err}"
-        try:
-            print(msg, file=out, flush=True)
-        except Exception:
-            pass
-        return False   # re-raise the original exception, unchanged
-
-
-def guard(fn=None, *, estimate=None, file=None):
-    """`with guard():`, `@guard()`, `@guard` or `guard(estimate)`: see the module docstring."""
-    if fn is not None and callable(fn) and not hasattr(fn, "peak_allocated_bytes"):
-        g = Guard(estimate=estimate, file=file)
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with g:
-                return fn(*args, **kwargs)
-        return wrapper
-    return Guard(estimate=fn if fn is not None else estimate, file=file)
-
-
-__all__ = ["preflight", "guard", "Guard", "Change", "candidates", "top_change", "is_device_failure",
-           "explain", "last_estimate"]
+__all__ = ["preflight", "Change", "candidates", "top_change", "last_estimate", "clone_on_cpu"]

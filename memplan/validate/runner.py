@@ -1,6 +1,6 @@
 """`validate(...)`: estimate a workload, run it for real on a device backend, and compare.
 
-The estimate (`memplan.api.analyze`) and the run (`backends.*.measure`) use the same `Workload`, the same
+The estimate (`memplan.core.run_analysis`) and the run (`backends.*.measure`) use the same `Workload`, the same
 `TrainConfig` and the same step driver, for the same target family, so predicted and measured describe the
 same steps. A failed run (OOM, ACL/CANN/HCCL error, an exception in the user's step) is a result: it is
 decoded by `memplan.diagnose` with the estimate and reported next to the prediction ("predicted 58.1 GiB,
@@ -19,13 +19,15 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from memplan.alloc.config import ENV_VARS, env_var
+from memplan.core import load_workload, resolve_device, run_analysis
 from memplan.errors import UserError
-from memplan.report.envelope import envelope
-from memplan.units import fmt_bytes
+from memplan.units import fmt_bytes, parse_size
+from memplan.validate.backends import family_of, get_backend
 from memplan.workload import TrainConfig, Workload, read_json
+from memplan.diagnose import diagnose
 
 DEFAULT_TOLERANCE_PCT = 5.0
-_ENV_KEYS = ("PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_NPU_ALLOC_CONF", "PYTORCH_ALLOC_CONF")
 
 
 @dataclass(frozen=True)
@@ -55,14 +57,14 @@ class Validation:
         return self.failure is not None
 
     def to_dict(self) -> dict:
-        return envelope("validate", {
+        return {
             "workload": self.workload, "config": self.config, "backend": self.backend, "device": self.device,
             "target": self.target, "predicted": self.predicted, "measured": self.measured,
             "error_pct": self.error_pct, "reserved_error_pct": self.reserved_error_pct,
             "phases": list(self.phases), "tolerance_pct": self.tolerance_pct, "ok": self.ok,
             "failure": self.failure, "checks": self.checks, "plan": self.plan, "notes": list(self.notes),
             "seconds": self.seconds,
-        })
+        }
 
 
 def error_pct(predicted: int | None, measured: int | None) -> float | None:
@@ -125,8 +127,7 @@ def _env(env: dict):
 
 
 def _alloc_conf_from(env: dict, family: str) -> str | None:
-    key = {"cuda": "PYTORCH_CUDA_ALLOC_CONF", "npu": "PYTORCH_NPU_ALLOC_CONF"}.get(family)
-    return env.get(key) if key else None
+    return env.get(env_var(family)) if family in ENV_VARS else None
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -141,14 +142,10 @@ def validate(model: str | Workload | None = None, *, hf_config: str | None = Non
     top of `config` / `train_options`. `capacity` on cuda / npu is enforced for real through the
     per-process memory fraction. With `return_trace=True` returns `(validation, trace)`.
     """
-    from memplan import api
-    from memplan.units import parse_size
-    from memplan.validate.backends import family_of, get_backend
-
     if tolerance is None or tolerance < 0:
         raise UserError(f"tolerance must be >= 0 (percent), got {tolerance}")
     t0 = time.perf_counter()
-    workload = api.load_workload(model, hf_config, task)
+    workload = load_workload(model, hf_config, task)
     cfg = config or TrainConfig()
     env, plan_summary = {}, None
     if plan is not None:
@@ -170,17 +167,12 @@ def validate(model: str | Workload | None = None, *, hf_config: str | None = Non
     alloc_conf = alloc_conf or _alloc_conf_from(env, family)
     # the estimate: a catalog name as given; a bare family reads the present device (cuda/npu) or plain cpu
     named = device is not None and device.lower().split(":")[0] not in ("auto", "cpu", "cuda", "npu")
-    dev = api.resolve_device(device if named else family, capacity, alloc_conf)
+    dev = resolve_device(device if named else family, capacity, alloc_conf)
     cap = parse_size(capacity) if capacity is not None else None
-    from memplan.validate.backends import _Where
-
     with _env(env):
-        est, trace = api.analyze(workload, config=cfg, device=dev, return_trace=True, on_phase=on_phase)
-        _Where.on_phase = on_phase
-        try:
-            m = backend.measure(workload, cfg, capacity=cap)
-        finally:
-            _Where.on_phase = None
+        a = run_analysis(workload, config=cfg, device=dev, on_phase=on_phase, fallback=False)
+        est, trace = a.estimate, a.trace
+        m = backend.measure(workload, cfg, capacity=cap, on_phase=on_phase)
     v = compare(est, m, cfg, tolerance, plan_summary, time.perf_counter() - t0)
     return (v, trace) if return_trace else v
 
@@ -243,8 +235,6 @@ def compare(est, m, cfg: TrainConfig, tolerance: float, plan_summary: dict | Non
 
 
 def _failure_report(est, m) -> dict:
-    from memplan.diagnose import diagnose
-
     f = m.failure
     where = f"during {f.phase}" + (f" of {f.module}" if f.module else "") + f" (step {f.step}"
     where += f", micro-step {f.micro_step})" if f.micro_step > 1 else ")"
@@ -262,76 +252,3 @@ def _failure_report(est, m) -> dict:
     except Exception as exc:  # never let the explanation hide the failure itself
         d = {"primary_category": "unknown", "incidents": [], "notes": [f"diagnose failed: {exc}"]}
     return {**f.to_dict(), "summary": summary, "diagnosis": d}
-
-
-# ---------------------------------------------------------------------------------------------------
-def render_text(v: Validation) -> str:
-    """The human-readable report (the CLI prints it)."""
-    from tabulate import tabulate
-
-    from memplan.report.text import config_line
-
-    def fmt_pct(x):
-        return "-" if x is None else f"{x + 0.0:+.3f} %".replace("-0.000", "+0.000")
-
-    p, m = v.predicted, v.measured
-    head = [f"memplan validate: {v.workload} on {v.backend} ({v.device})",
-            config_line(v.config) + (f" · estimate for {v.target}" if v.target else ""), ""]
-    if v.failure is not None:
-        f = v.failure
-        out = head + ["RUN FAILED: " + f["summary"], ""]
-        d = f.get("diagnosis") or {}
-        for inc in d.get("incidents", [])[:1]:
-            out.append(f"diagnosis: {inc['category']}: {inc['summary']}")
-            out += [f"  - {a}" for a in inc.get("advice", [])[:3]]
-        out += [f"note: {n}" for n in v.notes]
-        return "\n".join(out)
-    rows = [["peak allocated", fmt_bytes(p["peak_allocated_bytes"]), fmt_bytes(m["peak_allocated_bytes"]),
-             fmt_pct(v.error_pct)]]
-    if v.backend != "cpu":
-        rows.append(["peak reserved", fmt_bytes(p["peak_reserved_bytes"]), fmt_bytes(m["peak_reserved_bytes"]),
-                     fmt_pct(v.reserved_error_pct)])
-        rows.append(["device total / used", fmt_bytes(p["device_total_bytes"]), fmt_bytes(m["device_used_bytes"]),
-                     "(sampled)"])
-    rows.append(["peak phase", p["peak_phase"], m["peak_phase"] or "-", ""])
-    out = head + [tabulate(rows, headers=["", "predicted", "measured", "error"], tablefmt="simple"), ""]
-    prow = [[r["phase"], fmt_bytes(r["predicted_bytes"]), fmt_bytes(r["measured_bytes"]), fmt_pct(r["error_pct"])]
-            for r in v.phases]
-    out += ["Peak of each phase (steady-state step)",
-            tabulate(prow, headers=["phase", "predicted", "measured", "error"], tablefmt="simple"), ""]
-    verdict = "OK" if v.ok else "OVER TOLERANCE"
-    out.append(f"{verdict}: error {fmt_pct(v.error_pct)} (tolerance ±{v.tolerance_pct:g} %)")
-    out += [f"note: {n}" for n in v.notes]
-    return "\n".join(out)
-
-
-def write_report(path: str, v: Validation, trace) -> str:
-    """An HTML timeline of the prediction with the measured per-phase peaks drawn as points."""
-    from dataclasses import replace
-
-    from memplan.report.html import render_html
-    from memplan.report.timeline import Curve, timeline_from_trace
-
-    if not str(path).endswith((".html", ".htm")):
-        raise UserError(f"--report {path}: validate writes an HTML report (give a .html path)")
-    tl = timeline_from_trace(trace, capacity=v.predicted.get("capacity_bytes"),
-                             title=f"memplan validate: {v.workload}",
-                             summary=[("device", f"{v.backend} ({v.device})"),
-                                      ("predicted peak", fmt_bytes(v.predicted["peak_allocated_bytes"])),
-                                      ("measured peak", fmt_bytes(v.measured["peak_allocated_bytes"])),
-                                      ("error", "-" if v.error_pct is None else f"{v.error_pct:+.3f} %")])
-    last = v.config["steps"]
-    xs, ys, labels = [], [], []
-    for ph, b in v.measured["phase_peaks"].items():
-        bands = [bd for bd in tl.bands if bd.phase == ph and bd.step == last]
-        if not bands:
-            continue
-        bd = max(bands, key=lambda x: x.peak)
-        xs.append((bd.start + bd.end) // 2)
-        ys.append(int(b))
-        labels.append(f"measured {ph}")
-    order = sorted(range(len(xs)), key=xs.__getitem__)
-    curve = Curve("measured peak per phase", tuple(xs[i] for i in order), tuple(ys[i] for i in order),
-                  kind="points", point_labels=tuple(labels[i] for i in order))
-    tl = replace(tl, measured=(curve,))
-    return render_html(tl, path)

@@ -4,7 +4,7 @@ Tolerance 0.5 % (the fake trace is byte-exact on these models up to a few scalar
 import pytest
 
 from memplan import api
-from memplan.validate.cpu_measure import measure_cpu
+from memplan.measure import measure_cpu
 from memplan.workload import TrainConfig, load_model_file
 
 TOL_PCT = 0.5

@@ -28,7 +28,7 @@ def test_analyze_html_report_peak_equals_json(model_path, tmp_path):
     assert not re.search(r'(src|href)\s*=\s*["\']?https?:', html)
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     if browser is None:
-        pytest.skip("chromium not installed (tests/report installs it where it can)")
+        pytest.skip("no chromium on PATH: install one to run the in-browser check (tests never install it)")
     dom = subprocess.run([browser, *FLAGS, f"--user-data-dir={tmp_path / 'p'}", "--dump-dom",
                           "--virtual-time-budget=3000", "file://" + str(out)],
                          capture_output=True, text=True, timeout=90)
@@ -51,7 +51,7 @@ def test_report_suffix_is_checked_before_tracing(model_path, tmp_path):
 
 
 def test_diagnose_snapshot(tmp_path):
-    from memplan.report._snapshot_synth import synthetic_snapshot
+    from snapshot_synth import synthetic_snapshot
 
     data, truth = synthetic_snapshot()
     path = tmp_path / "snapshot.pickle"

@@ -3,8 +3,8 @@ import pytest
 import torch
 
 from memplan.errors import TraceError
-from memplan.trace.fallback import analyze_with_fallback
-from memplan.validate.cpu_measure import measure_cpu
+from memplan.core import analyze
+from memplan.measure import measure_cpu
 from memplan.workload import TrainConfig, Workload
 
 
@@ -29,11 +29,11 @@ def workload():
 
 def test_no_fallback_raises_a_trace_error():
     with pytest.raises(TraceError, match="repeat_interleave"):
-        analyze_with_fallback(workload(), batch_size=4, fallback=False)
+        analyze(workload(), batch_size=4, fallback=False)
 
 
 def test_fallback_estimate_is_stated_and_close():
-    est = analyze_with_fallback(workload(), batch_size=4)
+    est = analyze(workload(), batch_size=4)
     assert est.method == "fallback"
     assert est.notes[0].startswith("estimated by fallback: measured at batch 1 and 2, extrapolated to batch 4")
     assert "expected error" in est.notes[0]
@@ -52,7 +52,7 @@ def test_traceable_models_are_traced():
         def forward(self, x):
             return self.lin(x)
 
-    est = analyze_with_fallback(Workload("m", M, lambda b: torch.randn(b, 8)), batch_size=4)
+    est = analyze(Workload("m", M, lambda b: torch.randn(b, 8)), batch_size=4)
     assert est.method == "trace"
 
 
@@ -71,7 +71,7 @@ class ReadsValuesWhileBuilding(torch.nn.Module):
 
 def test_a_build_that_fails_only_under_fake_tensors_is_measured():
     wl = Workload("reads-values", ReadsValuesWhileBuilding, lambda b: torch.randn(b, 32))
-    est = analyze_with_fallback(wl, batch_size=2)
+    est = analyze(wl, batch_size=2)
     real = measure_cpu(wl, TrainConfig(batch_size=2)).peak_allocated_bytes
     assert est.method in ("trace", "fallback")
     if est.method == "fallback":
@@ -86,4 +86,4 @@ def test_a_model_that_does_not_build_keeps_its_error():
         raise IndexError("list index out of range")
 
     with pytest.raises(UserError, match="build_model\\(\\) raised IndexError"):
-        analyze_with_fallback(Workload("broken", broken, lambda b: torch.randn(b, 32)), batch_size=2)
+        analyze(Workload("broken", broken, lambda b: torch.randn(b, 32)), batch_size=2)

@@ -10,7 +10,7 @@ from memplan.diagnose import Category, decode
 from memplan.diagnose import _catalog as cat
 from memplan.errors import UserError
 
-from conftest import LOGS, corpus_rows
+from corpus_helpers import LOGS, corpus_rows
 
 HEX40 = re.compile(r"^[0-9a-f]{40}$")
 

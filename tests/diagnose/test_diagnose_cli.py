@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from memplan.cli.main import cli
 
-from conftest import LOGS
+from corpus_helpers import LOGS
 
 FRAG = str(LOGS / "npu_frag_touchnet100.log")
 

@@ -7,7 +7,7 @@ from memplan.diagnose import diagnose
 from memplan.diagnose._parse import parse_size_text
 from memplan.diagnose._types import Category
 
-from conftest import LOGS, corpus_rows
+from corpus_helpers import LOGS, corpus_rows
 
 ROWS = corpus_rows()
 # Keys in index.tsv -> keys in Incident.numbers

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from memplan.diagnose import Category, diagnose
 from memplan.errors import UserError
 
-from conftest import LOGS
+from corpus_helpers import LOGS
 
 NPU_OOM = ("RuntimeError: NPU out of memory. Tried to allocate 5.03 GiB (NPU 3; 60.96 GiB total capacity; "
            "49.47 GiB already allocated; 49.47 GiB current active; 1.32 GiB free; 57.55 GiB reserved in total "

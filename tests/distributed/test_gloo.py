@@ -56,7 +56,7 @@ def test_fsdp_fake_trace_shards_state():
 
 
 def test_cli_shard_estimate_json():
-    from memplan.distributed.cli import command
+    from memplan.cli.shard import command
 
     res = CliRunner().invoke(command, ["estimate", MLP, "--world-size", "2", "--sharding", "zero1",
                                        "--batch-size", "8", "--format", "json"], catch_exceptions=False)
@@ -66,7 +66,7 @@ def test_cli_shard_estimate_json():
 
 
 def test_cli_bad_sharding_is_input_error():
-    from memplan.distributed.cli import command
+    from memplan.cli.shard import command
 
     res = CliRunner().invoke(command, ["estimate", MLP, "--sharding", "zero9"])
     assert res.exit_code == 2

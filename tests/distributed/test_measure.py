@@ -17,7 +17,7 @@ def _ev(t, size, total, ptr, label="backward::1::1", c10d_end=None):
 def test_free_on_another_thread_is_missing_from_the_allocator_total():
     """The mechanism itself: a tensor freed on a thread the profiler does not follow leaves no event and
     stays in `total_allocated`."""
-    from memplan.validate.quiet_profiler import memory_profile
+    from memplan.measure.profiler import memory_profile
 
     with memory_profile() as prof:
         box = [torch.ones(MB)]           # 4 MiB, allocated on this thread

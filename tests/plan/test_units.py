@@ -6,7 +6,8 @@ from hypothesis import given, settings, strategies as st
 from memplan.errors import UserError
 from memplan.plan.accum import accumulation
 from memplan.plan.batch import fit_growth
-from memplan.plan.checkpoint import Selection, choose, find_blocks, snippet, solve_tree_knapsack
+from memplan.plan.checkpoint import snippet
+from memplan.plan.knapsack import Selection, choose, find_blocks, solve_tree_knapsack
 from memplan.plan.policy import check_alloc_conf
 
 MiB = 1 << 20

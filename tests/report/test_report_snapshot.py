@@ -9,11 +9,12 @@ import time
 import pytest
 
 from memplan.errors import UserError
-from memplan.report import snapshot as snapmod
-from memplan.report._snapshot_synth import synthetic_snapshot, write_synthetic_snapshot
+from memplan.diagnose import snapshot as snapmod
+from snapshot_synth import synthetic_snapshot, write_synthetic_snapshot
 from memplan.report.html import html_document
 from memplan.report.markdown import render_markdown
-from memplan.report.snapshot import read_snapshot
+from memplan.diagnose.snapshot import read_snapshot
+from memplan.report.snapshot_timeline import timeline_from_snapshot
 from report_builders import MiB, small_snapshot
 
 
@@ -48,7 +49,7 @@ def test_hand_computed_snapshot(small_path):
 
 
 def test_snapshot_timeline_and_renderers(small_path):
-    tl = read_snapshot(small_path).timeline(capacity=16 * MiB)
+    tl = timeline_from_snapshot(read_snapshot(small_path), capacity=16 * MiB)
     assert tl.peak.bytes == 4_900_000 == max(tl.total)
     assert tl.peak.index in tl.x
     assert tl.total[:3] == (900_000, 1_900_000, 3_900_000)  # baseline, then the first allocations

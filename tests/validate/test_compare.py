@@ -6,7 +6,7 @@ import json
 import pytest
 
 from memplan.errors import UserError
-from memplan.estimate import Estimate
+from memplan.core import Estimate
 from memplan.validate.backends import Measurement
 from memplan.validate.runner import compare, error_pct, read_plan
 from memplan.workload import TrainConfig

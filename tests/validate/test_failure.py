@@ -8,8 +8,9 @@ import io
 import pytest
 import torch
 
-from memplan.validate import guard, validate
-from memplan.validate.preflight import Guard, is_device_failure
+from memplan.report.guard import guard
+from memplan.validate import validate
+from memplan.report.guard import Guard, is_device_failure
 
 from validate_helpers import ABSURD_ALLOC, CUDA_OOM, FAILING_MODEL
 

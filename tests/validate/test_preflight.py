@@ -6,7 +6,7 @@ import torch
 from torch import nn
 
 from memplan.errors import MemoryPlanError, UserError
-from memplan.estimate import Estimate
+from memplan.core import Estimate
 from memplan.validate import preflight
 from memplan.validate.preflight import _block_glob, last_estimate
 

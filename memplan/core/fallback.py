@@ -1,8 +1,11 @@
 """Fallback: when a model cannot be traced on fake tensors, measure small real steps and extrapolate.
 
-`analyze_with_fallback(...)` is `memplan.api.analyze` that, when the fake trace fails with a
-`TraceError` (or the model's build fails under fake tensors only: see `fallback_applies`), runs two or three small real training steps on the CPU with `measure_cpu` (PyTorch's own
-CPU-allocator accounting), fits them, and extrapolates to the requested size. The Estimate it returns
+`memplan.core.analyze(..., fallback=True)` (what `memplan analyze`, the API, the tests and
+benchmarks/coverage.py all run) calls `estimate_by_fallback` when the fake trace fails in a way
+`can_fall_back` accepts (a `TraceError`, or a `BuildError` under fake tensors). It runs two or three
+small real training steps on the CPU with `measure_cpu` (PyTorch's own CPU-allocator accounting), fits
+them, and extrapolates to the requested size. If the real step fails too, the failure is the model's
+own (`UserCodeError`, exit 2), not a tracing limit. The Estimate it returns
 has `method="fallback"` and notes that say so: "estimated by fallback: measured at batch 1 and 2,
 extrapolated ...", the expected error, and why the trace failed. It is never silent.
 
@@ -24,7 +27,12 @@ from __future__ import annotations
 import os
 import time
 
-from memplan.errors import TraceError, UserError
+from memplan.core.device import CPU
+from memplan.core.estimate import Estimate
+from memplan.errors import BuildError, TraceError, UserCodeError, UserError
+from memplan.measure import measure_cpu
+from memplan.step import Target
+from memplan.trace.events import CATEGORIES
 
 SEQ_DIRECT_MAX = 256
 """Requested sequence lengths up to this are measured as they are (no sequence extrapolation)."""
@@ -36,44 +44,12 @@ MEMORY_FRACTION = 0.5
 """A fallback measurement may use at most this fraction of the machine's physical memory."""
 
 
-def analyze_with_fallback(model=None, *, hf_config: str | None = None, task: str | None = None,
-                          config=None, device=None, capacity=None, alloc_conf: str | None = None,
-                          return_trace: bool = False, fallback: bool = True, **train_options):
-    """`memplan.api.analyze`, falling back to small real measurements when the trace fails.
-
-    With `return_trace=True` returns `(estimate, trace)`; the trace is None for a fallback estimate.
-    """
-    from memplan import api
-    from memplan.workload import TrainConfig
-
-    workload = api.load_workload(model, hf_config, task)
-    cfg = (config or TrainConfig()).with_(**train_options) if train_options else (config or TrainConfig())
-    cfg.validate()
-    dev = device if isinstance(device, api.DeviceTarget) else api.resolve_device(device, capacity, alloc_conf)
-    try:
-        return api.analyze(workload, config=cfg, device=dev, return_trace=return_trace)
-    except (TraceError, UserError) as exc:
-        if not fallback or not fallback_applies(exc):
-            raise
-        if isinstance(exc, TraceError):
-            est = estimate_by_fallback(workload, cfg, dev, reason=str(exc), error=exc)
-        else:
-            # the build failed under fake tensors; a real build decides whether the model is at fault
-            try:
-                est = estimate_by_fallback(workload, cfg, dev, reason=str(exc), error=exc)
-            except (TraceError, UserError):
-                raise exc from None
-        return (est, None) if return_trace else est
-
-
-def fallback_applies(exc: Exception) -> bool:
-    """Whether a failed trace may be rescued by measuring real steps: every `TraceError`, and a
-    `UserError` from building the model, which can be the fake-tensor mode's doing (code that reads
-    values back while building, e.g. `torch.tensor(depths).cumsum(0).tolist()`); the fallback's real
-    build then decides (a model that fails to build for real keeps the original error)."""
-    if isinstance(exc, TraceError):
-        return True
-    return isinstance(exc, UserError) and str(exc).startswith("build_model() raised")
+def can_fall_back(exc: Exception) -> bool:
+    """The one rule: a failure of the fake-tensor trace (`TraceError`: an op fake tensors cannot run,
+    `.numpy()` / `.tolist()` on a fake value, a custom C++ op) or of building the model under fake tensors
+    (`BuildError`: code that reads values back while building) may be rescued by measuring real steps.
+    The real step then decides: if it fails too, the model's own code is at fault (`UserCodeError`)."""
+    return isinstance(exc, (TraceError, BuildError))
 
 
 def _points(cfg, workload) -> tuple[list[int], list[int | None], int | None]:
@@ -105,13 +81,7 @@ def _physical_memory() -> int | None:
 
 def estimate_by_fallback(workload, cfg, dev=None, *, reason: str = "", error: Exception | None = None):
     """Measure small real steps on the CPU and extrapolate to `cfg` (see the module docstring)."""
-    from memplan.api import DeviceTarget
-    from memplan.estimate import Estimate
-    from memplan.step import Target
-    from memplan.trace.events import CATEGORIES
-    from memplan.validate.cpu_measure import measure_cpu
-
-    dev = dev or DeviceTarget(name=None, family="cpu", capacity_bytes=None)
+    dev = dev or CPU
     t0 = time.perf_counter()
     pbytes = _param_bytes(workload)
     phys = _physical_memory()
@@ -127,11 +97,12 @@ def estimate_by_fallback(workload, cfg, dev=None, *, reason: str = "", error: Ex
         for s in seqs:
             for b in (batches if s == seqs[0] else [1]):
                 runs[b, s] = measure_cpu(workload, cfg.with_(batch_size=b, seq_len=s), target)
+    except BuildError as exc:   # the real build fails too
+        raise _real_failure(reason, exc) from exc
     except UserError:
         raise
-    except Exception as exc:
-        raise TraceError(f"{reason}; the fallback's real step failed too: {type(exc).__name__}: {exc}",
-                         op=getattr(error, "op", None), module=getattr(error, "module", None)) from exc
+    except Exception as exc:  # noqa: BLE001 - any failure of the user's code on real tensors
+        raise _real_failure(reason, exc) from exc
     phases = set.intersection(*(set(m.phase_peaks) for m in runs.values()))
     preds = {ph: _predict(runs, ph, batches, seqs, cfg.batch_size, seq) for ph in phases}
     peak_phase = max(preds, key=preds.get)
@@ -158,6 +129,12 @@ def estimate_by_fallback(workload, cfg, dev=None, *, reason: str = "", error: Ex
         first_step_peak_bytes=peak, modules=[], notes=notes, method="fallback",
         trace_seconds=round(time.perf_counter() - t0, 3), n_events=0,
     )
+
+
+def _real_failure(reason: str, exc: Exception) -> UserCodeError:
+    first = (str(exc).strip().splitlines() or [""])[0]
+    return UserCodeError(f"{reason or 'the trace failed'}; the model fails on real tensors too "
+                         f"({type(exc).__name__}: {first}): fix the model code (this is not a tracing limit)")
 
 
 def _predict(runs, phase, batches, seqs, B, S) -> float:

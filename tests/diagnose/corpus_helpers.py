@@ -1,10 +1,8 @@
-"""Shared helpers for the diagnose tests: the corpus index under fixtures/logs/."""
+"""The diagnose corpus index under fixtures/logs/ (shared by the diagnose tests)."""
 from __future__ import annotations
 
 import csv
 from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 LOGS = ROOT / "fixtures" / "logs"
@@ -13,8 +11,3 @@ LOGS = ROOT / "fixtures" / "logs"
 def corpus_rows() -> list[dict[str, str]]:
     with open(LOGS / "index.tsv", encoding="utf-8") as f:
         return list(csv.DictReader(f, delimiter="\t"))
-
-
-@pytest.fixture(scope="session")
-def corpus() -> list[dict[str, str]]:
-    return corpus_rows()

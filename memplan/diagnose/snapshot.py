@@ -34,8 +34,6 @@ from itertools import accumulate
 from typing import Any
 
 from memplan.errors import UserError
-from memplan.units import fmt_bytes
-from memplan.report.timeline import Curve, ModuleRow, Peak, Timeline, downsample_indices
 
 __all__ = ["BlockInfo", "DeviceAnalysis", "Group", "SnapshotAnalysis", "read_snapshot"]
 
@@ -100,6 +98,11 @@ class DeviceAnalysis:
     ooms: tuple[dict, ...] = ()
     _curve: tuple = field(default=(), repr=False, compare=False)
 
+    def replay_state(self) -> tuple:
+        """(replay, baseline allocated, reserved at the start, allocations live before the trace): what a
+        timeline of this device is drawn from (memplan.report.snapshot_timeline)."""
+        return self._curve if self._curve else (_Replay(_Frames()), 0, 0, [])
+
     def to_dict(self) -> dict:
         d = {k: getattr(self, k) for k in self.__dataclass_fields__ if not k.startswith("_")}
         d["by_frame"] = [g.__dict__ for g in self.by_frame]
@@ -138,11 +141,9 @@ class SnapshotAnalysis:
             "notes": list(self.notes),
         }
 
-    def timeline(self, device: int | None = None, *, capacity: int | None = None,
-                 max_points: int = 2000, series: int = 6) -> Timeline:
-        """The allocated-bytes timeline, stacked by the top `series` stack frames at the peak."""
-        d = self.main if device is None else next(x for x in self.devices if x.device == device)
-        return _timeline(self, d, capacity=capacity, max_points=max_points, n_series=series)
+    def device_analysis(self, device: int | None = None) -> DeviceAnalysis:
+        """The analysis of `device` (default: the device with the highest peak)."""
+        return self.main if device is None else next(x for x in self.devices if x.device == device)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -430,8 +431,20 @@ def read_snapshot(path: str | os.PathLike, *, top: int = TOP) -> SnapshotAnalysi
                             allocator_settings=settings or {}, notes=tuple(notes))
 
 
-def _analyse_device(dev: int, rep: _Replay, segs: list[dict], frames: _Frames, top: int
-                    ) -> DeviceAnalysis:
+@dataclass
+class _EndState:
+    reserved: int
+    allocated: int
+    requested: int
+    cached_free: int
+    largest_free: int
+    blocks_info: list
+    pre_live: list
+
+
+def _end_state(rep: _Replay, segs: list[dict], frames: _Frames) -> "_EndState":
+    """What the segments say at the dump: reserved / allocated / requested / cached bytes, the blocks,
+    and the active blocks that were allocated before the trace began."""
     names = frames.names
     # end state from the segments
     reserved = allocated = requested = cached_free = largest_free = 0
@@ -459,15 +472,11 @@ def _analyse_device(dev: int, rep: _Replay, segs: list[dict], frames: _Frames, t
                     largest_free = max(largest_free, size)
                     blocks_info.append(BlockInfo(size, 0, baddr, state, ""))
             addr = baddr + size if baddr is not None else addr
-    # timeline of allocated bytes
-    baseline = sum(r for r, _w, _m in pre_live) + sum(p[1] for p in rep.pre_free)
-    totals = list(accumulate(rep.ev_delta, initial=baseline))
-    peak = max(totals) if totals else baseline
-    k = totals.index(peak)
-    peak_index = rep.ev_idx[k - 1] if k > 0 else -1
-    if not rep.n:  # no trace: the end state is all we know
-        peak = requested
-    # what was live at the peak
+    return _EndState(reserved, allocated, requested, cached_free, largest_free, blocks_info, pre_live)
+
+
+def _live_at_peak(rep: _Replay, pre_live: list, peak_index: int, names: list, top: int):
+    """What was live at the peak, grouped by first user frame and by module; the largest blocks."""
     g_where: dict[int, list[int]] = {}
     g_mod: dict[int, list[int]] = {}
     largest: list[tuple[int, int]] = []
@@ -501,6 +510,24 @@ def _analyse_device(dev: int, rep: _Replay, segs: list[dict], frames: _Frames, t
                             key=lambda g: (-g.bytes, g.where)))
     by_module = tuple(sorted((Group(names[m] if m else "<unknown>", v[0], v[1])
                               for m, v in g_mod.items()), key=lambda g: (-g.bytes, g.where)))
+    return by_frame, by_module, largest
+
+
+def _analyse_device(dev: int, rep: _Replay, segs: list[dict], frames: _Frames, top: int
+                    ) -> DeviceAnalysis:
+    names = frames.names
+    es = _end_state(rep, segs, frames)
+    reserved, allocated, requested = es.reserved, es.allocated, es.requested
+    cached_free, largest_free, blocks_info, pre_live = es.cached_free, es.largest_free, es.blocks_info, es.pre_live
+    # timeline of allocated bytes
+    baseline = sum(r for r, _w, _m in pre_live) + sum(p[1] for p in rep.pre_free)
+    totals = list(accumulate(rep.ev_delta, initial=baseline))
+    peak = max(totals) if totals else baseline
+    k = totals.index(peak)
+    peak_index = rep.ev_idx[k - 1] if k > 0 else -1
+    if not rep.n:  # no trace: the end state is all we know
+        peak = requested
+    by_frame, by_module, largest = _live_at_peak(rep, pre_live, peak_index, names, top)
     # reserved over the trace, anchored at the end
     start_res = reserved - rep.seg_sum
     peak_reserved = start_res + max(s for _i, s in rep.seg) if rep.n else reserved
@@ -511,7 +538,7 @@ def _analyse_device(dev: int, rep: _Replay, segs: list[dict], frames: _Frames, t
     if k > 0 and rep.ev_k[k - 1] >= 0:
         peak_time = rep.a_time[rep.ev_k[k - 1]] or None
     return DeviceAnalysis(
-        device=dev, n_entries=rep.n, n_allocs=len(a_size), peak_allocated=peak,
+        device=dev, n_entries=rep.n, n_allocs=len(rep.a_size), peak_allocated=peak,
         peak_index=peak_index, peak_time_us=peak_time,
         baseline_allocated=baseline, peak_reserved=peak_reserved,
         by_frame=by_frame[:top], by_module=by_module[:top],
@@ -521,81 +548,4 @@ def _analyse_device(dev: int, rep: _Replay, segs: list[dict], frames: _Frames, t
         largest_free_block=largest_free, fragmentation=frag, external_fragmentation=ext,
         n_segments=len(segs), largest_blocks=tuple(blocks_info[:top]), ooms=tuple(rep.ooms),
         _curve=(rep, baseline, start_res, pre_live),
-    )
-
-
-def _timeline(an: SnapshotAnalysis, d: DeviceAnalysis, *, capacity, max_points, n_series) -> Timeline:
-    rep, baseline, start_res, pre_live = d._curve if d._curve else (_Replay(_Frames()), 0, 0, [])
-    top_w = [g.where for g in d.by_frame[:n_series]]
-    names = rep.fr.names
-    wid = {names.index(w) if w in names else -1: k for k, w in enumerate(top_w)}
-    other = len(top_w)
-    series = tuple(top_w) + ("other frames",)
-    n = max(rep.n, 1)
-    # per-entry totals (entries that do not change allocated bytes carry the previous value)
-    ev_idx, ev_delta = rep.ev_idx, rep.ev_delta
-    totals_ev = list(accumulate(ev_delta, initial=baseline))[1:]
-    total = [baseline] * n
-    prev, j = baseline, 0
-    for pos in range(n):  # dense per entry; fine up to tens of millions of entries
-        while j < len(ev_idx) and ev_idx[j] == pos:
-            prev = totals_ev[j]
-            j += 1
-        total[pos] = prev
-    keep = downsample_indices(total, max_points)
-    if d.peak_index >= 0 and d.peak_index not in keep:
-        keep = sorted(set(keep) | {d.peak_index})
-    # stacks: replay per series at the kept points
-    live = [0] * (other + 1)
-    for req, w, _m in pre_live:
-        live[wid.get(w, other)] += req
-    for _i, size, w, _m in rep.pre_free:
-        live[wid.get(w, other)] += size
-    ev_k, a_where, a_size, pre_free = rep.ev_k, rep.a_where, rep.a_size, rep.pre_free
-    stacks: list[list[int]] = [[] for _ in series]
-    kp = 0
-    nkeep = len(keep)
-    for j in range(len(ev_idx)):
-        pos = ev_idx[j]
-        while kp < nkeep and keep[kp] < pos:
-            for c in range(len(series)):
-                stacks[c].append(live[c])
-            kp += 1
-        k = ev_k[j]
-        if k >= 0:
-            live[wid.get(a_where[k], other)] += a_size[k] if ev_delta[j] > 0 else -a_size[k]
-        else:
-            _i, size, w, _m = pre_free[~k]
-            live[wid.get(w, other)] -= size
-    while kp < len(keep):
-        for c in range(len(series)):
-            stacks[c].append(live[c])
-        kp += 1
-    res_x = [0] + [i for i, _s in rep.seg[1:]] + [n - 1]
-    res_y = [start_res] + [start_res + s for _i, s in rep.seg[1:]] + [start_res + rep.seg_sum]
-    peak_idx = max(d.peak_index, 0)
-    at_peak = []
-    if peak_idx in keep:
-        p = keep.index(peak_idx)
-        at_peak = [stacks[c][p] for c in range(len(series))]
-    summary = (
-        ("snapshot", os.path.basename(an.path)),
-        ("device", str(d.device)),
-        ("trace entries", str(d.n_entries)),
-        ("reserved at dump", fmt_bytes(d.reserved)),
-        ("allocated at dump", fmt_bytes(d.allocated)),
-        ("fragmentation at dump", f"{d.fragmentation:.1%}"),
-    )
-    return Timeline(
-        title=f"memory snapshot {os.path.basename(an.path)} (device {d.device})",
-        x=tuple(keep), series=series,
-        stacks=tuple(tuple(s) for s in stacks), total=tuple(total[i] for i in keep),
-        n_events=rep.n,
-        peak=Peak(index=peak_idx, bytes=d.peak_allocated, phase="-",
-                  by_category=tuple(zip(series, at_peak)),
-                  top_modules=tuple((g.where, g.bytes) for g in d.by_frame[:10])),
-        modules=tuple(ModuleRow(g.where, g.bytes, g.bytes, 0, g.count) for g in d.by_module),
-        capacity=capacity,
-        reserved=Curve("reserved", tuple(res_x), tuple(res_y)) if d.n_entries else None,
-        summary=summary, x_label="trace entry", notes=an.notes,
     )

@@ -9,54 +9,29 @@ import html
 from tabulate import tabulate
 
 from memplan.units import fmt_bytes
+from memplan.errors import UserError
 
 
 def _pct_of(part: int | None, whole: int) -> str:
     return "-" if part is None or not whole else f"{100 * part / whole:.0f} %"
 
 
-def plan_snippet(p) -> str:
-    """Environment variables, optimizer/precision lines, checkpointing code, batch/accumulation numbers."""
-    from memplan.plan.checkpoint import snippet as ckpt_snippet
-
-    out = [f"# memplan plan: {p.workload} on {p.device or 'cpu'} ({fmt_bytes(p.capacity_bytes)}, margin "
-           f"{100 * p.margin:g} %)"]
-    if p.predicted is not None:
-        out.append(f"# predicted peak {fmt_bytes(p.predicted.device_total_bytes)} "
-                   f"({'fits' if p.fits else 'DOES NOT FIT'}; budget {fmt_bytes(p.budget_bytes)})")
-    else:
-        out.append("# nothing traced fits: see 'If nothing fits'")
-    for k, v in p.env.items():
-        out.append(f"export {k}={v!r}")
-    applied = [c for c in p.changes if c.applied and c.kind in ("optimizer-impl", "optimizer", "precision")]
-    if applied or p.env:
-        out.append("")
-    if any(c.kind in ("optimizer-impl", "optimizer") for c in applied):
-        from memplan.plan.policy import optimizer_line
-
-        titles = "; ".join(c.title for c in applied if c.kind != "precision")
-        numerics = any(not c.same_math for c in applied if c.kind != "precision")
-        out.append(f"# {titles}" + (" (changes numerics)" if numerics else ""))
-        out.append(optimizer_line(p.config, p.family))
-    for c in applied:
-        if c.kind == "precision":
-            out.append(f"# {c.title} (changes numerics)")
-            out.append(c.code)
-    if p.batch_size is not None:
-        out.append("")
-        out.append(f"micro_batch_size = {p.batch_size}")
-        out.append(f"grad_accum_steps = {p.grad_accum_steps}   # global batch = dp {p.dp_size} x "
-                   f"{p.grad_accum_steps} x {p.batch_size} = {p.global_batch}")
-        if p.seq_len:
-            out.append(f"seq_len = {p.seq_len}")
-    if p.checkpoint:
-        out.append("")
-        out.append("# activation checkpointing (non-reentrant), after building the model:")
-        out.append(ckpt_snippet(p.checkpoint).rstrip())
+def render_plan(p) -> str:
+    """The plan as text for the terminal: headline, ranked changes, the searches behind them, the snippet."""
+    out = _headline(p)
+    for section in (_changes, _size_search, _accumulation, _checkpointing, _allocator, _if_nothing_fits):
+        out += section(p)
+    for note in p.notes:
+        out.append(f"note: {note}")
+    out.append(f"checked with {p.n_traces} traces in {p.seconds:.1f} s")
+    out.append("")
+    out.append("Ready to paste:")
+    out.append(p.snippet)
     return "\n".join(out)
 
 
-def render_plan(p) -> str:
+def _headline(p) -> list[str]:
+    """The capacity, the configuration as given, and the plan's configuration."""
     cap = p.capacity_bytes
     out = [f"memplan plan: {p.workload} · device {p.device or 'cpu'} · capacity {fmt_bytes(cap)} · "
            f"budget {fmt_bytes(p.budget_bytes)} (margin {100 * p.margin:g} %)", ""]
@@ -73,6 +48,13 @@ def render_plan(p) -> str:
                    + f" -> {fmt_bytes(e.device_total_bytes)} ({_pct_of(e.device_total_bytes, cap)} of capacity, "
                    f"re-traced) -> " + ("FITS" if p.fits else "DOES NOT FIT"))
     out.append("")
+    return out
+
+
+def _changes(p) -> list[str]:
+    """Every change, by payoff."""
+    cap = p.capacity_bytes
+    out: list[str] = []
     if p.changes:
         out.append("Changes, by payoff (saving vs. as given; negative = uses more memory)")
         rows = []
@@ -83,6 +65,12 @@ def render_plan(p) -> str:
         out.append(tabulate(rows, headers=["#", "in plan", "change", "predicted", "of cap.", "saving",
                                            "same math", "how"], tablefmt="simple"))
         out.append("")
+    return out
+
+
+def _size_search(p) -> list[str]:
+    """The batch (or sequence) search and its probes."""
+    out: list[str] = []
     s = p.batch_search or p.seq_search
     if s is not None:
         what = "micro-batch" if s.var == "batch_size" else "sequence length"
@@ -98,11 +86,24 @@ def render_plan(p) -> str:
         if s.affine is False:
             out.append(f"  growth is not affine in {s.var.replace('_', ' ')}")
         out.append("")
+    return out
+
+
+def _accumulation(p) -> list[str]:
+    """How the global batch is made."""
+    out: list[str] = []
     if p.accumulation is not None:
         a = p.accumulation
         out.append(f"Accumulation: global batch {a.global_batch} = dp {a.dp_size} x {a.grad_accum_steps} steps x "
                    f"micro-batch {a.micro_batch}" + (f" ({a.note})" if a.note else ""))
         out.append("")
+    return out
+
+
+def _checkpointing(p) -> list[str]:
+    """The checkpointing strategies compared."""
+    cap = p.capacity_bytes
+    out: list[str] = []
     cp = p.checkpointing
     if cp is not None:
         out.append("Activation checkpointing" + (f": {cp.reason}" if cp.reason else ""))
@@ -113,6 +114,12 @@ def render_plan(p) -> str:
                                            "fits", "how"], tablefmt="simple"))
         out.append("  (recompute = forward FLOPs recomputed / step FLOPs taken as 3x forward; at micro-batch 1)")
         out.append("")
+    return out
+
+
+def _allocator(p) -> list[str]:
+    """The allocator settings tried."""
+    out: list[str] = []
     ap = p.alloc_policy
     if ap.trials:
         out.append(f"Allocator settings tried ({ap.env_var}), simulated on the plan's trace")
@@ -121,6 +128,12 @@ def render_plan(p) -> str:
         out.append(tabulate(rows, headers=["value", "status", "device total", "fragmentation", "why"],
                             tablefmt="simple"))
         out.append("")
+    return out
+
+
+def _if_nothing_fits(p) -> list[str]:
+    """What would fit when nothing does."""
+    out: list[str] = []
     if p.if_nothing_fits:
         n = p.if_nothing_fits
         out.append("If nothing fits")
@@ -134,19 +147,11 @@ def render_plan(p) -> str:
             out.append(f"  or a device with more memory: {d['device']} ({fmt_bytes(d['capacity_bytes'])})")
         out.append(f"  ({n['note']})")
         out.append("")
-    for note in p.notes:
-        out.append(f"note: {note}")
-    out.append(f"checked with {p.n_traces} traces in {p.seconds:.1f} s")
-    out.append("")
-    out.append("Ready to paste:")
-    out.append(p.snippet)
-    return "\n".join(out)
+    return out
 
 
 def write_plan_report(path: str, p) -> None:
     """Write the plan as Markdown (.md) or HTML (.html)."""
-    from memplan.errors import UserError
-
     text = render_plan(p)
     if path.endswith(".md"):
         body = f"# memplan plan: {p.workload}\n\n```\n{text}\n```\n"

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import torch
-
+from memplan.measure.profiler import memory_profile
 from memplan.step import NoHooks, Target, run
 from memplan.workload import TrainConfig, Workload
 
@@ -30,7 +29,7 @@ class CpuMeasurement:
     n_events: int = 0
 
 
-class _PhaseRanges(NoHooks):
+class PhaseRanges(NoHooks):
     """Opens one profiler range per phase: memplan::<phase>::<step>::<micro>."""
 
     def __init__(self):
@@ -38,6 +37,8 @@ class _PhaseRanges(NoHooks):
 
     def phase(self, phase, step, micro_step):
         self.close()
+        import torch
+
         self._cur = torch.autograd.profiler.record_function(f"memplan::{phase}::{step}::{micro_step}")
         self._cur.__enter__()
 
@@ -50,15 +51,13 @@ class _PhaseRanges(NoHooks):
 def measure_cpu(workload: Workload, cfg: TrainConfig, target: Target = Target()) -> CpuMeasurement:
     """Run the workload for real on the CPU and return its peak from the CPU allocator's accounting."""
     cfg.validate()
-    return _ledger(profiled_run(workload, cfg, target), cfg.steps)
+    return ledger(profiled_run(workload, cfg, target), cfg.steps)
 
 
 def profiled_run(workload: Workload, cfg: TrainConfig, target: Target = Target()):
     """Run the workload for real under a memory profiling session with one `memplan::` range per phase;
     returns the profiler (read it with `allocation_events`)."""
-    from memplan.validate.quiet_profiler import memory_profile
-
-    hooks = _PhaseRanges()
+    hooks = PhaseRanges()
     with memory_profile() as prof:
         try:
             run(workload, cfg, hooks, target)
@@ -93,7 +92,7 @@ def allocation_events(prof) -> list[tuple[int, int, int, int, str]]:
     return events
 
 
-def _ledger(prof, steps: int) -> CpuMeasurement:
+def ledger(prof, steps: int) -> CpuMeasurement:
     events = allocation_events(prof)
     cur = peak = run_peak = 0
     peak_phase = ""

@@ -1,0 +1,134 @@
+"""The one conftest: shared fixtures, and the hardware markers' auto-skip.
+
+Tests marked `gpu` are skipped where no CUDA device is visible, tests marked `npu` where torch_npu cannot
+be imported or sees no NPU (markers are declared in pyproject.toml). Helpers shared by several test
+packages (snapshot_synth, report_builders, validate_helpers) sit next to this file or in their package.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+MODELS = ROOT / "fixtures" / "models"
+HF = ROOT / "fixtures" / "hf"
+LOGS = ROOT / "fixtures" / "logs"
+for _d in ("", "report", "validate", "diagnose"):    # helper modules imported by name (snapshot_synth, ...)
+    _p = str(Path(__file__).parent / _d)
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
+
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+
+
+def _cuda_ready() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+def _npu_ready() -> bool:
+    from memplan.compat import import_torch_npu, torch_npu_installed
+    from memplan.errors import UserError
+
+    if not torch_npu_installed():
+        return False
+    try:
+        import_torch_npu("npu tests")
+    except UserError:
+        return False
+    import torch
+
+    return torch.npu.is_available()
+
+
+def pytest_collection_modifyitems(config, items):
+    needs = {"gpu": (_cuda_ready, "needs a CUDA GPU"),
+             "npu": (_npu_ready, "needs an Ascend NPU with torch_npu and CANN")}
+    ready: dict[str, bool] = {}
+    for item in items:
+        for marker, (probe, reason) in needs.items():
+            if marker in item.keywords:
+                if marker not in ready:
+                    ready[marker] = probe()
+                if not ready[marker]:
+                    item.add_marker(pytest.mark.skip(reason=reason))
+
+
+# ---- shared fixtures ----------------------------------------------------------------------------
+@pytest.fixture
+def model_path():
+    """The path of a fixture model file: model_path("mlp")."""
+    def get(name: str) -> str:
+        return str(MODELS / (name + ".py"))
+    return get
+
+
+@pytest.fixture
+def write_model(tmp_path):
+    """Write a model file from source text and return its path."""
+    def write(src: str, name: str = "model.py") -> str:
+        p = tmp_path / name
+        p.write_text(src)
+        return str(p)
+    return write
+
+
+@pytest.fixture(scope="session")
+def corpus() -> list[dict[str, str]]:
+    """The diagnose corpus index under fixtures/logs/."""
+    from corpus_helpers import corpus_rows
+
+    return corpus_rows()
+
+
+@pytest.fixture
+def model_file(tmp_path):
+    """Write a model file from source text and return its path (validate tests)."""
+    from validate_helpers import _model_file
+
+    return _model_file(tmp_path)
+
+
+@pytest.fixture
+def peaks():
+    """(traced peak, measured peak, trace notes) of a workload at a TrainConfig."""
+    def get(workload, **cfg):
+        from memplan.measure import measure_cpu
+        from memplan.trace.analysis import summarize
+        from memplan.trace.tracer import trace_workload
+        from memplan.workload import TrainConfig
+
+        c = TrainConfig(**cfg)
+        tr = trace_workload(workload, c)
+        return summarize(tr).peak_allocated_bytes, measure_cpu(workload, c).peak_allocated_bytes, tr.notes
+    return get
+
+
+class Ev:
+    """Build (is_alloc, sid, nbytes) event lists: `e.a("x", 3 * MiB)`, `e.f("x")`."""
+
+    def __init__(self):
+        self.events = []
+        self._ids = {}
+        self._sizes = {}
+
+    def a(self, name, nbytes):
+        sid = len(self._ids)
+        self._ids[name] = sid
+        self._sizes[name] = nbytes
+        self.events.append((True, sid, nbytes))
+        return self
+
+    def f(self, name):
+        self.events.append((False, self._ids[name], self._sizes[name]))
+        return self
+
+
+@pytest.fixture
+def ev():
+    """An allocator event-list builder (alloc tests)."""
+    return Ev()
