@@ -22,6 +22,7 @@ import contextlib
 
 import torch
 
+from memplan import compat
 from memplan.errors import UserError
 from memplan.step import Target
 from memplan.trace.events import Trace
@@ -107,8 +108,6 @@ def fake_process_group(world_size: int, rank: int):
 @contextlib.contextmanager
 def _fsdp_storage_events(rec: Recorder):
     """Report FSDP2's `UntypedStorage.resize_` allocations and frees to the recorder."""
-    from memplan import compat
-
     _fsdp_param, _fsdp_param_group = compat.fsdp2_internals()
     orig_alloc, orig_free = _fsdp_param.alloc_storage, _fsdp_param.free_storage
 

@@ -22,6 +22,7 @@ import fnmatch
 import functools
 from dataclasses import replace
 
+from memplan import compat
 from memplan.errors import UserError
 from memplan.workload import SHARDINGS, TrainConfig, Workload
 from memplan.step import apply_checkpointing
@@ -149,8 +150,6 @@ def wrap_workload(workload: Workload, cfg: TrainConfig, sharding: str, *, run_de
                 ddp.reducer = _NoRebuild(ddp.reducer)
             info["ddp_bucket_cap_mb"] = cap
             return ddp
-        from memplan import compat
-
         fully_shard = compat.fully_shard()
         if fully_shard is None:
             raise UserError(compat.missing(f"FSDP2 fully_shard (needed for {sharding})",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass, field
 
+from memplan import compat
 from memplan.distributed import strategies as S
 from memplan.distributed._wrap import check_sharding, fsdp_units
 from memplan.core import load_workload, resolve_device, simulate_allocator
@@ -125,12 +126,7 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
         raise UserError("master_weights is modelled arithmetic: use method='model'")
     workload = _workload(model_or_workload, hf_config)
     dev = _device(device)
-    notes: list[str] = []
-    if method == "trace":
-        gap = _trace_gap(sharding)
-        if gap:   # this torch lacks the wrapper or the fake group: the model method, said so
-            notes.append(gap)
-            method = "model"
+    method, notes = _usable_method(method, sharding)
     params, unit_params, unit_names = model_params(workload, cfg)
     n_params = sum(p.numel for p in params)
     comm, comm_note = S.comm_buffer_bytes(dev.family, communicators, world_size)
@@ -187,16 +183,17 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
     )
 
 
-def _trace_gap(sharding: str) -> str | None:
-    """One line when this torch cannot trace `sharding` with torch's own wrapper on a fake group."""
-    from memplan import compat
-
+def _usable_method(method: str, sharding: str) -> tuple[str, list[str]]:
+    """`method`, or `model` with one note when this torch cannot trace `sharding` with torch's own
+    wrapper on a fake process group (no fake group; no FSDP2 `fully_shard` before torch 2.3)."""
     instead = "per-rank memory modelled from the single-device trace (method 'model')"
+    if method != "trace":
+        return method, []
     if not compat.fake_process_group():
-        return compat.missing("torch's fake process group", instead)
+        return "model", [compat.missing("torch's fake process group", instead)]
     if sharding in ("zero2", "zero3", "fsdp") and compat.fully_shard() is None:
-        return compat.missing("FSDP2 fully_shard", instead)
-    return None
+        return "model", [compat.missing("FSDP2 fully_shard", instead)]
+    return method, []
 
 
 def _model_states(params: list[S.ParamInfo], sharding: str, n: int, master_weights: bool) -> dict:
