@@ -8,7 +8,7 @@ script runs itself inside each one (`--worker`, with PYTHONPATH at this checkout
   benchmarks/accuracy_cpu.py (`run_case`: PyTorch's own CPU-allocator events of the real step);
   decoder_1b is traced only (its real run needs ~40 GiB);
 - validate: `memplan.api.validate` on mlp (cpu);
-- plan: `memplan.api.plan` on gpt2 with a capacity below its estimate;
+- plan: `memplan.api.plan` on mlp with a capacity below its estimate;
 - diagnose: the log corpus (fixtures/logs/index.tsv): primary category right per file;
 - gloo: the 2-rank DDP check of benchmarks/distributed_cpu.py on mlp, where the torch has the API;
 - unseen: any extra model files given with --unseen (fp32 and bf16-amp, batch 2).
@@ -78,7 +78,7 @@ def check_validate() -> dict:
 def check_plan() -> dict:
     from memplan import api
 
-    p = api.plan(str(ROOT / "fixtures/models/gpt2.py"), capacity="600MB", batch_size=8, seq_len=128)
+    p = api.plan(str(ROOT / "fixtures/models/mlp.py"), capacity="150MB", batch_size=64)
     pred = p.predicted.peak_allocated_bytes if p.predicted is not None else None
     return {"ok": bool(p.fits), "batch_size": p.batch_size, "checkpoint": len(p.checkpoint),
             "predicted_bytes": pred, "changes": [c.title for c in p.changes][:4]}
