@@ -4,7 +4,7 @@ Each torch lives in its own venv (built by benchmarks/compat_envs.sh, outside th
 script runs itself inside each one (`--worker`, with PYTHONPATH at this checkout) and collects:
 
 - accuracy: `memplan.api.analyze` vs the real CPU run of the same step, for every fixture in
-  fixtures/models at fp32 and bf16-amp (batch 2): the measurement code path of
+  fixtures/models at fp32 and bf16-amp (batch 2, sequence length 32 where the model takes one): the measurement code path of
   benchmarks/accuracy_cpu.py (`run_case`: PyTorch's own CPU-allocator events of the real step);
   decoder_1b is traced only (its real run needs ~40 GiB);
 - validate: `memplan.api.validate` on mlp (cpu);
@@ -32,6 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BATCH = 2
+SEQ_LEN = 32   # for fixtures that take a sequence length: old torch's CPU bf16 kernels are slow (minutes per step)
 PRECISIONS = ("fp32", "bf16-amp")
 TRACE_ONLY = {"decoder_1b": "real run needs ~40 GiB: traced only"}
 WORKER_TIMEOUT_S = 3600
@@ -53,8 +54,8 @@ def check_accuracy(paths: list[str]) -> list[dict]:
     for path in paths:
         name = Path(path).stem
         for precision in PRECISIONS:
-            cfg = TrainConfig(batch_size=BATCH, precision=precision)
-            row = {"model": name, "precision": precision, "batch_size": BATCH}
+            cfg = TrainConfig(batch_size=BATCH, precision=precision, seq_len=SEQ_LEN)
+            row = {"model": name, "precision": precision, "batch_size": BATCH, "seq_len": SEQ_LEN}
             try:
                 if name in TRACE_ONLY:
                     est = api.analyze(path, config=cfg, fallback=False)
@@ -177,7 +178,8 @@ def main() -> None:
         res = worker(args)
         print(json.dumps(res, default=str))
         return
-    pythons = sorted(glob.glob(os.path.join(args.venvs, "torch-*", "bin", "python")),
+    pythons = sorted((p for p in glob.glob(os.path.join(args.venvs, "torch-*", "bin", "python"))
+                      if Path(p).parents[1].joinpath(".compat-ok").exists()),   # finished by compat_envs.sh
                      key=lambda p: [int(x) for x in Path(p).parents[1].name[6:].split(".")])
     if args.versions:
         pythons = [p for p in pythons if Path(p).parents[1].name[6:] in args.versions]

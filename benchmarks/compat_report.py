@@ -60,7 +60,7 @@ def write_report(results: list[dict], out: str) -> None:
                      f"{_check_cell(c.get('plan'))} | {_check_cell(c.get('diagnose'))} | "
                      f"{_check_cell(c.get('gloo'))} |")
     lines += ["", "## Every accuracy case", "",
-              "| torch | model | precision | estimate | measured | error |", "|---|---|---|---|---|---|"]
+              "| torch | model | precision | batch, seq | estimate | measured | error |", "|---|---|---|---|---|---|---|"]
     for r in results:
         for key in ("accuracy", "unseen"):
             rows = r.get("checks", {}).get(key)
@@ -73,6 +73,15 @@ def write_report(results: list[dict], out: str) -> None:
                     cells = f"failed: {a['error'][:200]} | | "
                 else:
                     cells = f"{a.get('estimate_bytes', 0):,} | {a.get('skipped', '')} | "
-                lines.append(f"| {r['torch']} | {a['model']} | {a['precision']} | {cells} |")
+                shape = f"{a.get('batch_size', '-')}, {a.get('seq_len') or 'default'}"
+                lines.append(f"| {r['torch']} | {a['model']} | {a['precision']} | {shape} | {cells} |")
+    pip_log = os.path.join(os.path.dirname(out), "compat_pip_install.txt")
+    if os.path.exists(pip_log):
+        with open(pip_log) as f:
+            log = f.read().rstrip()
+        lines += ["", "## `pip install .` keeps the user's torch", "",
+                  "Into the torch 2.3.1 venv (torch's own triton dependency was left out of these minimal venvs, "
+                  "so pip adds it; torch itself stays 2.3.1, and `.[hf]` keeps the installed transformers):", "",
+                  "```", log, "```"]
     with open(out + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")

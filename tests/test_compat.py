@@ -68,3 +68,20 @@ def test_probes_answer_for_this_torch():
     assert isinstance(compat.sdpa_has_enable_gqa(), bool)
     assert isinstance(compat.storage_pyobject_preserved(), bool)
     assert "is not in torch" in compat.missing("torch.optim.Foo", "use bar")
+
+
+def test_missing_optimizer_is_one_line_not_the_users_fault(monkeypatch, model_path):
+    from memplan import api
+
+    if hasattr(torch.optim, "Adafactor"):
+        monkeypatch.delattr(torch.optim, "Adafactor")
+    with pytest.raises(UserError, match=r"^torch\.optim\.Adafactor is not in torch .*; choose another --optimizer$"):
+        api.analyze(model_path("mlp"), batch_size=2, optimizer="adafactor", fallback=False)
+
+
+def test_fused_without_a_cpu_kernel_is_one_line(monkeypatch, model_path):
+    from memplan import api
+
+    monkeypatch.setattr(compat, "fused_on_cpu", lambda cls: False)
+    with pytest.raises(UserError, match=r"^a CPU fused torch\.optim\.AdamW kernel .* is not in torch .*foreach"):
+        api.analyze(model_path("mlp"), batch_size=2, optimizer_impl="fused", fallback=False)
