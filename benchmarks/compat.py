@@ -44,7 +44,16 @@ def _err(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0][:300]}" if text else type(exc).__name__
 
 
-def check_accuracy(paths: list[str]) -> list[dict]:
+_PARTIAL: list = []   # [path] of the JSON-lines file that keeps each finished row (a killed worker loses none)
+
+
+def _keep(check: str, value) -> None:
+    if _PARTIAL:
+        with open(_PARTIAL[0], "a") as f:
+            f.write(json.dumps({"check": check, "value": value}, default=str) + "\n")
+
+
+def check_accuracy(paths: list[str], check: str = "accuracy") -> list[dict]:
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from accuracy_cpu import run_case
     from memplan import api
@@ -65,6 +74,7 @@ def check_accuracy(paths: list[str]) -> list[dict]:
             except Exception as exc:  # noqa: BLE001 - a matrix records every failure and goes on
                 row["error"] = _err(exc)
             print(json.dumps(row), flush=True)
+            _keep(check + "[]", row)
             rows.append(row)
     return rows
 
@@ -120,6 +130,9 @@ def worker(args) -> dict:
     import torch
 
     out = {"torch": torch.__version__, "python": platform.python_version(), "checks": {}}
+    if args.partial:
+        _PARTIAL.append(args.partial)
+        _keep("meta", {"torch": torch.__version__})
     try:
         import transformers
         out["transformers"] = transformers.__version__
@@ -128,7 +141,7 @@ def worker(args) -> dict:
     paths = sorted(glob.glob(str(ROOT / "fixtures/models/*.py")))
     if args.only:
         paths = [p for p in paths if Path(p).stem in args.only]
-    checks = {"accuracy": lambda: check_accuracy(paths), "unseen": lambda: check_accuracy(args.unseen or []),
+    checks = {"accuracy": lambda: check_accuracy(paths), "unseen": lambda: check_accuracy(args.unseen or [], "unseen"),
               "validate": check_validate, "plan": check_plan, "diagnose": check_diagnose, "gloo": check_gloo}
     for name in args.checks.split(","):
         t0 = time.perf_counter()
@@ -136,6 +149,8 @@ def worker(args) -> dict:
             out["checks"][name] = checks[name]()
         except Exception as exc:  # noqa: BLE001
             out["checks"][name] = {"ok": False, "error": _err(exc), "trace": traceback.format_exc()[-2000:]}
+        if not isinstance(out["checks"][name], list):
+            _keep(name, out["checks"][name])
         print(f"[{torch.__version__}] {name} done in {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     return out
 
@@ -143,22 +158,40 @@ def worker(args) -> dict:
 # ---- orchestrator: one worker per venv --------------------------------------------------------------
 def run_venv(python: str, args) -> dict:
     env = dict(os.environ, PYTHONPATH=str(ROOT), TRANSFORMERS_VERBOSITY="error", PYTHONFAULTHANDLER="1")
-    cmd = [python, str(Path(__file__).resolve()), "--worker", "--checks", args.checks]
+    partial = Path(args.out + "_runs") / f"{Path(python).parents[1].name}.partial.jsonl"
+    partial.unlink(missing_ok=True)
+    cmd = [python, str(Path(__file__).resolve()), "--worker", "--checks", args.checks, "--partial", str(partial)]
     if args.only:
         cmd += ["--only", *args.only]
     if args.unseen:
         cmd += ["--unseen", *args.unseen]
     t0 = time.perf_counter()
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=WORKER_TIMEOUT_S, cwd=ROOT, env=env)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout, cwd=ROOT, env=env)
     except subprocess.TimeoutExpired:
-        return {"python": python, "error": f"timed out after {WORKER_TIMEOUT_S} s"}
+        return from_partial(partial, python, f"stopped after {args.timeout} s: checks not listed did not run")
     last = [line for line in p.stdout.splitlines() if line.startswith("{\"torch\"")]
     if p.returncode != 0 or not last:
         return {"python": python, "error": f"worker exit {p.returncode}", "stderr": p.stderr[-3000:]}
     res = json.loads(last[-1])
     res["python_exe"] = python
     res["seconds"] = round(time.perf_counter() - t0, 1)
+    return res
+
+
+def from_partial(path: Path, python: str, note: str) -> dict:
+    """What a stopped worker had finished (its JSON-lines file)."""
+    res = {"python_exe": python, "note": note, "checks": {}}
+    if not path.exists():
+        return {"python": python, "error": note}
+    for line in path.read_text().splitlines():
+        d = json.loads(line)
+        if d["check"] == "meta":
+            res["torch"] = d["value"]["torch"]
+        elif d["check"].endswith("[]"):
+            res["checks"].setdefault(d["check"][:-2], []).append(d["value"])
+        else:
+            res["checks"][d["check"]] = d["value"]
     return res
 
 
@@ -171,6 +204,10 @@ def main() -> None:
     ap.add_argument("--checks", default="accuracy,unseen,validate,plan,diagnose,gloo")
     ap.add_argument("--only", nargs="*", default=None, help="only these fixtures")
     ap.add_argument("--unseen", nargs="*", default=None, help="model files no test has seen")
+    ap.add_argument("--partial", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--timeout", type=float, default=WORKER_TIMEOUT_S, help="seconds per torch version")
+    ap.add_argument("--from-partial", action="store_true",
+                    help="only rebuild the report, taking stopped workers' finished rows from OUT_runs/*.partial.jsonl")
     ap.add_argument("--out", default=str(ROOT / "benchmarks/results/compat"),
                     help="writes OUT.json / OUT.md, and one OUT_runs/<torch>.json per torch")
     args = ap.parse_args()
@@ -188,22 +225,36 @@ def main() -> None:
         pythons.append(pinned)
     runs = Path(args.out + "_runs")
     runs.mkdir(parents=True, exist_ok=True)
+    if args.from_partial:
+        for f in runs.glob("*.partial.jsonl"):
+            save_run(runs, from_partial(f, f.name.split(".partial")[0], "stopped: checks not listed did not run"),
+                     keep_existing=True)
+        pythons = []
     for py in pythons:
         print(f"== {py}", flush=True)
         res = run_venv(py, args)
         print(json.dumps(summarize(res)), flush=True)
-        name = res.get("torch") or Path(py).parents[1].name
-        old = runs / f"{name}.json"
-        if old.exists() and "checks" in res:   # a rerun of some checks keeps the others' last results
-            prev = json.loads(old.read_text())
-            prev.get("checks", {}).update(res["checks"])
-            res["checks"] = {**prev.get("checks", {}), **res["checks"]}
-        old.write_text(json.dumps(res, indent=1, default=str))
+        save_run(runs, res)
     from compat_report import write_report
 
     results = [json.loads(f.read_text()) for f in runs.glob("*.json")]
     results.sort(key=lambda r: [int(x) for x in str(r.get("torch", "0")).split("+")[0].split(".")[:3]])
     write_report(results, args.out)
+
+
+def save_run(runs: Path, res: dict, keep_existing: bool = False) -> None:
+    """OUT_runs/<torch>.json; a rerun of some checks keeps the other checks' last results (and with
+    `keep_existing`, a finished check is not replaced by a stopped worker's partial one)."""
+    name = res.get("torch") or res.get("python", "unknown").replace("/", "_")
+    path = runs / f"{name}.json"
+    if path.exists() and "checks" in res:
+        prev = json.loads(path.read_text())
+        merged = dict(prev.get("checks", {}))
+        for k, v in res["checks"].items():
+            if not (keep_existing and k in merged):
+                merged[k] = v
+        res = {**prev, **{k: v for k, v in res.items() if k != "checks"}, "checks": merged}
+    path.write_text(json.dumps(res, indent=1, default=str))
 
 
 def summarize(res: dict) -> dict:

@@ -55,7 +55,8 @@ def write_report(results: list[dict], out: str) -> None:
             lines.append(f"| {r.get('python')} | | worker failed: {r.get('error')} | | | | | |")
             continue
         c = r["checks"]
-        lines.append(f"| {r['torch']} | {r.get('transformers', '-')} | {_acc_cell(c.get('accuracy'))} | "
+        torch_cell = r["torch"] + (f" ({r['note']})" if r.get("note") else "")
+        lines.append(f"| {torch_cell} | {r.get('transformers', '-')} | {_acc_cell(c.get('accuracy'))} | "
                      f"{_acc_cell(c.get('unseen'))} | {_check_cell(c.get('validate'))} | "
                      f"{_check_cell(c.get('plan'))} | {_check_cell(c.get('diagnose'))} | "
                      f"{_check_cell(c.get('gloo'))} |")
