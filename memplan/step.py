@@ -342,6 +342,25 @@ def _grad_scaler(target: Target):
     return scaler
 
 
+def _batch_made_for_real(workload: Workload, cfg: TrainConfig, exc: Exception):
+    """make_batch failed while a tracing mode is active: some torch versions' fake tensors refuse what
+    real ones allow (torch 2.1's fake `randn` with an explicit `torch.Generator`). Make the batch for real
+    and remake each tensor in the active mode (same shapes, strides, dtypes: the input bytes the real
+    step holds). Fails for real too: the user's code."""
+    import torch
+    from torch.utils._python_dispatch import _disable_current_modes, _get_current_dispatch_mode
+    from torch.utils._pytree import tree_map_only
+
+    if _get_current_dispatch_mode() is None:
+        raise _user_code_error(f"make_batch({cfg.batch_size})", exc) from exc
+    with _disable_current_modes():
+        try:
+            real = workload.batch(cfg.batch_size, cfg.seq_len)
+        except Exception:  # noqa: BLE001 - the original error is the one to report
+            raise _user_code_error(f"make_batch({cfg.batch_size})", exc) from exc
+    return tree_map_only(torch.Tensor, lambda t: torch.empty_strided(t.shape, t.stride(), dtype=t.dtype), real)
+
+
 def _make_batch(workload: Workload, cfg: TrainConfig, target: Target):
     import torch
 
@@ -350,7 +369,7 @@ def _make_batch(workload: Workload, cfg: TrainConfig, target: Target):
     except UserError:
         raise
     except Exception as exc:
-        raise _user_code_error(f"make_batch({cfg.batch_size})", exc) from exc
+        batch = _batch_made_for_real(workload, cfg, exc)
     if isinstance(batch, list):
         batch = tuple(batch)
     batch = to_device(batch, target.run_device)
