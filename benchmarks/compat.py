@@ -89,7 +89,7 @@ def check_validate() -> dict:
 def check_plan() -> dict:
     from memplan import api
 
-    p = api.plan(str(ROOT / "fixtures/models/mlp.py"), capacity="150MB", batch_size=64)
+    p = api.plan(str(ROOT / "fixtures/models/mlp.py"), capacity="400MB", batch_size=256)
     pred = p.predicted.peak_allocated_bytes if p.predicted is not None else None
     return {"ok": bool(p.fits), "batch_size": p.batch_size, "checkpoint": len(p.checkpoint),
             "predicted_bytes": pred, "changes": [c.title for c in p.changes][:4]}

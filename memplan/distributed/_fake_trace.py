@@ -107,8 +107,13 @@ def fake_process_group(world_size: int, rank: int):
 
 @contextlib.contextmanager
 def _fsdp_storage_events(rec: Recorder):
-    """Report FSDP2's `UntypedStorage.resize_` allocations and frees to the recorder."""
-    _fsdp_param, _fsdp_param_group = compat.fsdp2_internals()
+    """Report FSDP2's `UntypedStorage.resize_` allocations and frees to the recorder (nothing to report
+    on a torch without FSDP2)."""
+    internals = compat.fsdp2_internals()
+    if internals is None:
+        yield
+        return
+    _fsdp_param, _fsdp_param_group = internals
     orig_alloc, orig_free = _fsdp_param.alloc_storage, _fsdp_param.free_storage
 
     def alloc_storage(tensor):
