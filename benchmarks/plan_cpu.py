@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from memplan import api  # noqa: E402
 from memplan.plan import plan  # noqa: E402
-from memplan.plan._evaluate import Evaluator  # noqa: E402
+from memplan.plan.evaluate import Evaluator  # noqa: E402
 from memplan.plan.checkpoint import plan_checkpointing  # noqa: E402
 from memplan.step import run  # noqa: E402
 from memplan.units import fmt_bytes  # noqa: E402

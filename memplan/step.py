@@ -19,7 +19,7 @@ from typing import Protocol
 
 from memplan import compat
 from memplan.errors import BuildError, UserError
-from memplan.workload import TrainConfig, Workload
+from memplan.workload import OPTIMIZER_CLASSES, TrainConfig, Workload
 
 
 class StepHooks(Protocol):
@@ -69,37 +69,35 @@ def _user_code_error(what: str, exc: Exception, cls: type[UserError] = UserError
     return cls(f"{what} raised {compat.describe(exc)}")
 
 
-_OPTIMIZER_CLASS = {"adamw": "AdamW", "adam": "Adam", "sgd": "SGD", "adafactor": "Adafactor"}
-
-
 def make_optimizer(workload: Workload, cfg: TrainConfig, model, family: str):
-    import torch
-
     params = [p for p in model.parameters() if p.requires_grad]
     if not params:
         raise UserError("the model has no trainable parameters (every parameter has requires_grad=False)")
     if workload.make_optimizer is not None:
         return workload.make_optimizer(params)
+    cls, kw = optimizer_class(cfg, family)
+    return cls(params, lr=cfg.lr, **kw)
+
+
+def optimizer_class(cfg: TrainConfig, family: str):
+    """The torch.optim class of `cfg.optimizer` and its keyword arguments (implementation, SGD's momentum)."""
+    import torch
+
     kw = resolve_optimizer_impl(cfg.optimizer_impl, family)
-    name = cfg.optimizer
-    cls = _OPTIMIZER_CLASS.get(name)
-    if cls is not None and not hasattr(torch.optim, cls):
-        raise UserError(compat.missing(f"torch.optim.{cls}", "choose another --optimizer"))
-    if kw.get("fused") and cls is not None and not compat.fused_on_cpu(cls):
+    if cfg.optimizer not in OPTIMIZER_CLASSES:
+        raise UserError(f"unknown optimizer {cfg.optimizer!r}")
+    if cfg.optimizer == "adafactor" and "fused" in kw:
+        raise UserError("torch.optim.Adafactor has no fused implementation; use foreach or for-loop")
+    name = OPTIMIZER_CLASSES[cfg.optimizer]
+    if not hasattr(torch.optim, name):
+        raise UserError(compat.missing(f"torch.optim.{name}", "choose another --optimizer"))
+    if kw.get("fused") and not compat.fused_on_cpu(name):
         # memplan traces on (fake) CPU tensors: the fused step needs this torch's CPU fused kernel
-        raise UserError(compat.missing(f"a CPU fused torch.optim.{cls} kernel (memplan traces the fused step "
+        raise UserError(compat.missing(f"a CPU fused torch.optim.{name} kernel (memplan traces the fused step "
                                        "with it)", "use --optimizer-impl foreach or for-loop"))
-    if name == "adamw":
-        return torch.optim.AdamW(params, lr=cfg.lr, **kw)
-    if name == "adam":
-        return torch.optim.Adam(params, lr=cfg.lr, **kw)
-    if name == "sgd":
-        return torch.optim.SGD(params, lr=cfg.lr, momentum=0.9, **kw)
-    if name == "adafactor":
-        if "fused" in kw:
-            raise UserError("torch.optim.Adafactor has no fused implementation; use foreach or for-loop")
-        return torch.optim.Adafactor(params, lr=cfg.lr, **kw)
-    raise UserError(f"unknown optimizer {name!r}")
+    if cfg.optimizer == "sgd":
+        kw["momentum"] = 0.9
+    return getattr(torch.optim, name), kw
 
 
 def default_loss(output, batch):

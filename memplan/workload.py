@@ -25,6 +25,8 @@ PRECISIONS = ("fp32", "bf16", "fp16-amp", "bf16-amp")
 SHARDINGS = ("ddp", "zero1", "zero2", "zero3", "fsdp")
 """Data-parallel strategies: DDP, ZeRO-1 (ZeroRedundancyOptimizer), ZeRO-2/3 and FSDP2 (fully_shard)."""
 OPTIMIZERS = ("adamw", "adam", "sgd", "adafactor")
+OPTIMIZER_CLASSES = {"adamw": "AdamW", "adam": "Adam", "sgd": "SGD", "adafactor": "Adafactor"}
+"""The torch.optim class of each optimizer name (SGD is built with momentum=0.9)."""
 OPTIMIZER_IMPLS = ("default", "foreach", "fused", "for-loop")
 
 

@@ -109,6 +109,36 @@ def test_only_the_cli_imports_the_api():
     assert not bad, f"memplan.api is the façade for the CLI only; imported by {bad}"
 
 
+def _private_names(module: str):
+    """(imported module, name) pairs of `from x import _name` in `module`."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("memplan"):
+            for a in node.names:
+                if a.name.startswith("_") and not a.name.startswith("__"):
+                    yield _resolve(node.module, node, a.name), a.name
+
+
+def _package(module: str) -> str:
+    """memplan.<sub> for a module of a subpackage, the module itself for a top-level one."""
+    return ".".join(module.split(".")[:2])
+
+
+def test_no_private_imports_across_packages():
+    """`_private` modules and names stay inside their package (memplan.report may not import
+    memplan.diagnose._render, memplan.distributed may not import memplan.trace.tracer._TraceHooks)."""
+    bad = []
+    for m in MODULES:
+        for t, _top, line in _memplan_imports(m):
+            private = [p for p in t.split(".") if p.startswith("_") and not p.startswith("__")]
+            if private and _package(t) != _package(m):
+                bad.append(f"{m}:{line} imports {t}")
+        for t, name in _private_names(m):
+            if t in MODULES and _package(t) != _package(m):
+                bad.append(f"{m} imports {name} from {t}")
+    assert not bad, bad
+
+
 def test_no_import_cycles():
     g = nx.DiGraph()
     for m in MODULES:

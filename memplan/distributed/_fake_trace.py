@@ -27,7 +27,7 @@ from memplan.errors import UserError
 from memplan.step import Target
 from memplan.trace.events import Trace
 from memplan.trace.recorder import Recorder, RecordingMode
-from memplan.trace.tracer import _TraceHooks, trace_workload
+from memplan.trace.tracer import TraceHooks, trace_workload
 from memplan.workload import TrainConfig, Workload
 from memplan.distributed._wrap import wrap_workload
 
@@ -37,7 +37,7 @@ def _local(t):
     return t._local_tensor if hasattr(t, "_local_tensor") else t
 
 
-class _DistTraceHooks(_TraceHooks):
+class _DistTraceHooks(TraceHooks):
     """The tracer's retagging, through DTensors and ZeroRedundancyOptimizer's local optimizer."""
 
     def model_built(self, model):

@@ -27,7 +27,7 @@ from memplan.errors import UserError
 from memplan.workload import SHARDINGS, TrainConfig, Workload
 from memplan.step import apply_checkpointing
 from memplan.step import cast_batch
-from memplan.step import resolve_optimizer_impl
+from memplan.step import optimizer_class
 
 DEFAULT_BUCKET_CAP_MB = 25          # torch/nn/parallel/distributed.py `_DEFAULT_BUCKET_CAP_MB`
 FIRST_BUCKET_BYTES = 1024 * 1024    # torch.distributed._DEFAULT_FIRST_BUCKET_BYTES (c10d reducer)
@@ -171,12 +171,7 @@ def wrap_workload(workload: Workload, cfg: TrainConfig, sharding: str, *, run_de
         def make_opt(params):
             from torch.distributed.optim import ZeroRedundancyOptimizer
 
-
-            kw = resolve_optimizer_impl(cfg.optimizer_impl, family)
-            cls = {"adamw": torch.optim.AdamW, "adam": torch.optim.Adam, "sgd": torch.optim.SGD,
-                   "adafactor": torch.optim.Adafactor}[cfg.optimizer]
-            if cfg.optimizer == "sgd":
-                kw = {**kw, "momentum": 0.9}
+            cls, kw = optimizer_class(cfg, family)
             return ZeroRedundancyOptimizer(params, optimizer_class=cls, lr=cfg.lr, **kw)
 
     make_batch = workload.make_batch

@@ -198,7 +198,7 @@ def _usable_method(method: str, sharding: str) -> tuple[str, list[str]]:
 
 def _model_states(params: list[S.ParamInfo], sharding: str, n: int, master_weights: bool) -> dict:
     """The ZeRO paper's model-state bytes per rank for this parameter count (for comparison)."""
-    stage = {"ddp": 0, "zero1": 1, "zero2": 2, "zero3": 3, "fsdp": 3}[sharding]
+    stage = S.ZERO_STAGE[sharding]
     psi = sum(p.numel for p in params if p.trainable)
     return {"zero_stage": stage, "zero_paper_bytes_per_rank": S.zero_paper_bytes(psi, stage, n),
-            "zero_paper_formula": ["(2+2+K)Ψ", "(2+2+K/Nd)Ψ", "(2+(2+K)/Nd)Ψ", "(2+2+K)Ψ/Nd"][stage] + ", K=12"}
+            "zero_paper_formula": S.ZERO_PAPER_FORMULA[stage] + ", K=12"}

@@ -16,7 +16,7 @@ from memplan.distributed import strategies as S
 from memplan.distributed.estimate import estimate_per_rank, model_params
 from memplan.errors import UserError
 from memplan.step import Target
-from memplan.workload import TrainConfig
+from memplan.workload import OPTIMIZER_CLASSES, TrainConfig
 
 ORDER = ("ddp", "zero1", "zero2", "zero3")
 
@@ -123,7 +123,8 @@ def _arithmetic(wl, cfg, n, traces, chosen, master_weights, dev) -> list:
     params, units, _ = model_params(wl, c)
     psi = sum(p.numel for p in params if p.trainable)
     rows = []
-    for sh, stage in (("ddp", 0), ("zero1", 1), ("zero2", 2), ("zero3", 3)):
+    for sh in ORDER:
+        stage = S.ZERO_STAGE[sh]
         est = estimate_per_rank(wl, c, n, sh, dev, method="model", trace=traces[mb], master_weights=master_weights)
         comp = est.per_rank[0]["breakdown_at_peak"]
         opt_phase = est.per_rank[0]["phase_peaks"]
@@ -133,7 +134,7 @@ def _arithmetic(wl, cfg, n, traces, chosen, master_weights, dev) -> list:
         rows.append({"sharding": sh, "zero_stage": stage, "num_params": psi,
                      "model_states_bytes_per_rank": model_states,
                      "zero_paper_bytes_per_rank": S.zero_paper_bytes(psi, stage, n),
-                     "zero_paper_formula": ["(2+2+K)Ψ", "(2+2+K/Nd)Ψ", "(2+(2+K)/Nd)Ψ", "(2+2+K)Ψ/Nd"][stage],
+                     "zero_paper_formula": S.ZERO_PAPER_FORMULA[stage],
                      "peak_allocated_bytes": est.peak_allocated_bytes, "device_total_bytes": est.device_total_bytes,
                      "peak_phase": est.peak_phase, "phase_totals": opt_phase,
                      "activations_and_temporaries_bytes": comp.get("rest", 0)})
@@ -155,7 +156,7 @@ def _apply_lines(sh: str, n: int, per_node: int, family: str, cfg: TrainConfig, 
              "local_rank = int(os.environ['LOCAL_RANK'])"]
     if family in ("npu", "cuda"):
         code.append(f"torch.{family}.set_device(local_rank)")
-    opt = {"adamw": "AdamW", "adam": "Adam", "sgd": "SGD", "adafactor": "Adafactor"}[cfg.optimizer]
+    opt = OPTIMIZER_CLASSES[cfg.optimizer]
     if sh in ("ddp", "zero1"):
         ids = "[local_rank]" if family in ("npu", "cuda") else "None"
         code.append("from torch.nn.parallel import DistributedDataParallel as DDP")

@@ -1,5 +1,6 @@
 """Plans that fit: batch size, gradient accumulation, activation checkpointing, allocator and optimizer
 settings, each re-traced before it is offered (`plan(...) -> Plan`)."""
-from memplan.plan.planner import Change, Plan, plan
+from memplan.plan.change import Change
+from memplan.plan.planner import Plan, plan
 
 __all__ = ["Change", "Plan", "plan"]

@@ -30,31 +30,12 @@ from memplan.plan import accum as _accum
 from memplan.plan import batch as _batch
 from memplan.plan import checkpoint as _ckpt
 from memplan.plan import policy as _policy
-from memplan.plan._evaluate import Evaluator
+from memplan.plan.evaluate import Evaluator
+from memplan.plan.change import Change
 from memplan.plan.snippet import plan_snippet
 from memplan.workload import TrainConfig
 
 FAST_TRACE_EVENTS = 12000   # above this, a trace takes several seconds: model what is not applied
-
-
-@dataclass(frozen=True)
-class Change:
-    id: str
-    kind: str                     # allocator | optimizer-impl | batch | checkpoint | precision | optimizer
-    title: str
-    same_math: bool
-    applied: bool                 # part of the plan's configuration
-    method: str                   # trace | replay | model | analytic
-    predicted_total_bytes: int | None
-    saving_bytes: int | None      # vs the baseline's device total (negative: uses more, e.g. a larger batch)
-    fits: bool | None
-    code: str = ""
-    note: str = ""
-
-    def to_dict(self) -> dict:
-        return {"id": self.id, "kind": self.kind, "title": self.title, "same_math": self.same_math,
-                "applied": self.applied, "method": self.method, "predicted_total_bytes": self.predicted_total_bytes,
-                "saving_bytes": self.saving_bytes, "fits": self.fits, "code": self.code, "note": self.note}
 
 
 @dataclass(frozen=True)
@@ -151,8 +132,19 @@ def plan(model=None, *, hf_config: str | None = None, task: str | None = None, c
     dev = resolve_device(device, capacity, alloc_conf)
     _check_inputs(dev, margin, dp_size, target_global_batch)
     workload = load_workload(model, hf_config, task)
-    budget = int(dev.capacity_bytes * (1.0 - margin))
-    ev = Evaluator(workload, dev, budget, on_trace)
+    ev = Evaluator(workload, dev, int(dev.capacity_bytes * (1.0 - margin)), on_trace)
+    return plan_on(ev, cfg, margin=margin, target_global_batch=target_global_batch, dp_size=dp_size,
+                   seq_len_search=seq_len_search, same_math_only=same_math_only, thorough=thorough,
+                   max_batch=max_batch, t_start=t_start)
+
+
+def plan_on(ev: Evaluator, cfg: TrainConfig, *, margin: float = 0.0, target_global_batch: int | None = None,
+            dp_size: int = 1, seq_len_search: bool = False, same_math_only: bool = False,
+            thorough: bool | None = None, max_batch: int = 1 << 16, t_start: float | None = None) -> Plan:
+    """The planner's steps for `cfg` on `ev` (its workload, device and budget; traces it already holds are
+    reused). `plan()` and `preflight()` both come here."""
+    t_start = time.perf_counter() if t_start is None else t_start
+    workload, dev, budget = ev.workload, ev.dev, ev.budget_bytes
     original_conf = dev.alloc_conf
     notes: list[str] = []
 
@@ -160,8 +152,9 @@ def plan(model=None, *, hf_config: str | None = None, task: str | None = None, c
     if thorough is None:
         thorough = base.n_events <= FAST_TRACE_EVENTS
     if not thorough:
-        notes.append(f"a large trace ({base.n_events} events, {ev.last_trace_seconds:.1f} s): single changes not in "
-                     "the plan are modelled from the baseline breakdown, not re-traced (--thorough re-traces them)")
+        notes.append(f"fast mode (baseline trace: {base.n_events} events, {base.trace_seconds:.1f} s): single changes "
+                     "not in the plan are modelled from the baseline breakdown, not re-traced (--thorough re-traces "
+                     "them)")
     # 1. allocator settings, chosen on the baseline trace (the final choice is re-checked at the end)
     pol = _policy.choose_alloc_conf(ev, cfg)
     if pol.best is not None:

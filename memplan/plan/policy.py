@@ -29,7 +29,7 @@ from memplan import compat
 from memplan.alloc import parse_alloc_conf
 from memplan.alloc.config import ENV_VARS, env_var
 from memplan.errors import UserError
-from memplan.workload import TrainConfig
+from memplan.workload import OPTIMIZER_CLASSES, TrainConfig
 
 
 # Candidate allocator settings, in the order tried. The combined one shows torch_npu's exclusion rule.
@@ -154,15 +154,12 @@ def effective_impl(cfg: TrainConfig, family: str) -> str:
     return "for-loop" if family == "cpu" else "foreach"
 
 
-_OPT_CLASS = {"adamw": "AdamW", "adam": "Adam", "sgd": "SGD", "adafactor": "Adafactor"}
-
-
 def optimizer_line(cfg: TrainConfig, family: str) -> str:
     """The optimizer construction for `cfg` as a line of Python."""
     impl = effective_impl(cfg, family)
     kw = {"fused": ", fused=True", "foreach": ", foreach=True", "for-loop": ", foreach=False"}[impl]
     mom = ", momentum=0.9" if cfg.optimizer == "sgd" else ""
-    return f"optimizer = torch.optim.{_OPT_CLASS[cfg.optimizer]}(params, lr=...{mom}{kw})"
+    return f"optimizer = torch.optim.{OPTIMIZER_CLASSES[cfg.optimizer]}(params, lr=...{mom}{kw})"
 
 
 def _version_gaps(cls: str, impl: str) -> dict[str, str]:
@@ -185,9 +182,13 @@ def candidates(cfg: TrainConfig, family: str, workload) -> tuple[list[Candidate]
         notes.append("the model file builds its own optimizer/step: optimizer changes are not traced")
     else:
         impl = effective_impl(cfg, family)
+<<<<<<< HEAD
         cls = _OPT_CLASS[cfg.optimizer]
         gaps = _version_gaps(cls, impl)
         notes.extend(gaps.values())
+=======
+        cls = OPTIMIZER_CLASSES[cfg.optimizer]
+>>>>>>> main
         for new in ("fused", "foreach", "for-loop"):
             if new == impl or (new == "fused" and (cfg.optimizer == "adafactor" or "fused" in gaps)):
                 continue

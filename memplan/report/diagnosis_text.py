@@ -6,7 +6,7 @@ from typing import Iterable
 
 from tabulate import tabulate
 
-from memplan.diagnose._types import Category, CodeInfo, Diagnosis, Incident
+from memplan.diagnose import Category, CodeInfo, Diagnosis, Incident
 from memplan.units import fmt_bytes
 
 _WIDTH = 100

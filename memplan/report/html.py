@@ -323,11 +323,11 @@ def _module_rows(tl: Timeline) -> str:
     mods = list(tl.modules[:40])
     scale = max([m.max_live for m in mods] or [0])
     module_rows = "".join(
-        f'<tr><td class="name" title="{escape(m.name)}">{escape(m.name)}</td>'
-        f'<td class="num">{escape(fmt_bytes(m.max_live))}</td><td class="num">{escape(fmt_bytes(m.at_peak))}</td>'
+        f'<tr><td class="name" title="{escape(m.module)}">{escape(m.module)}</td>'
+        f'<td class="num">{escape(fmt_bytes(m.max_live))}</td><td class="num">{escape(fmt_bytes(m.bytes_at_peak))}</td>'
         f'<td class="bar"><div style="width:{(m.max_live / scale * 100 if scale else 0):.2f}%;'
         f'background:#9ecae9;position:relative"><div style="width:'
-        f'{(m.at_peak / m.max_live * 100 if m.max_live else 0):.2f}%;background:#2171b5"></div></div></td></tr>'
+        f'{(m.bytes_at_peak / m.max_live * 100 if m.max_live else 0):.2f}%;background:#2171b5"></div></div></td></tr>'
         for m in mods)
     return module_rows
 

@@ -73,7 +73,7 @@ def render_markdown(timeline: Timeline, *, top_modules: int = 15, top_phases: in
         mods = tl.modules[:top_modules]
         lines += [f"### Modules (top {len(mods)} of {len(tl.modules)} by max live)", "",
                   _table(["module / frame", "max live", "at peak", "allocated (sum)", "allocations"],
-                         [[f"`{m.name}`", fmt_bytes(m.max_live), fmt_bytes(m.at_peak),
+                         [[f"`{m.module}`", fmt_bytes(m.max_live), fmt_bytes(m.bytes_at_peak),
                            fmt_bytes(m.allocated) if m.allocated else "-", m.count] for m in mods],
                          {1, 2, 3, 4}), ""]
     points = [(c, i) for c in tl.measured if c.kind == "points" for i in range(len(c.x))]

@@ -5,7 +5,8 @@ import os
 from itertools import accumulate
 
 from memplan.diagnose.snapshot import SnapshotAnalysis
-from memplan.report.timeline import Curve, ModuleRow, Peak, Timeline, downsample_indices
+from memplan.report.timeline import Curve, Peak, Timeline, downsample_indices
+from memplan.trace.analysis import ModuleRow
 from memplan.units import fmt_bytes
 
 
@@ -83,7 +84,7 @@ def timeline_from_snapshot(an: SnapshotAnalysis, device: int | None = None, *, c
         peak=Peak(index=peak_idx, bytes=d.peak_allocated, phase="-",
                   by_category=tuple(zip(series, at_peak)),
                   top_modules=tuple((g.where, g.bytes) for g in d.by_frame[:10])),
-        modules=tuple(ModuleRow(g.where, g.bytes, g.bytes, 0, g.count) for g in d.by_module),
+        modules=tuple(ModuleRow(g.where, g.bytes, max_live=g.bytes, count=g.count) for g in d.by_module),
         capacity=capacity,
         reserved=Curve("reserved", tuple(res_x), tuple(res_y)) if d.n_entries else None,
         summary=summary, x_label="trace entry", notes=an.notes,

@@ -20,10 +20,11 @@ from dataclasses import asdict, dataclass, field
 from itertools import accumulate
 from typing import Iterable, Sequence
 
+from memplan.trace.analysis import ModuleRow
 from memplan.trace.events import CATEGORIES, Trace
 
 __all__ = [
-    "Band", "Curve", "ModuleRow", "Peak", "Timeline", "downsample_indices", "timeline_from_trace",
+    "Band", "Curve", "Peak", "Timeline", "downsample_indices", "timeline_from_trace",
 ]
 
 TOP_MODULES = 10
@@ -73,21 +74,6 @@ class Peak:
     """Live bytes per series at the peak, in series order."""
     top_modules: tuple[tuple[str, int], ...] = ()
     """Largest live contributors at the peak (module path, or stack frame for snapshots), largest first."""
-
-
-@dataclass(frozen=True)
-class ModuleRow:
-    """Bytes attributed to one module (or stack frame)."""
-
-    name: str
-    at_peak: int
-    """Live at the global peak."""
-    max_live: int
-    """The most this module had live at any moment."""
-    allocated: int
-    """Sum of every allocation attributed to it (a churn measure)."""
-    count: int = 0
-    """Number of allocations."""
 
 
 @dataclass(frozen=True)
@@ -265,9 +251,9 @@ def timeline_from_trace(
         by_category=tuple(zip(series, p.at_peak_cat)), top_modules=tuple(top),
     )
     modules = tuple(sorted(
-        (ModuleRow(mod_names[m], p.at_peak_mod[m], p.mmax[m], p.malloc[m], p.mcount[m]) for m in range(nmod)
-         if p.mcount[m]),
-        key=lambda r: (-r.max_live, -r.at_peak, r.name),
+        (ModuleRow(mod_names[m], p.at_peak_mod[m], max_live=p.mmax[m], allocated=p.malloc[m], count=p.mcount[m])
+         for m in range(nmod) if p.mcount[m]),
+        key=lambda r: (-r.max_live, -r.bytes_at_peak, r.module),
     ))
     curves = [m if isinstance(m, Curve) else as_curve(m[0], m[1], kind="points") for m in measured]
     return Timeline(

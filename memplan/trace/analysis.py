@@ -13,10 +13,16 @@ from memplan.trace.events import CATEGORIES, Trace
 
 @dataclass(frozen=True)
 class ModuleRow:
+    """Bytes attributed to one module (or, in a PyTorch snapshot, one stack frame): the trace summary and
+    the report timeline both use this row, each filling what it measures."""
+
     module: str
-    bytes_at_peak: int
-    by_category: dict           # category -> bytes live at the peak attributed to this module
-    activations_saved: int      # bytes this module saved for backward over one micro-step (all, not only at peak)
+    bytes_at_peak: int                                # live at the global peak
+    by_category: dict = field(default_factory=dict)   # category -> bytes live at the peak
+    activations_saved: int = 0  # bytes this module saved for backward over one micro-step (all, not only at peak)
+    max_live: int = 0           # the most this module had live at any moment (timeline)
+    allocated: int = 0          # sum of every allocation attributed to it, a churn measure (timeline)
+    count: int = 0              # number of allocations (timeline)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from memplan.trace.recorder import Recorder, RecordingMode
 from memplan.workload import TrainConfig, Workload
 
 
-class _TraceHooks:
+class TraceHooks:
     """Step-driver callbacks that mark phases and retag parameters, gradients and optimizer state."""
 
     def __init__(self, rec: Recorder):
@@ -86,7 +86,7 @@ class _TraceHooks:
 
 
 @contextlib.contextmanager
-def _global_hooks(rec: Recorder, hooks: _TraceHooks, cpu_target: bool = True):
+def _global_hooks(rec: Recorder, hooks: TraceHooks, cpu_target: bool = True):
     """Module stack, optimizer phase and saved-tensor hooks; all removed on exit."""
     from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
     from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
@@ -175,7 +175,7 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
     distributed tracer counts DTensor shards that way); `extra_context(recorder)` is entered with the
     other modes (e.g. FSDP's storage resizes). `cfg` is validated by the caller (memplan.core)."""
     rec = Recorder()
-    hooks = (hooks_cls or _TraceHooks)(rec)
+    hooks = (hooks_cls or TraceHooks)(rec)
     hooks.on_phase = on_phase
     mode = (mode_cls or RecordingMode)(rec, device_rules(target.family, target.name),
                                        fake_kernels=kernels_for(workload))

@@ -4,47 +4,27 @@
 
 `preflight` traces one steady-state step on fake tensors (no real memory is touched) and returns the
 `Estimate`; when the workload does not fit the device it raises `MemoryPlanError` carrying the estimate,
-the breakdown at the peak and the top recommended change. Every suggested change is re-traced before it
-is offered (at most `MAX_CHECKED` of them), so its predicted peak is stated, not guessed.
+the breakdown at the peak and the recommended change. The change comes from the planner
+(`memplan.plan.advice.top_change`: the planner's steps in fast mode, on the trace already taken), so it is
+the same advice `memplan plan` gives, and its predicted peak is re-traced, not guessed.
 
-
-Known limitations: the recommended change is a rule on the breakdown (largest category first), checked by
-re-tracing; the planner (`memplan plan`) searches the space properly. Sharding advice cannot be checked on
-one process and is offered as text only.
+Known limitations: sharding cannot be checked on one process: when nothing fits on one device the
+suggestion (ZeRO-3 over N devices, or a bigger device) is the planner's model, and says so.
 """
 from __future__ import annotations
 
 import functools
-import math
-import re
-from dataclasses import dataclass, field, replace
 
-from memplan.core import DeviceTarget, analyze, resolve_device
-from memplan.errors import MemoryPlanError, UserError
+from memplan.core import DeviceTarget, resolve_device
+from memplan.errors import MemoryPlanError, TraceError, UserError
+from memplan.plan.evaluate import Evaluator
+from memplan.plan.advice import top_change
+from memplan.plan.change import Change
 from memplan.units import fmt_bytes
 from memplan.validate.backends import detect_family
 from memplan.workload import TrainConfig, Workload
 
-MAX_CHECKED = 3
 _last_estimate = None   # the most recent preflight estimate, used by guard()
-
-
-@dataclass(frozen=True)
-class Change:
-    """One recommended change: what to do, the TrainConfig / env edits that express it, and its check."""
-
-    text: str
-    config: dict = field(default_factory=dict)
-    alloc_conf: str | None = None
-    saving_bytes: int = 0                       # rough, for ordering only
-    predicted_total_bytes: int | None = None    # after re-tracing
-    fits: bool | None = None
-
-    def render(self) -> str:
-        if self.predicted_total_bytes is None:
-            return self.text
-        verdict = "fits" if self.fits else "still does not fit"
-        return f"{self.text} -> predicted {fmt_bytes(self.predicted_total_bytes)} ({verdict}, re-traced)"
 
 
 def last_estimate():
@@ -103,7 +83,8 @@ def preflight(model_or_builder, batch_fn, optimizer="adamw", *, device="auto", c
     a name, an Optimizer (instance or class) or `params -> Optimizer`. `device`: "auto" (the accelerator
     present, else CPU accounting), cpu, cuda, npu or a catalog name (`memplan devices`). `capacity`
     overrides the device's memory. `train_options` are TrainConfig fields (batch_size=8, precision="bf16-amp",
-    grad_accum=4, checkpoint=("layers.*",), ...). Returns the `Estimate`.
+    grad_accum=4, checkpoint=("layers.*",), ...). Returns the `Estimate`. On a misfit the error carries the
+    planner's change (a few more traces; `check_advice=False`: no advice, no further trace).
     """
     global _last_estimate
     if not callable(batch_fn):
@@ -133,16 +114,25 @@ def preflight(model_or_builder, batch_fn, optimizer="adamw", *, device="auto", c
     workload = Workload.from_callables(model_or_builder, batch_fn, loss_fn=loss_fn,
                                        optimizer=_optimizer_factory(optimizer, dev.family), train_step=train_step,
                                        name=name)
-    est = analyze(workload, config=cfg, device=dev, fallback=False)
+    ev = Evaluator(workload, dev, dev.capacity_bytes)
+    est = ev.estimate(cfg)
     _last_estimate = est
     if est.fits is False:
-        change = top_change(est, cfg, workload, dev, check=check_advice)
-        err = MemoryPlanError(misfit_message(est, change), estimate=est,
+        change, why = _planner_change(ev, cfg) if check_advice else (None, "")
+        err = MemoryPlanError(misfit_message(est, change) + why, estimate=est,
                               advice=change.render() if change else None)
         err.breakdown = dict(est.breakdown_at_peak)
         err.change = change
         raise err
     return est
+
+
+def _planner_change(ev: Evaluator, cfg: TrainConfig) -> tuple[Change | None, str]:
+    """The planner's change, or None and why not (a configuration it needed could not be traced)."""
+    try:
+        return top_change(ev, cfg), ""
+    except TraceError as exc:
+        return None, f" No change was checked: the planner could not trace one ({str(exc).splitlines()[0][:160]})."
 
 
 def clone_on_cpu(module, keep=()):
@@ -179,92 +169,4 @@ def misfit_message(est, change: Change | None) -> str:
     return msg
 
 
-# ---------------------------------------------------------------------------------------------------
-def _block_glob(modules: list) -> str | None:
-    """The repeated-block glob (e.g. 'model.layers.*') with the most distinct indices among module names."""
-    seen: dict[str, set] = {}
-    for row in modules:
-        name = row.get("module") or ""
-        for m in re.finditer(r"(?:^|\.)(\d+)(?=\.|$)", name):
-            prefix = name[:m.start(1)]
-            seen.setdefault(prefix, set()).add(m.group(1))
-            break
-    best = max(seen.items(), key=lambda kv: (len(kv[1]), -len(kv[0])), default=None)
-    if best is None or len(best[1]) < 2:
-        return None
-    return best[0] + "*"
-
-
-def candidates(est, cfg) -> list[Change]:
-    """Changes worth trying, largest expected saving first (rough numbers, for ordering)."""
-    b = est.breakdown_at_peak
-    act = b.get("activations", 0) + b.get("temporaries", 0) + b.get("inputs", 0)
-    state = b.get("parameters", 0) + b.get("gradients", 0) + b.get("optimizer_state", 0)
-    over = max(est.device_total_bytes - (est.capacity_bytes or 0), 0)
-    out: list[Change] = []
-    if est.capacity_bytes is not None and est.outside_allocator_bytes >= est.capacity_bytes:
-        return [Change(f"a device with more memory: the runtime alone holds {fmt_bytes(est.outside_allocator_bytes)} "
-                       f"outside the allocator, more than the {fmt_bytes(est.capacity_bytes)} capacity")]
-    B, K = cfg.batch_size, cfg.grad_accum
-    if B > 1 and act > 0:
-        keep = max(act - over, 0) / act
-        nb = max(1, min(B - 1, int(B * keep * 0.9)))   # a 10 % margin: activations are not exactly linear
-        k2 = math.ceil(B * K / nb)
-        out.append(Change(f"micro-batch {B} -> {nb} with grad accumulation {K} -> {k2} (global batch "
-                          f"{B * K} -> {nb * k2})", {"batch_size": nb, "grad_accum": k2},
-                          saving_bytes=int(act * (1 - nb / B))))
-    glob = _block_glob(est.modules)
-    if glob and not cfg.checkpoint and b.get("activations", 0) > 0:
-        out.append(Change(f"activation checkpointing of {glob!r} (HF: model.gradient_checkpointing_enable())",
-                          {"checkpoint": (glob,)}, saving_bytes=int(b.get("activations", 0) * 0.7)))
-    if cfg.precision == "fp32" and state > 0:
-        out.append(Change("train in bf16 (halves parameters, gradients and optimizer state)",
-                          {"precision": "bf16"}, saving_bytes=state // 2))
-    if est.peak_phase == "optimizer" and cfg.optimizer_impl != "fused" and b.get("temporaries", 0) > 0:
-        out.append(Change("use the fused optimizer (optimizer_impl='fused': no per-step scratch copies)",
-                          {"optimizer_impl": "fused"}, saving_bytes=b.get("temporaries", 0)))
-    frag = getattr(est, "fragmentation_bytes", 0) or 0
-    if frag > 0 and est.device and "expandable_segments:true" not in (str(est.notes) + "").lower():
-        var = "PYTORCH_NPU_ALLOC_CONF" if any(s in str(est.device).lower() for s in ("910", "ascend", "npu")) \
-            else "PYTORCH_CUDA_ALLOC_CONF"
-        out.append(Change(f"set {var}=expandable_segments:True (the cache holds {fmt_bytes(frag)} "
-                          "it cannot reuse at the peak)", {}, alloc_conf="expandable_segments:True",
-                          saving_bytes=frag))
-    if b.get("optimizer_state", 0) >= max(act, 1):
-        out.append(Change("shard the optimizer state across ranks (ZeRO-1 / FSDP) or use a lighter optimizer "
-                          "(Adafactor, 8-bit Adam)", {}, saving_bytes=b.get("optimizer_state", 0) // 2))
-    out.sort(key=lambda c: -c.saving_bytes)
-    return out
-
-
-def top_change(est, cfg, workload=None, dev=None, *, check: bool = True) -> Change | None:
-    """The first candidate that fits once re-traced (or the best one checked, or the first unchecked)."""
-    cands = candidates(est, cfg)
-    if not cands:
-        return None
-    if not check or workload is None or dev is None:
-        return cands[0]
-    checked = []
-    for c in cands:
-        if len(checked) >= MAX_CHECKED:
-            break
-        if not c.config and c.alloc_conf is None:
-            continue   # text-only advice (sharding): nothing to re-trace on one process
-        try:
-            d2 = replace(dev, alloc_conf=c.alloc_conf) if c.alloc_conf else dev
-            e2 = analyze(workload, config=cfg.with_(**c.config), device=d2, fallback=False)
-        except UserError:
-            continue
-        c = replace(c, predicted_total_bytes=e2.device_total_bytes, fits=e2.fits)
-        if e2.fits:
-            return c
-        checked.append(c)
-    if checked:
-        return min(checked, key=lambda c: c.predicted_total_bytes)
-    return cands[0]
-
-
-#
-
-
-__all__ = ["preflight", "Change", "candidates", "top_change", "last_estimate", "clone_on_cpu"]
+__all__ = ["preflight", "last_estimate", "clone_on_cpu", "misfit_message"]

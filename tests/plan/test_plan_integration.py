@@ -8,7 +8,7 @@ from torch import nn
 
 from memplan import api
 from memplan.plan import plan
-from memplan.plan._evaluate import Evaluator
+from memplan.plan.evaluate import Evaluator
 from memplan.plan.policy import choose_alloc_conf
 from memplan.workload import TrainConfig, Workload
 

@@ -19,10 +19,10 @@ def test_small_trace_numbers():
     assert dict(p.by_category) == {"parameters": 1500, "gradients": 1000, "optimizer_state": 0,
                                    "activations": 3000, "temporaries": 0, "inputs": 200, "other": 0}
     assert p.top_modules == (("fc1", 5000), ("fc2", 500), ("<none>", 200))
-    mods = {m.name: m for m in tl.modules}
-    assert (mods["fc1"].max_live, mods["fc1"].at_peak, mods["fc1"].allocated, mods["fc1"].count) == (
+    mods = {m.module: m for m in tl.modules}
+    assert (mods["fc1"].max_live, mods["fc1"].bytes_at_peak, mods["fc1"].allocated, mods["fc1"].count) == (
         5000, 5000, 7000, 4)
-    assert (mods["fc2"].max_live, mods["fc2"].at_peak) == (1200, 500)
+    assert (mods["fc2"].max_live, mods["fc2"].bytes_at_peak) == (1200, 500)
     assert [(b.phase, b.start, b.end, b.peak) for b in tl.bands] == [
         ("build", 0, 2, 1500), ("inputs", 2, 3, 1700), ("forward", 3, 6, 5400),
         ("backward", 6, 10, 5700), ("optimizer", 10, 13, 5400)]

@@ -28,9 +28,9 @@ class Evaluator:
         self._traces: dict[TrainConfig, object] = {}
         self._failed: dict[TrainConfig, str] = {}
         self._est: dict[tuple, Estimate] = {}
+        self._seconds: dict[TrainConfig, float] = {}
         self.n_traces = 0
         self.trace_seconds = 0.0
-        self.last_trace_seconds = 0.0
 
     # ---- the allocator configuration in force ------------------------------------------------
     @property
@@ -59,8 +59,8 @@ class Evaluator:
                 dt = time.perf_counter() - t0
                 self.n_traces += 1
                 self.trace_seconds += dt
-                self.last_trace_seconds = dt
             self._traces[cfg] = tr
+            self._seconds[cfg] = dt
         return tr
 
     def estimate(self, cfg: TrainConfig, alloc_conf: str | None | object = ...) -> Estimate:
@@ -71,7 +71,7 @@ class Evaluator:
         if est is None:
             tr = self.trace(cfg)
             dev = self.dev if conf == self.dev.alloc_conf else replace(self.dev, alloc_conf=conf)
-            est = estimate_from_trace(self.workload, cfg, dev, tr)
+            est = estimate_from_trace(self.workload, cfg, dev, tr, self._seconds[cfg])
             self._est[key] = est
         return est
 
