@@ -37,13 +37,8 @@ def _tensor_stats(obj) -> tuple[int, int]:
         if isinstance(t, torch.Tensor):
             try:
                 st = t.untyped_storage()
-<<<<<<< HEAD
                 key, nb = st._cdata, st.nbytes()   # the StorageImpl: stable on every torch
-            except Exception:
-=======
-                key, nb = id(st), st.nbytes()
             except (RuntimeError, NotImplementedError):  # no plain storage (sparse, nested, wrappers)
->>>>>>> main
                 key, nb = id(t), t.numel() * t.element_size()
             if key not in seen:
                 seen.add(key)

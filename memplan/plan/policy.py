@@ -182,13 +182,9 @@ def candidates(cfg: TrainConfig, family: str, workload) -> tuple[list[Candidate]
         notes.append("the model file builds its own optimizer/step: optimizer changes are not traced")
     else:
         impl = effective_impl(cfg, family)
-<<<<<<< HEAD
-        cls = _OPT_CLASS[cfg.optimizer]
+        cls = OPTIMIZER_CLASSES[cfg.optimizer]
         gaps = _version_gaps(cls, impl)
         notes.extend(gaps.values())
-=======
-        cls = OPTIMIZER_CLASSES[cfg.optimizer]
->>>>>>> main
         for new in ("fused", "foreach", "for-loop"):
             if new == impl or (new == "fused" and (cfg.optimizer == "adafactor" or "fused" in gaps)):
                 continue
