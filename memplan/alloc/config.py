@@ -186,6 +186,16 @@ class _Tokens:
             raise _ConfError(f"expected True or False for {key}, got {tok!r}")
         return tok == "True"
 
+    def skip_value(self, i: int) -> int:
+        """ConfigTokenizer::skipKey: index of the value token, or of the ']' closing a list."""
+        if self.at(i, "a value") != "[":
+            return i
+        while i + 1 < len(self.t) and self.t[i + 1] != "]":
+            i += 1
+        if i + 1 >= len(self.t):
+            raise _ConfError("expected a closing ']'")
+        return i + 1
+
 
 def _is_pow2(n: int) -> bool:
     return n > 0 and n & (n - 1) == 0
