@@ -253,7 +253,8 @@ def save_run(runs: Path, res: dict, keep_existing: bool = False) -> None:
         for k, v in res["checks"].items():
             if not (keep_existing and k in merged):
                 merged[k] = v
-        res = {**prev, **{k: v for k, v in res.items() if k != "checks"}, "checks": merged}
+        top = {} if keep_existing else {k: v for k, v in res.items() if k != "checks"}
+        res = {**prev, **top, "checks": merged}
     path.write_text(json.dumps(res, indent=1, default=str))
 
 

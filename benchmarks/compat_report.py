@@ -46,7 +46,11 @@ def write_report(results: list[dict], out: str) -> None:
         "# Compatibility matrix: the same checks under every torch that torch_npu ships for", "",
         "Produced by `bash benchmarks/compat_envs.sh && python benchmarks/compat.py` (one venv per torch, "
         "CPU). accuracy: `analyze` vs PyTorch's CPU-allocator accounting of the real step in the same venv "
-        "(benchmarks/accuracy_cpu.py's `run_case`), every fixture at fp32 and bf16-amp, batch 2.", "",
+        "(benchmarks/accuracy_cpu.py's `run_case`), every fixture at fp32 and bf16-amp, batch 2, sequence length 32.", "",
+        "A failed case reads `UserCodeError` when the real step failed the same way on that torch (the model "
+        "uses something that torch lacks), `TraceError` / other errors when only memplan failed. unseen model: "
+        "a model file no test has seen (a conv stem + transformer encoder hybrid), same comparison. Rows with a "
+        "note ran only part of the check set (see the note).", "",
         "| torch | transformers | accuracy | unseen model | validate | plan | diagnose | gloo ddp |",
         "|---|---|---|---|---|---|---|---|",
     ]
