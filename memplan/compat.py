@@ -219,6 +219,17 @@ def fsdp2_internals():
 
 
 @functools.lru_cache(maxsize=None)
+def fsdp2_collectives():
+    """FSDP2's `_fsdp_collectives` module when it has the DefaultAllGather / DefaultReduceScatter
+    classes (torch >= 2.6), else None."""
+    try:
+        from torch.distributed.fsdp._fully_shard import _fsdp_collectives as c
+    except ImportError:
+        return None
+    return c if hasattr(c, "DefaultAllGather") and hasattr(c, "DefaultReduceScatter") else None
+
+
+@functools.lru_cache(maxsize=None)
 def fake_process_group() -> bool:
     """torch's fake process group (`init_process_group("fake", store=FakeStore())`)."""
     try:

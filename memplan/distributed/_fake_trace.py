@@ -150,8 +150,10 @@ def _gloo_collective_copies():
     reduce-scatter input and the new sharded gradient: with a large root unit (BERT's word embeddings)
     it makes the rank's peak. NCCL and HCCL make neither copy in the caching allocator.
     """
-    from torch.distributed.fsdp._fully_shard import _fsdp_collectives as C
-
+    C = compat.fsdp2_collectives()
+    if C is None:   # a torch without FSDP2's collective classes: nothing to patch
+        yield
+        return
     ag, rs = C.DefaultAllGather.__call__, C.DefaultReduceScatter.__call__
 
     def all_gather(self, output_tensor, input_tensor, group, async_op=False):
