@@ -80,6 +80,10 @@ def write_report(results: list[dict], out: str) -> None:
                     cells = f"{a.get('estimate_bytes', 0):,} | {a.get('skipped', '')} | "
                 shape = f"{a.get('batch_size', '-')}, {a.get('seq_len') or 'default'}"
                 lines.append(f"| {r['torch']} | {a['model']} | {a['precision']} | {shape} | {cells} |")
+    gaps = os.path.join(os.path.dirname(out), "compat_gaps.md")
+    if os.path.exists(gaps):
+        with open(gaps) as f:
+            lines += ["", f.read().rstrip()]
     pip_log = os.path.join(os.path.dirname(out), "compat_pip_install.txt")
     if os.path.exists(pip_log):
         with open(pip_log) as f:
