@@ -230,6 +230,16 @@ def fsdp2_collectives():
 
 
 @functools.lru_cache(maxsize=None)
+def ddp_has_init_sync() -> bool:
+    """Whether DistributedDataParallel takes `init_sync` (skip the initial parameter broadcast)."""
+    import inspect
+
+    from torch.nn.parallel import DistributedDataParallel
+
+    return "init_sync" in inspect.signature(DistributedDataParallel.__init__).parameters
+
+
+@functools.lru_cache(maxsize=None)
 def fake_process_group() -> bool:
     """torch's fake process group (`init_process_group("fake", store=FakeStore())`)."""
     try:

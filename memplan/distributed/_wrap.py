@@ -144,7 +144,8 @@ def wrap_workload(workload: Workload, cfg: TrainConfig, sharding: str, *, run_de
             from torch.nn.parallel import DistributedDataParallel as DDP
 
             ids = [torch.device(run_device).index] if run_device != "cpu" else None
-            ddp = DDP(model, device_ids=ids, bucket_cap_mb=cap, init_sync=not fake)
+            sync = {"init_sync": not fake} if compat.ddp_has_init_sync() else {}   # torch >= 2.2
+            ddp = DDP(model, device_ids=ids, bucket_cap_mb=cap, **sync)
             if fake:
                 ddp.register_comm_hook(world_size, _fake_allreduce_hook)
                 ddp.reducer = _NoRebuild(ddp.reducer)
