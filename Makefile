@@ -17,10 +17,10 @@ demo: $(STAMP)
 	$(VENV)/bin/memplan analyze fixtures/models/gpt2.py --batch-size 4 --seq-len 256 --device 910B3
 
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto
 
 test-slow: $(STAMP)
-	$(PY) -m pytest -q -m slow
+	$(PY) -m pytest -q -n auto -m slow
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -1,12 +1,17 @@
-"""Speed: memplan's trace vs. a bare fake-tensor run of the same training steps, side by side.
+"""Speed: `memplan analyze` block-once vs. the full trace vs. a bare fake-tensor process, side by side.
 
-"Bare" = the same step driver (`memplan.step.run`, 2 optimizer steps) under a plain FakeTensorMode with
-no recording at all: the cost floor of any fake-tensor estimator. Each timing is the best of `--repeat`
-alternating runs in one process, so both see the same machine load. Optionally PyTorch's own
-`torch.distributed._tools.MemTracker` on the same fake step, for reference. Finally the peak RSS of
-`memplan analyze --hf-config llama-2-7b.json --seq-len 4096 --batch-size 1 --precision bf16-amp`.
+Three processes per model, one after the other (so they see the same machine load), each timed from
+start to exit (imports included, as a user waits for them):
+- bare: imports torch and transformers, builds the model and runs the same 2 optimizer steps
+  (`memplan.step.run`, same device family so the same optimizer implementation) under a plain
+  FakeTensorMode with no recording at all -- the cost floor of any fake-tensor estimator that runs
+  every layer;
+- `memplan analyze --format json` (block-once where it applies: memplan.trace.blocks);
+- `memplan analyze --full-trace --format json` (every layer traced).
+The two analyses must agree exactly (peak allocated and reserved, breakdown, phase peaks, module rows,
+event count), else the benchmark fails.
 
-    python benchmarks/speed.py [--repeat 3] [--no-memtracker]
+    python benchmarks/speed.py [--repeat 1] [--only NAME]
 """
 from __future__ import annotations
 
@@ -14,112 +19,141 @@ import argparse
 import json
 import os
 import platform
-import resource
 import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-
-import torch  # noqa: E402
-
-from memplan.hf import load_hf_config  # noqa: E402
-from memplan.step import run  # noqa: E402
-from memplan.trace.tracer import _FakeMode, trace_workload  # noqa: E402
-from memplan.workload import TrainConfig  # noqa: E402
-
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CASES = [
-    ("GPT-2 (124M, HF)", "fixtures/hf/gpt2.json", TrainConfig(batch_size=4, seq_len=512)),
-    ("TinyLlama-1.1B (HF config)", "fixtures/hf/tinyllama-1.1b.json", TrainConfig(batch_size=1, seq_len=2048)),
+    # label, HF config, batch, seq, precision, device
+    ("GPT-2 (124M)", "fixtures/hf/gpt2.json", 4, 512, "fp32", None),
+    ("TinyLlama-1.1B", "fixtures/hf/tinyllama-1.1b.json", 1, 2048, "fp32", None),
+    ("Llama-2-7B", "fixtures/hf/llama-2-7b.json", 1, 4096, "bf16-amp", "910B3"),
+    ("Llama-2-70B shape", "fixtures/hf/llama-2-70b.json", 1, 4096, "bf16-amp", "910B3"),
 ]
+_SAME = ("peak_allocated_bytes", "peak_reserved_bytes", "peak_phase", "breakdown_at_peak", "phase_peaks",
+         "first_step_peak_bytes", "modules", "n_events", "fragmentation_bytes")
+
+_BARE = """
+import os, sys
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+sys.path.insert(0, {root!r})
+from memplan.core.device import resolve_device
+from memplan.hf import load_hf_config
+from memplan.step import Target, run
+from memplan.trace.tracer import _FakeMode
+from memplan.workload import TrainConfig
+dev = resolve_device({device!r})
+cfg = TrainConfig(batch_size={batch}, seq_len={seq}, precision={precision!r})
+with _FakeMode(allow_non_fake_inputs=True):
+    run(load_hf_config({config!r}), cfg, target=Target(family=dev.family, name=dev.name))
+"""
 
 
-def bare(wl, cfg) -> float:
+def _timed(cmd: list[str]) -> tuple[float, str]:
+    """(wall seconds, stdout) of one process."""
+    env = dict(os.environ, PYTHONPATH=ROOT, TRANSFORMERS_VERBOSITY="error")
     t0 = time.perf_counter()
-    with _FakeMode(allow_non_fake_inputs=True):
-        run(wl, cfg)
-    return time.perf_counter() - t0
-
-
-def traced(wl, cfg) -> float:
-    t0 = time.perf_counter()
-    trace_workload(wl, cfg)
-    return time.perf_counter() - t0
-
-
-def memtracker(wl, cfg) -> float:
-    from torch.distributed._tools.mem_tracker import MemTracker
-
-    t0 = time.perf_counter()
-    with _FakeMode(allow_non_fake_inputs=True):
-        mt = MemTracker()
-
-        class Hooks:
-            def phase(self, phase, *a):
-                if phase == "inputs":  # MemTracker needs its module stats reset between iterations
-                    mt.reset_mod_stats()
-            def model_built(self, model): mt.track_external(model)
-            def batch_made(self, batch): pass
-            def after_backward(self, model): pass
-            def after_optimizer(self, model, opt): pass
-
-        with mt:
-            run(wl, cfg, Hooks())
-    return time.perf_counter() - t0
-
-
-def rss_llama7b() -> dict:
-    cmd = [sys.executable, "-m", "memplan", "analyze", "--hf-config", "fixtures/hf/llama-2-7b.json",
-           "--seq-len", "4096", "--batch-size", "1", "--precision", "bf16-amp", "--format", "json"]
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    out, err = proc.communicate()
     wall = time.perf_counter() - t0
-    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
-    peak = json.loads(proc.stdout)["peak_allocated_bytes"] if proc.returncode == 0 else None
-    return {"command": " ".join(cmd[2:]), "returncode": proc.returncode, "wall_s": round(wall, 1),
-            "peak_rss_bytes": rss, "peak_rss_gib": round(rss / 2**30, 3), "estimated_peak_bytes": peak}
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{err[-2000:]}")
+    return wall, out
+
+
+def analyze_cmd(config, batch, seq, precision, device, full: bool) -> list[str]:
+    cmd = [sys.executable, "-m", "memplan", "analyze", "--hf-config", config, "--batch-size", str(batch),
+           "--seq-len", str(seq), "--precision", precision, "--format", "json", "-q"]
+    if device:
+        cmd += ["--device", device]
+    return cmd + (["--full-trace"] if full else [])
+
+
+def run_case(label, config, batch, seq, precision, device, repeat: int) -> dict:
+    bare_src = _BARE.format(root=ROOT, device=device, batch=batch, seq=seq, precision=precision, config=config)
+    walls: dict[str, list[float]] = {"bare": [], "block": [], "full": []}
+    results = {}
+    for _ in range(repeat):
+        walls["bare"].append(_timed([sys.executable, "-c", bare_src])[0])
+        for key, full in (("block", False), ("full", True)):
+            wall, out = _timed(analyze_cmd(config, batch, seq, precision, device, full))
+            walls[key].append(wall)
+            results[key] = json.loads(out)
+    block, full = results["block"], results["full"]
+    diff = [k for k in _SAME if block[k] != full[k]]
+    if diff:
+        raise SystemExit(f"{label}: block-once and full trace differ in {diff}")
+    best = {k: min(v) for k, v in walls.items()}
+    return {"model": label, "config": config, "batch_size": batch, "seq_len": seq, "precision": precision,
+            "device": device or "cpu", "trace_mode": block["trace_mode"],
+            "trace_mode_reason": block["trace_mode_reason"], "bare_fake_process_s": round(best["bare"], 2),
+            "analyze_block_once_s": round(best["block"], 2), "analyze_full_trace_s": round(best["full"], 2),
+            "block_once_over_bare": round(best["block"] / best["bare"], 3),
+            "full_over_bare": round(best["full"] / best["bare"], 3),
+            "identical": True, "peak_allocated_bytes": block["peak_allocated_bytes"],
+            "peak_reserved_bytes": block["peak_reserved_bytes"], "n_events": block["n_events"]}
+
+
+def plan_vs_analyze(config="fixtures/hf/llama-2-7b.json", seq=4096, precision="bf16-amp", device="910B3") -> dict:
+    """`memplan plan` against one `memplan analyze` of the same workload (processes, side by side)."""
+    analyze = analyze_cmd(config, 1, seq, precision, device, False)
+    plan = [sys.executable, "-m", "memplan", "plan", "--hf-config", config, "--seq-len", str(seq),
+            "--precision", precision, "--device", device, "--format", "json", "-q"]
+    a_wall, _ = _timed(analyze)
+    p_wall, out = _timed(plan)
+    result = json.loads(out)
+    return {"command": " ".join(plan[2:]), "analyze_s": round(a_wall, 2), "plan_s": round(p_wall, 2),
+            "plan_over_analyze": round(p_wall / a_wall, 3), "plan_batch_size": result.get("batch_size"),
+            "plan_checkpoint": result.get("checkpoint")}
+
+
+def write(rows: list[dict], repeat: int, out: str, plan: dict | None = None) -> None:
+    import torch
+
+    result = {"benchmark": "speed", "torch": torch.__version__, "python": platform.python_version(),
+              "cpus": os.cpu_count(), "load_avg_at_end": os.getloadavg(), "steps_traced": 2,
+              "repeat": repeat, "cases": rows, "plan_vs_analyze": plan}
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out + ".json", "w") as f:
+        json.dump(result, f, indent=2)
+    lines = ["# Speed: `memplan analyze` (block-once) vs. full trace vs. a bare fake-tensor process",
+             "", f"Wall time of whole processes (imports included), best of {repeat}, 2 optimizer steps each, "
+             f"{os.cpu_count()} CPUs shared with other jobs (load average at the end: "
+             f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}). Block-once and full trace gave identical "
+             "estimates (peak allocated and reserved, breakdown, phase peaks, module rows, event count) in every "
+             "row.", "",
+             "| model | config | mode | bare fake (s) | analyze block-once (s) | analyze full (s) | "
+             "block-once / bare | full / bare |", "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['model']} | b{r['batch_size']} s{r['seq_len']} {r['precision']} {r['device']} | "
+                     f"{r['trace_mode']} | {r['bare_fake_process_s']} | {r['analyze_block_once_s']} | "
+                     f"{r['analyze_full_trace_s']} | **{r['block_once_over_bare']}** | {r['full_over_bare']} |")
+    if plan:
+        lines += ["", f"`{plan['command']}`: **{plan['plan_s']} s**, one `memplan analyze` of the same "
+                  f"workload {plan['analyze_s']} s: plan / analyze = **{plan['plan_over_analyze']}**."]
+    with open(out + ".md", "w") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--no-memtracker", action="store_true")
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--only", default=None, help="run only the cases whose label contains this text")
+    ap.add_argument("--no-plan", action="store_true", help="skip plan vs. analyze on Llama-2-7B")
     ap.add_argument("--out", default="benchmarks/results/speed")
     args = ap.parse_args()
     rows = []
-    for label, path, cfg in CASES:
-        wl = load_hf_config(path)
-        bare(wl, cfg)  # warm-up: imports, kernel caches
-        b, t = [], []
-        for _ in range(args.repeat):
-            b.append(bare(wl, cfg))
-            t.append(traced(wl, cfg))
-        row = {"model": label, "config": cfg.to_dict(), "bare_fake_s": round(min(b), 3),
-               "memplan_trace_s": round(min(t), 3), "ratio": round(min(t) / min(b), 3)}
-        if not args.no_memtracker and "GPT-2" in label:
-            row["memtracker_s"] = round(memtracker(wl, cfg), 3)
-            row["memtracker_ratio"] = round(row["memtracker_s"] / row["bare_fake_s"], 2)
-        print(row, flush=True)
+    for case in CASES:
+        if args.only and args.only not in case[0]:
+            continue
+        row = run_case(*case, repeat=args.repeat)
+        print(json.dumps(row), flush=True)
         rows.append(row)
-    rss = rss_llama7b()
-    print(rss, flush=True)
-    result = {"benchmark": "speed", "torch": torch.__version__, "python": platform.python_version(),
-              "steps_traced": 2, "cases": rows, "llama2_7b_rss": rss}
-    os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    with open(args.out + ".json", "w") as f:
-        json.dump(result, f, indent=2)
-    lines = ["# Speed: memplan trace vs. a bare fake-tensor step (same run, best of "
-             f"{args.repeat}, 2 optimizer steps each)", "",
-             "| model | bare fake step (s) | memplan trace (s) | ratio | MemTracker (s) | MemTracker ratio |",
-             "|---|---|---|---|---|---|"]
-    for r in rows:
-        lines.append(f"| {r['model']} | {r['bare_fake_s']} | {r['memplan_trace_s']} | **{r['ratio']}** | "
-                     f"{r.get('memtracker_s', '-')} | {r.get('memtracker_ratio', '-')} |")
-    lines += ["", f"`memplan {rss['command']}`: peak RSS **{rss['peak_rss_gib']} GiB**, "
-              f"{rss['wall_s']} s wall (target: <= 2 GiB)."]
-    with open(args.out + ".md", "w") as f:
-        f.write("\n".join(lines) + "\n")
+    plan = None if args.no_plan else plan_vs_analyze()
+    if plan:
+        print(json.dumps(plan), flush=True)
+    write(rows, args.repeat, args.out, plan)
 
 
 if __name__ == "__main__":

@@ -309,3 +309,66 @@ def eager_paths():
         dist.Distribution.set_default_validate_args(validate)
         for mod, name, orig in reversed(patched):
             setattr(mod, name, orig)
+
+
+@contextlib.contextmanager
+def fake_module_conversion():
+    """While active, `Module.to(...)` / `.float()` / `.half()` on a module whose parameters are fake
+    tensors replaces each converted parameter with a new `Parameter`, as torch does for real tensors
+    when `torch.__future__.set_overwrite_module_params_on_conversion(True)`.
+
+    torch's own `Module._apply` always swaps a FakeTensor parameter in place
+    (`torch.utils.swap_tensors`), which refuses tensors that have weak references - and every fake
+    tensor has one (FakeTensorMode's memo). So any library that moves or casts a module while it is
+    built (PEFT's `get_peft_model` moves each adapter to its base layer's device and dtype) fails
+    with "_apply(): Couldn't swap Linear.weight". The replacement has the same memory effect (the
+    converted copy is allocated, the old one freed when unreferenced); a conversion that changes
+    nothing keeps the very same parameter, and parameters tied before stay tied."""
+    import torch
+    from torch._subclasses.fake_tensor import FakeTensor
+
+    orig = torch.nn.Module._apply
+    memo: dict[int, object] = {}
+    depth = [0]
+
+    def _apply(self, fn, recurse=True):
+        params = [p for p in self.parameters() if p is not None]
+        if not params or not all(isinstance(p, FakeTensor) for p in params):
+            return orig(self, fn, recurse)
+        depth[0] += 1
+        try:
+            if recurse:
+                for child in self.children():
+                    child._apply(fn)
+            for key, p in list(self._parameters.items()):
+                if p is not None:
+                    self._parameters[key] = _converted(p, fn)
+            for key, b in list(self._buffers.items()):
+                if b is not None:
+                    self._buffers[key] = fn(b)
+        finally:
+            depth[0] -= 1
+            if depth[0] == 0:
+                memo.clear()
+        return self
+
+    def _converted(p, fn):
+        if id(p) in memo:               # a parameter shared by several modules: convert it once
+            return memo[id(p)]
+        with torch.no_grad():
+            applied = fn(p)
+        if applied is p:
+            new = p
+        else:
+            new = torch.nn.Parameter(applied, requires_grad=p.requires_grad)
+            if p.grad is not None:
+                with torch.no_grad():
+                    new.grad = fn(p.grad)
+        memo[id(p)] = new
+        return new
+
+    torch.nn.Module._apply = _apply
+    try:
+        yield
+    finally:
+        torch.nn.Module._apply = orig

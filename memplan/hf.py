@@ -113,13 +113,40 @@ def workload_from_config(config, *, name: str, task: str | None = None, source: 
         return {"input_ids": ids, "labels": ids.clone()}
 
     return Workload(name=name, build_model=build_model, make_batch=make_batch, source=source,
-                    default_seq_len=default_seq, extra={"architecture": arch, "kind": kind})
+                    default_seq_len=default_seq,
+                    extra={"architecture": arch, "kind": kind, "hf_config": config, "task": task,
+                           "hf_model_class": cls})
 
 
-def load_hf_config(path: str, task: str | None = None) -> Workload:
-    if os.path.isdir(path):
-        path = os.path.join(path, "config.json")
+def resolve_config_path(name: str) -> str:
+    """A config.json, a model directory holding one, or a model id whose config.json is in the local
+    Hugging Face cache (`huggingface_hub.try_to_load_from_cache`: no network, never weights)."""
+    if os.path.isdir(name):
+        path = os.path.join(name, "config.json")
+        if not os.path.exists(path):
+            raise UserError(f"{name} is a directory without config.json")
+        return path
+    if os.path.exists(name) or name.endswith(".json") or name.count("/") != 1:
+        return name
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:
+        return name
+    cached = try_to_load_from_cache(name, "config.json")
+    if isinstance(cached, str):
+        return cached
+    raise UserError(f"{name}: no such file, and no config.json for model id {name!r} in the local Hugging Face "
+                    f"cache (fetch it alone: huggingface-cli download {name} config.json)")
+
+
+def load_hf_config(path: str, task: str | None = None, attn_implementation: str | None = None) -> Workload:
+    path = resolve_config_path(path)
     data = read_json(path)
     config = config_from_dict(data, source=path)
-    name = data.get("_name_or_path") or os.path.splitext(os.path.basename(path))[0]
+    if attn_implementation:
+        config._attn_implementation = attn_implementation
+    stem = os.path.splitext(os.path.basename(path))[0]
+    if stem == "config":   # a model directory (or cache snapshot): name it after the directory
+        stem = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    name = data.get("_name_or_path") or stem
     return workload_from_config(config, name=str(name), task=task, source=path)

@@ -84,6 +84,10 @@ def optimizer_class(cfg: TrainConfig, family: str):
     import torch
 
     kw = resolve_optimizer_impl(cfg.optimizer_impl, family)
+    if cfg.optimizer == "adamw-8bit":
+        from memplan.optim8bit import AdamW8bitStateModel
+
+        return AdamW8bitStateModel, {}
     if cfg.optimizer not in OPTIMIZER_CLASSES:
         raise UserError(f"unknown optimizer {cfg.optimizer!r}")
     if cfg.optimizer == "adafactor" and "fused" in kw:
@@ -258,8 +262,10 @@ def run(workload: Workload, cfg: TrainConfig, hooks: StepHooks | None = None,
 
     hooks = hooks or NoHooks()
     gc_was_enabled = gc.isenabled()
+    outer_freeze = gc.get_freeze_count() > 0   # a caller running several traces froze the heap once
     gc.collect()
-    gc.freeze()  # objects from before the run (transformers' modules...) are not scanned again
+    if not outer_freeze:
+        gc.freeze()  # objects from before the run (transformers' modules...) are not scanned again
     gc.disable()
     try:
         model = build(workload, cfg, hooks, target)
@@ -299,6 +305,8 @@ def run(workload: Workload, cfg: TrainConfig, hooks: StepHooks | None = None,
                     loss = loss_fn(out, batch) / K
                 if not isinstance(loss, torch.Tensor):
                     raise UserError("loss_fn must return a tensor")
+                if not cfg.keep_outputs:
+                    out = None
                 hooks.phase("backward", step, micro)
                 if scaler is not None:
                     scaler.scale(loss).backward()
@@ -322,7 +330,8 @@ def run(workload: Workload, cfg: TrainConfig, hooks: StepHooks | None = None,
         hooks.phase("end", cfg.steps + 1, 0)
         del batch, model, optimizer, scaler
     finally:
-        gc.unfreeze()
+        if not outer_freeze:
+            gc.unfreeze()
         if gc_was_enabled:
             gc.enable()
         gc.collect()

@@ -24,9 +24,10 @@ from memplan.errors import UserError
 PRECISIONS = ("fp32", "bf16", "fp16-amp", "bf16-amp")
 SHARDINGS = ("ddp", "zero1", "zero2", "zero3", "fsdp")
 """Data-parallel strategies: DDP, ZeRO-1 (ZeroRedundancyOptimizer), ZeRO-2/3 and FSDP2 (fully_shard)."""
-OPTIMIZERS = ("adamw", "adam", "sgd", "adafactor")
+OPTIMIZERS = ("adamw", "adam", "sgd", "adafactor", "adamw-8bit")
 OPTIMIZER_CLASSES = {"adamw": "AdamW", "adam": "Adam", "sgd": "SGD", "adafactor": "Adafactor"}
-"""The torch.optim class of each optimizer name (SGD is built with momentum=0.9)."""
+"""The torch.optim class of each optimizer name (SGD is built with momentum=0.9); `adamw-8bit` is
+memplan.optim8bit's state model of bitsandbytes' 8-bit AdamW."""
 OPTIMIZER_IMPLS = ("default", "foreach", "fused", "for-loop")
 
 
@@ -37,13 +38,15 @@ class TrainConfig:
     batch_size: int = 1
     seq_len: int | None = None          # passed to make_batch when it accepts `seq_len`
     precision: str = "fp32"             # fp32 | bf16 | fp16-amp | bf16-amp (amp = fp32 weights + autocast)
-    optimizer: str = "adamw"            # adamw | adam | sgd (momentum 0.9) | adafactor
+    optimizer: str = "adamw"            # adamw | adam | sgd (momentum 0.9) | adafactor | adamw-8bit (bnb state model)
     optimizer_impl: str = "default"     # default = what torch picks on the target device
     lr: float = 1e-4
     grad_accum: int = 1                 # K micro-steps per optimizer step
     clip_grad_norm: float | None = None
     checkpoint: tuple[str, ...] = ()    # fnmatch globs of module names, non-reentrant checkpointing
     steps: int = 2                      # optimizer steps traced; the last is the steady state
+    keep_outputs: bool = True           # the model output lives through backward (a plain loop); False:
+                                        # only the loss does (HF Trainer's compute_loss returns the loss alone)
 
     def validate(self) -> "TrainConfig":
         problems = []
@@ -79,6 +82,7 @@ class TrainConfig:
             "optimizer": self.optimizer, "optimizer_impl": self.optimizer_impl, "lr": self.lr,
             "grad_accum": self.grad_accum, "clip_grad_norm": self.clip_grad_norm,
             "checkpoint": list(self.checkpoint), "steps": self.steps,
+            **({} if self.keep_outputs else {"keep_outputs": False}),
         }
 
 

@@ -85,3 +85,22 @@ def test_fused_without_a_cpu_kernel_is_one_line(monkeypatch, model_path):
     monkeypatch.setattr(compat, "fused_on_cpu", lambda cls: False)
     with pytest.raises(UserError, match=r"^a CPU fused torch\.optim\.AdamW kernel .* is not in torch .*foreach"):
         api.analyze(model_path("mlp"), batch_size=2, optimizer_impl="fused", fallback=False)
+"""Module.to / casts on fake parameters while tracing (memplan.compat.fake_module_conversion)."""
+
+
+def test_module_to_on_fake_parameters_keeps_ties_and_identity():
+    import torch
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    from memplan.compat import fake_module_conversion
+
+    with fake_module_conversion(), FakeTensorMode():
+        emb = torch.nn.Embedding(10, 4)
+        head = torch.nn.Linear(4, 10, bias=False)
+        head.weight = emb.weight
+        model = torch.nn.Sequential(emb, head)
+        same = model[1].weight
+        model.to("cpu")                                   # nothing changes: the very same parameter
+        assert model[1].weight is same
+        model.to(torch.bfloat16)
+        assert model[0].weight.dtype == torch.bfloat16 and model[0].weight is model[1].weight

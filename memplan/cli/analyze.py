@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import click
 
-from memplan.cli._options import device_options, distributed_options, train_config, workload_options
+from memplan.cli._job import job_inputs, job_options
+from memplan.cli._options import device_options, distributed_options, workload_options
 from memplan.cli._output import EXIT_BAD_NEWS, EXIT_OK, debug_option, emit, format_option, run_command
 
 
 @click.command()
 @workload_options
+@job_options
 @device_options
 @distributed_options
 @click.option("--top", type=int, default=10, show_default=True, help="Module rows to show.")
@@ -17,19 +19,23 @@ from memplan.cli._output import EXIT_BAD_NEWS, EXIT_OK, debug_option, emit, form
 @click.option("--fallback/--no-fallback", default=True, show_default=True,
               help="When an op cannot be traced on fake tensors, measure small real CPU steps and extrapolate "
                    "(always stated in the report).")
+@click.option("--full-trace", is_flag=True,
+              help="Trace every layer even when identical layers could be traced once (block-once).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress output.")
 @format_option
 @debug_option
 def command(model, hf_config, task, device, capacity, alloc_conf, world_size, sharding, top, report_path, fallback,
-            quiet, fmt, debug, **kw):
+            full_trace, quiet, fmt, debug, **kw):
     """Estimate the peak memory of training MODEL (a model file, or --hf-config) on fake tensors."""
+    if kw.get("deepspeed_config") or _config_has_deepspeed(kw):
+        return _deepspeed(model, hf_config, task, world_size or 1, fmt, debug, kw)
     if world_size:
-        return _per_rank(model, hf_config, device, capacity, world_size, sharding, fmt, debug, kw)
+        return _per_rank(model, hf_config, task, device, capacity, world_size, sharding, fmt, debug, kw)
 
     def work():
         from memplan import api
 
-        cfg = train_config(kw)
+        workload, cfg, job = job_inputs(model, hf_config, task, kw)
         if report_path:
             from memplan.report.write import check_report_path
 
@@ -37,35 +43,75 @@ def command(model, hf_config, task, device, capacity, alloc_conf, world_size, sh
         from memplan.report.progress import progress
 
         with progress(api.phase_count(cfg), "tracing", quiet=quiet, fmt=fmt) as bar:
-            a = api.run_analysis(model, hf_config=hf_config, task=task, config=cfg, device=device,
+            a = api.run_analysis(workload, config=cfg, device=device,
                                  capacity=capacity, alloc_conf=alloc_conf,
-                                 on_phase=lambda *a: bar.update(1), fallback=fallback)
+                                 on_phase=lambda *a: bar.update(1), fallback=fallback,
+                                 full_trace=full_trace)
         if report_path and a.trace is None:
             click.echo("memplan: no timeline for a fallback estimate: --report was not written", err=True)
         elif report_path:
             from memplan.report.write import write_report
 
             write_report(report_path, a.estimate, a.trace, sim=a.sim)
-        return a.estimate
+        return a.estimate, job
 
-    est = run_command(debug, work)
+    est, job = run_command(debug, work)
     from memplan.report.text import render_estimate
 
     code = EXIT_BAD_NEWS if est.fits is False else EXIT_OK
-    emit(fmt, "analyze", est.to_dict(), lambda: render_estimate(est, top=top), code)
+    d = est.to_dict()
+    if job is not None:
+        d["train_config"] = job.mapping()
+    emit(fmt, "analyze", d, lambda: _with_mapping(job, render_estimate(est, top=top)), code)
 
 
-def _per_rank(model, hf_config, device, capacity, world_size, sharding, fmt, debug, kw):
+def _with_mapping(job, text: str) -> str:
+    if job is None:
+        return text
+    from memplan.report.jobs import render_mapping
+
+    return render_mapping(job) + "\n\n" + text
+
+
+def _per_rank(model, hf_config, task, device, capacity, world_size, sharding, fmt, debug, kw):
     """`--world-size N`: the per-rank estimate of memplan.distributed, enveloped as `analyze`."""
 
     def work():
         from memplan import api
 
         dev = api.resolve_device(device, capacity)
-        return api.estimate_per_rank(model, train_config(kw), world_size, sharding, dev, hf_config=hf_config)
+        workload, cfg, _job = job_inputs(model, hf_config, task, kw)
+        return api.estimate_per_rank(workload, cfg, world_size, sharding, dev)
 
     est = run_command(debug, work)
     from memplan.report.shard_text import render_rank_estimate
 
     emit(fmt, "analyze", est.to_dict(), lambda: render_rank_estimate(est),
          EXIT_BAD_NEWS if est.fits is False else EXIT_OK)
+
+
+def _config_has_deepspeed(kw) -> bool:
+    if not kw.get("train_config"):
+        return False
+    from memplan.configs import load_mapping
+
+    return bool(load_mapping(kw["train_config"]).get("deepspeed"))
+
+
+def _deepspeed(model, hf_config, task, world_size, fmt, debug, kw):
+    """A DeepSpeed config: per-rank device and host memory of its ZeRO stage (a model, stated)."""
+
+    def work():
+        from memplan import api
+        from memplan.cli._job import deepspeed_of
+
+        workload, cfg, job = job_inputs(model, hf_config, task, kw)
+        return api.estimate_deepspeed(workload, cfg, deepspeed_of(job, kw, cfg), world_size), job
+
+    est, job = run_command(debug, work)
+    from memplan.report.jobs import render_deepspeed
+
+    d = est.to_dict()
+    if job is not None:
+        d["train_config"] = job.mapping()
+    emit(fmt, "analyze", d, lambda: _with_mapping(job, render_deepspeed(est)), EXIT_OK)

@@ -49,7 +49,10 @@ def command(logs: tuple[str, ...], estimate_path: str | None, show_all: bool, sn
     def work():
         from memplan import api
 
-        return api.diagnose(list(logs), _load_estimate(estimate_path))
+        result = api.diagnose(list(logs), _load_estimate(estimate_path))
+        if result.input_problem:  # empty, binary, or no log line: bad input, not a diagnosis
+            raise UserError(result.input_problem)
+        return result
 
     result = run_command(debug, work)
     from memplan.report.diagnosis_text import render_diagnosis

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import click
 
-from memplan.cli._options import device_options, train_config, workload_options
-from memplan.cli._output import EXIT_BAD_NEWS, EXIT_OK, debug_option, emit, format_option, run_command
+from memplan.cli._job import job_inputs, job_options
+from memplan.cli._options import device_options, workload_options
+from memplan.cli._output import EXIT_BAD_NEWS, EXIT_OK, debug_option, emit, run_command
 
 
 @click.command()
 @workload_options
+@job_options
 @device_options
 @click.option("--target-global-batch", type=int, default=None, help="Global batch to reach with accumulation.")
 @click.option("--dp-size", type=int, default=1, show_default=True, help="Data-parallel ranks.")
@@ -18,7 +20,8 @@ from memplan.cli._output import EXIT_BAD_NEWS, EXIT_OK, debug_option, emit, form
 @click.option("--thorough/--fast", default=None, help="Re-trace every alternative (default: when a trace is quick).")
 @click.option("--report", "report_path", default=None, type=click.Path(dir_okay=False), help="Also write .md or .html.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress output.")
-@format_option
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "llamafactory", "trainer-args"]), default="table",
+              show_default=True, help="Output format; llamafactory / trainer-args: the plan as those config keys.")
 @debug_option
 def command(model, hf_config, task, device, capacity, alloc_conf, target_global_batch, dp_size, margin,
             seq_len_search, same_math_only, thorough, report_path, quiet, fmt, debug, **kw):
@@ -28,8 +31,9 @@ def command(model, hf_config, task, device, capacity, alloc_conf, target_global_
         from memplan import api
         from memplan.report.progress import progress
 
+        workload, cfg, _job = job_inputs(model, hf_config, task, kw)
         with progress(None, "tracing", quiet=quiet, fmt=fmt) as bar:
-            p = api.plan(model, hf_config=hf_config, task=task, config=train_config(kw), device=device,
+            p = api.plan(workload, config=cfg, device=device,
                      capacity=capacity, alloc_conf=alloc_conf, margin=margin / 100.0,
                      target_global_batch=target_global_batch, dp_size=dp_size, seq_len_search=seq_len_search,
                      same_math_only=same_math_only, thorough=thorough,
@@ -43,4 +47,13 @@ def command(model, hf_config, task, device, capacity, alloc_conf, target_global_
     p = run_command(debug, work)
     from memplan.report.plan_text import render_plan
 
-    emit(fmt, "plan", p.to_dict(), lambda: render_plan(p), EXIT_OK if p.fits else EXIT_BAD_NEWS)
+    code = EXIT_OK if p.fits else EXIT_BAD_NEWS
+    if fmt in ("llamafactory", "trainer-args"):
+        from memplan.configs.writer import plan_keys, render
+
+        keys, notes = plan_keys(p.config, p.batch_size, p.grad_accum_steps, p.checkpoint, fmt)
+        if fmt == "trainer-args":
+            for line in notes + [f"export {k}={v}" for k, v in p.env.items()]:
+                click.echo(f"memplan: {line}", err=True)
+        emit("table", "plan", {}, lambda: render(keys, notes, p.env, fmt), code)
+    emit(fmt, "plan", p.to_dict(), lambda: render_plan(p), code)

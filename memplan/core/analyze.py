@@ -15,6 +15,7 @@ from memplan.core.fallback import can_fall_back, estimate_by_fallback
 from memplan.errors import UserError
 from memplan.hf import load_hf_config
 from memplan.step import Target
+from memplan.trace.blocks import trace_block_once
 from memplan.workload import TrainConfig, Workload, load_model_file
 
 
@@ -51,12 +52,18 @@ def train_config(config: TrainConfig | None = None, **train_options) -> TrainCon
     return (cfg.with_(**train_options) if train_options else cfg).validate()
 
 
-def trace(workload: Workload, cfg: TrainConfig, dev: DeviceTarget, on_phase=None):
-    """The fake-tensor trace of `cfg`'s training steps, with `dev`'s kernel choices."""
-    from memplan.trace.tracer import trace_workload   # imports torch: only when a trace is asked for
+def trace(workload: Workload, cfg: TrainConfig, dev: DeviceTarget, on_phase=None, full_trace: bool = False):
+    """The fake-tensor trace of `cfg`'s training steps, with `dev`'s kernel choices: block-once when the
+    model's repeated layers are proven identical (memplan.trace.blocks), else (or with `full_trace`) every
+    op of every layer; `trace.mode` says which."""
+    target = Target(family=dev.family, run_device="cpu", name=dev.name)
+    if full_trace:
+        from memplan.trace.tracer import trace_workload   # imports torch: only when a trace is asked for
 
-    return trace_workload(workload, cfg, Target(family=dev.family, run_device="cpu", name=dev.name),
-                          on_phase=on_phase)
+        tr = trace_workload(workload, cfg, target, on_phase=on_phase)
+        tr.mode_reason = "--full-trace"
+        return tr
+    return trace_block_once(workload, cfg, target, on_phase=on_phase)
 
 
 def phase_count(cfg: TrainConfig) -> int:
@@ -67,15 +74,16 @@ def phase_count(cfg: TrainConfig) -> int:
 def run_analysis(model: str | Workload | None = None, *, hf_config: str | None = None, task: str | None = None,
                  config: TrainConfig | None = None, device: str | DeviceTarget | None = None,
                  capacity: int | str | None = None, alloc_conf: str | None = None, on_phase=None,
-                 fallback: bool = True, **train_options) -> Analysis:
+                 fallback: bool = True, full_trace: bool = False, **train_options) -> Analysis:
     """Trace, replay the allocator and estimate; on a failure `can_fall_back` accepts (and `fallback`),
-    measure small real CPU steps and extrapolate (`Estimate.method == "fallback"`, stated in its notes)."""
+    measure small real CPU steps and extrapolate (`Estimate.method == "fallback"`, stated in its notes).
+    `full_trace` traces every layer even when block-once applies (`Estimate.trace_mode`)."""
     cfg = train_config(config, **train_options)       # input errors first: before the model file runs
     dev = resolve_device(device, capacity, alloc_conf)
     workload = load_workload(model, hf_config, task)
     t0 = time.perf_counter()
     try:
-        tr = trace(workload, cfg, dev, on_phase=on_phase)
+        tr = trace(workload, cfg, dev, on_phase=on_phase, full_trace=full_trace)
     except UserError as exc:
         if not fallback or not can_fall_back(exc):
             raise

@@ -31,6 +31,8 @@ class Estimate:
     method: str = "trace"              # trace | fallback
     trace_seconds: float = 0.0
     n_events: int = 0
+    trace_mode: str | None = None      # full | block-once (memplan.trace.blocks); None for a fallback
+    trace_mode_reason: str = ""
 
     @property
     def device_total_bytes(self) -> int:
@@ -105,4 +107,5 @@ def estimate_from_trace(workload: Workload, cfg: TrainConfig, dev: DeviceTarget,
         peak_micro_step=s.peak_micro_step, breakdown_at_peak=s.breakdown_at_peak, phase_peaks=s.phase_peaks,
         first_step_peak_bytes=s.first_step_peak_bytes, modules=modules, fragmentation_bytes=frag,
         notes=notes, trace_seconds=round(seconds, 3), n_events=s.n_events,
+        trace_mode=getattr(trace, "mode", "full"), trace_mode_reason=getattr(trace, "mode_reason", ""),
     )

@@ -5,7 +5,11 @@ Catalogs, each row with the repository, path and commit it was read from:
   aclnn status codes and HCCL `HcclResult` values, including renumbered (`transient`) and aliased rows.
 - `cann_codes.tsv`: CANN string codes (`E` + module char + 4 digits); `cann_modules.tsv` names the modules.
 - `torch_npu_codes.tsv`: torch_npu's `ERRxxyyy` codes (sub-module x error kind).
-- `cuda_nccl_codes.tsv`: the CUDA runtime and NCCL results users meet in training.
+- `cuda_nccl_codes.tsv`: the CUDA runtime and NCCL results users meet in training, with the exact texts
+  of `cudaGetErrorString` / `ncclGetErrorString`.
+- `drv_codes.tsv`: the Ascend driver's `drvError_t` values (`drvRetCode=N` in CANN plog lines).
+- `messages.tsv`: message texts that name a cause, each with its source; `code_contexts.tsv`: where a bare
+  number in a log is an error code (compiled by `_rules`).
 - `notes.json`: memplan's own explanations for the most common codes; `advice.json`: advice ids.
 
 Known limitations: explanations of uncommon codes are built from their catalog names and titles.
@@ -35,23 +39,37 @@ def _read_json(name: str) -> Any:
 
 
 @functools.lru_cache(maxsize=None)
+def _rows(name: str) -> tuple[dict[str, str], ...]:
+    """The rows of one TSV data file, read once."""
+    return tuple(_read_tsv(name))
+
+
 def acl_rows() -> tuple[dict[str, str], ...]:
-    return tuple(_read_tsv("acl_codes.tsv"))
+    return _rows("acl_codes.tsv")
 
 
-@functools.lru_cache(maxsize=None)
 def cann_rows() -> tuple[dict[str, str], ...]:
-    return tuple(_read_tsv("cann_codes.tsv"))
+    return _rows("cann_codes.tsv")
 
 
-@functools.lru_cache(maxsize=None)
 def npu_err_rows() -> tuple[dict[str, str], ...]:
-    return tuple(_read_tsv("torch_npu_codes.tsv"))
+    return _rows("torch_npu_codes.tsv")
 
 
-@functools.lru_cache(maxsize=None)
 def cuda_nccl_rows() -> tuple[dict[str, str], ...]:
-    return tuple(_read_tsv("cuda_nccl_codes.tsv"))
+    return _rows("cuda_nccl_codes.tsv")
+
+
+def drv_rows() -> tuple[dict[str, str], ...]:
+    return _rows("drv_codes.tsv")
+
+
+def message_rows() -> tuple[dict[str, str], ...]:
+    return _rows("messages.tsv")
+
+
+def code_context_rows() -> tuple[dict[str, str], ...]:
+    return _rows("code_contexts.tsv")
 
 
 @functools.lru_cache(maxsize=None)
@@ -105,6 +123,8 @@ def _by_name() -> dict[str, dict[str, str]]:
         out.setdefault(r["name"].upper(), r)
     for r in cuda_nccl_rows():
         out.setdefault(r["name"].upper(), dict(r, kind=r["family"]))
+    for r in drv_rows():
+        out.setdefault(r["name"].upper(), dict(r, kind="drv", family="drv"))
     return out
 
 
@@ -121,6 +141,11 @@ def _npu_err_by_code() -> dict[str, dict[str, str]]:
 @functools.lru_cache(maxsize=None)
 def _cuda_by_value() -> dict[str, dict[str, str]]:
     return {r["value"]: r for r in cuda_nccl_rows() if r["family"] == "cuda"}
+
+
+@functools.lru_cache(maxsize=None)
+def _drv_by_value() -> dict[str, dict[str, str]]:
+    return {r["value"]: r for r in drv_rows()}
 
 
 @functools.lru_cache(maxsize=None)
@@ -220,7 +245,7 @@ def _note_history(key: str) -> tuple[dict[str, str], ...]:
 _RE_NUM = re.compile(r"^[+-]?\d+$")
 _RE_CANN = re.compile(r"^[EW][0-9A-Z][0-9A-Z]{4}$")
 _RE_NPU = re.compile(r"^ERR(\d{2})(\d{2,3})$")
-_RE_NAME = re.compile(r"^(?:ACL|ACLNN|HCCL|RT|GE|cuda|CUDA|nccl|NCCL)[A-Za-z0-9_]*$")
+_RE_NAME = re.compile(r"^(?:ACL|ACLNN|HCCL|RT|GE|cuda|CUDA|nccl|NCCL|DRV)[A-Za-z0-9_]*$")
 
 
 def decode(code: str) -> CodeInfo:
@@ -250,7 +275,7 @@ _FAMILY_NAMES = {
     "acl": "AscendCL (acl_base.h)", "rt": "AscendCL runtime (rt_error_codes.h)", "rt-alias": "AscendCL runtime, old name",
     "ge": "graph engine (ge_error_codes.h)", "ge-alias": "graph engine, old name", "aclnn (aclnnStatus)": "aclnn status",
     "aclnn-rt": "aclnn runtime checks", "hccl (HcclResult)": "HCCL result (HcclResult)", "cuda": "CUDA runtime (cudaError_t)",
-    "nccl": "NCCL result (ncclResult_t)",
+    "nccl": "NCCL result (ncclResult_t)", "drv": "Ascend driver (drvError_t, drvRetCode in plog lines)",
 }
 
 
@@ -269,7 +294,7 @@ def _row_info(row: dict[str, str], kind: str, code: str, others: list[dict[str, 
     key = row["value"] if kind in ("acl", "hccl") else row["name"]
     meaning = _note_meaning(key) or _note_meaning(row["name"]) or (humanize(row["name"]).capitalize() + ".")
     fault = row.get("fault") or ("system" if kind in ("nccl",) else "unknown")
-    if kind == "cuda":
+    if kind in ("cuda", "drv"):
         fault = {"capacity": "resource", "environment": "system", "invalid-param": "caller",
                  "kernel-fault": "internal"}.get(row["category"], "unknown")
     history = list(_note_history(key))

@@ -3,14 +3,16 @@
 OOM messages (all sizes in bytes):
 - `absurd-request`: the 1 EB guard fired, or one request is >= 1 TiB (no accelerator has that much), or more
   than 16x the device.
-- `environment`: the device reported at least twice the request (and 64 MiB more) free, so the failure was
+- `environment`: the device reported more than the request free (10 % and 64 MiB more), so the failure was
   not a shortage (per-process limit, driver, another job).
 - `foreign-memory`: other processes named in the message hold at least the request, or
   total - free - (this process / reserved) exceeds the request and 5 % of the device after an allowance for
   the runtime context (1 GiB CUDA, 3.5 GiB Ascend, 0.5 GiB when this process's own usage is known).
-- `fragmentation`: reserved - allocated covers the request and is at least 10 % of what PyTorch reserved
-  (below that, defragmenting would only postpone the OOM by one allocation).
-- otherwise `capacity`.
+- `fragmentation`: the allocator's own arithmetic says a perfect allocator would have served the request:
+  free + (reserved - allocated) >= request (equivalently allocated + request <= total - memory outside
+  PyTorch), and the cached-but-unallocated part is at least 10 % of what PyTorch reserved (below that,
+  defragmenting would only postpone the OOM by one allocation). The numbers are shown in the summary.
+- otherwise `capacity`: it would not fit even with a perfect allocator (or the cache is a sliver).
 
 Other incidents: each piece of evidence argues for a category with a strength (3 = a sentence naming the
 cause, 2 = a specific code, 1 = generic). The strongest tier wins, so text that explains a failure beats a
@@ -30,6 +32,7 @@ from typing import Any
 from memplan.diagnose import _catalog as cat_mod
 from memplan.diagnose._parse import Evidence
 from memplan.diagnose._types import Category
+from memplan.units import fmt_bytes
 
 GiB = 1 << 30
 MiB = 1 << 20
@@ -65,16 +68,21 @@ class Group:
         return any(e.kind in ("oom", "host-oom") for e in self.evidence)
 
 
+_PREFIXED = {"HCCL": ("_hccl_by_value", "HCCL result"), "CUDA": ("_cuda_by_value", "cuda runtime error"),
+             "NCCL": ("_nccl_by_value", "NCCL result"), "DRV": ("_drv_by_value", "driver error")}
+
+
 @functools.lru_cache(maxsize=4096)
 def code_category(code: str) -> tuple[str | None, int, str]:
     """(category or None, strength, display name) for a code found in a log."""
+    prefix, _, value = code.partition(":")
+    if value and prefix in _PREFIXED:
+        table, label = _PREFIXED[prefix]
+        row = getattr(cat_mod, table)().get(value)
+        if not row:
+            return None, 0, f"{label} {value}"
+        return _memory(row["category"]), (1 if row["category"] == "unknown" else 2), row["name"]
     try:
-        if code.startswith("HCCL:"):
-            row = cat_mod._hccl_by_value().get(code[5:])
-            return (row["category"], 2, row["name"]) if row else (None, 0, f"HCCL result {code[5:]}")
-        if code.startswith("CUDA:"):
-            row = cat_mod._cuda_by_value().get(code[5:])
-            return (row["category"], 2, row["name"]) if row else (None, 0, f"cuda runtime error {code[5:]}")
         info = cat_mod.decode(code)
     except Exception:  # a code that does not decode is just context
         return None, 0, code
@@ -84,14 +92,14 @@ def code_category(code: str) -> tuple[str | None, int, str]:
     strength = 2
     if code in _GENERIC_CODES or c == "unknown" or (code.startswith("E") and code.endswith("9999")):
         strength = 1
-    if c in ("capacity", "fragmentation", "foreign-memory"):
-        c = "memory"
-    return c, strength, code
+    return _memory(c), strength, code
+
+
+def _memory(category: str) -> str:
+    return "memory" if category in ("capacity", "fragmentation", "foreign-memory") else category
 
 
 def _fmt(n: int | None) -> str:
-    from memplan.units import fmt_bytes
-
     return fmt_bytes(n)
 
 
@@ -105,113 +113,185 @@ class Verdict:
 
 
 def classify_oom(n: dict[str, Any], flags: set[str]) -> Verdict:
-    req = n.get("requested_bytes")
-    total = n.get("total_bytes")
-    alloc = n.get("allocated_bytes")
-    free = n.get("free_bytes")
-    reserved = n.get("reserved_bytes")
-    unalloc = n.get("reserved_unallocated_bytes")
-    in_use = n.get("process_in_use_bytes")
-    procs = list(n.get("processes", []))
-    device = n.get("device", "device")
-    npu = str(device).startswith("npu")
-    facts: dict[str, Any] = {}
-    if reserved is None and alloc is not None and unalloc is not None:
-        reserved = alloc + unalloc
-        facts["reserved_bytes"] = reserved
-    if unalloc is None and reserved is not None and alloc is not None:
-        unalloc = reserved - alloc
-        facts["reserved_unallocated_bytes"] = unalloc
-    dev = f"{device}" if device else "the device"
-    host = "host" in flags or device == "cpu"
+    """Classify one OOM message from its own numbers (see the module docstring for the rules)."""
+    s = OomState.read(n, flags)
+    special = _special_case(s)
+    if special is not None:
+        return special
+    frag = _fragmentation(s)
+    foreign_amount = _foreign_amount(s)
+    if foreign_amount and (frag is None or foreign_amount >= (s.unalloc or 0)):
+        return _foreign_verdict(s)
+    if frag is not None:
+        return frag
+    return _capacity_verdict(s)
 
-    # The message lists processes; in containers the process itself shows up as "Process N".
-    other = 0
-    if procs:
-        if in_use is None and len(procs) == 1 and reserved is not None and procs[0][1] >= reserved \
-                and procs[0][1] - reserved < 2 * GiB:
-            in_use = procs[0][1]
-            facts["process_in_use_bytes"] = in_use
-            facts["self_listed_as_process"] = procs[0][0]
-        else:
-            other = sum(size for _, size in procs)
-            facts["other_processes_bytes"] = other
-    foreign = None
-    if total is not None and free is not None:
-        if in_use is not None:
-            foreign = total - free - in_use
-            allowance = GiB // 2
+
+@dataclass
+class OomState:
+    """The numbers of one OOM message, with what follows from them."""
+
+    req: int | None
+    total: int | None
+    alloc: int | None
+    free: int | None
+    reserved: int | None
+    unalloc: int | None
+    in_use: int | None
+    procs: list
+    device: str
+    host: bool
+    facts: dict[str, Any]
+    other: int = 0
+    foreign: int | None = None
+    allowance: int = GiB
+    conf: float = 0.9
+    guard: bool = False
+
+    @classmethod
+    def read(cls, n: dict[str, Any], flags: set[str]) -> "OomState":
+        device = n.get("device", "device")
+        s = cls(n.get("requested_bytes"), n.get("total_bytes"), n.get("allocated_bytes"), n.get("free_bytes"),
+                n.get("reserved_bytes"), n.get("reserved_unallocated_bytes"), n.get("process_in_use_bytes"),
+                list(n.get("processes", [])), device or "the device", "host" in flags or device == "cpu", {})
+        if s.reserved is None and s.alloc is not None and s.unalloc is not None:
+            s.reserved = s.facts["reserved_bytes"] = s.alloc + s.unalloc
+        if s.unalloc is None and s.reserved is not None and s.alloc is not None:
+            s.unalloc = s.facts["reserved_unallocated_bytes"] = s.reserved - s.alloc
+        s.guard = bool(n.get("guard_1eb"))
+        s._outside(str(device).startswith("npu"))
+        missing = [v for v in (s.req, s.total, s.free, s.alloc) if v is None]
+        s.conf -= 0.1 * len(missing)
+        return s
+
+    def _outside(self, npu: bool) -> None:
+        """Memory held outside this process's allocator: listed processes, or total - free - ours."""
+        procs, reserved = self.procs, self.reserved
+        if self.in_use is not None and reserved is not None and self.in_use < reserved:
+            # "this process has 0 bytes memory in use" (seen under vLLM): less than PyTorch itself reserved,
+            # so the figure is wrong; fall back to PyTorch's own accounting.
+            self.facts["process_in_use_ignored"] = self.in_use
+            self.in_use = None
+        if procs:
+            if self.in_use is None and len(procs) == 1 and reserved is not None and procs[0][1] >= reserved \
+                    and procs[0][1] - reserved < 2 * GiB:
+                self.in_use = self.facts["process_in_use_bytes"] = procs[0][1]
+                self.facts["self_listed_as_process"] = procs[0][0]
+            else:
+                self.other = self.facts["other_processes_bytes"] = sum(size for _, size in procs)
+        if self.total is None or self.free is None:
+            return
+        if self.in_use is not None:
+            self.foreign, self.allowance = self.total - self.free - self.in_use, GiB // 2
             if reserved is not None:
-                facts["non_pytorch_bytes"] = max(0, in_use - reserved)
+                self.facts["non_pytorch_bytes"] = max(0, self.in_use - reserved)
         elif reserved is not None:
-            foreign = total - free - reserved
-            allowance = int(3.5 * GiB) if npu else GiB
-        if foreign is not None:
-            facts["foreign_bytes"] = max(0, foreign)
+            self.foreign = self.total - self.free - reserved
+            self.allowance = int(3.5 * GiB) if npu else GiB
+        if self.foreign is not None:
+            self.facts["foreign_bytes"] = max(0, self.foreign)
 
-    conf = 0.9
-    missing = [k for k, v in (("requested", req), ("total", total), ("free", free), ("allocated", alloc)) if v is None]
-    conf -= 0.1 * len(missing)
+    def head(self) -> str:
+        return f"Out of memory on {self.device}: a request for {_fmt(self.req)} failed"
 
-    if host:
+    def state(self) -> str:
+        pct = f" ({100 * self.alloc / self.total:.0f} % of the device)" if self.alloc is not None and self.total else ""
+        parts = []
+        if self.alloc is not None:
+            parts.append(f"{_fmt(self.alloc)} was allocated by PyTorch{pct}")
+        for value, what in ((self.reserved, "reserved"), (self.free, "free"), (self.total, "in total")):
+            if value is not None:
+                parts.append(f"{_fmt(value)} {what}")
+        return (" while " + ", ".join(parts)) if parts else ""
+
+
+def _special_case(s: OomState) -> Verdict | None:
+    """Host RAM, an impossible size, or a device that was not short of memory."""
+    req, total, free = s.req, s.total, s.free
+    if s.host:
         return Verdict(Category.CAPACITY, 0.8,
                        f"Host RAM ran out: one allocation of {_fmt(req)} failed on the CPU side (not device memory).",
-                       facts, {"host"})
-    if req is not None and (n.get("guard_1eb") or req >= TiB or (total and req > 16 * total)):
-        where = f"; {dev} has {_fmt(total)} in total" if total else ""
+                       s.facts, {"host"})
+    if req is not None and (s.guard or req >= TiB or (total and req > 16 * total)):
+        where = f"; {s.device} has {_fmt(total)} in total" if total else ""
         return Verdict(Category.ABSURD_REQUEST, 0.95,
                        f"One allocation asked for {_fmt(req)} — more than any accelerator holds{where}. "
                        "This is a size computed from a wrong shape or an overflowed length, not a tuning problem.",
-                       facts, set())
-    if req is not None and free is not None and free >= 2 * req and free - req >= 64 * MiB:
+                       s.facts, set())
+    if req is not None and free is not None and free >= 1.1 * req and free - req >= 64 * MiB:
         return Verdict(Category.ENVIRONMENT, 0.6,
-                       f"An allocation of {_fmt(req)} failed on {dev} although {_fmt(free)} was reported free: the "
-                       "device was not short of memory. A per-process limit, the driver, or another job that "
-                       "released memory in between is the likely cause.", facts, {"free_ok"})
+                       f"An allocation of {_fmt(req)} failed on {s.device} although {_fmt(free)} was reported free "
+                       f"({_fmt(free - req)} more than the request): the device was not short of memory. A per-process "
+                       "limit, the driver, or another job that released memory in between is the likely cause.",
+                       s.facts, {"free_ok"})
+    return None
 
-    frag_ok = req is not None and unalloc is not None and reserved and unalloc >= req and unalloc >= 0.10 * reserved
-    foreign_amount = 0
-    foreign_ok = False
-    if req is not None:
-        if other and other >= req and other >= 256 * MiB:
-            foreign_ok, foreign_amount = True, other
-        elif foreign is not None and total:
-            excess = foreign - allowance
-            if excess >= req and excess >= 0.05 * total:
-                foreign_ok, foreign_amount = True, foreign
-    pct = f" ({100 * alloc / total:.0f} % of the device)" if alloc is not None and total else ""
-    head = f"Out of memory on {dev}: a request for {_fmt(req)} failed"
-    state = []
-    if alloc is not None:
-        state.append(f"{_fmt(alloc)} was allocated by PyTorch{pct}")
-    if reserved is not None:
-        state.append(f"{_fmt(reserved)} reserved")
-    if free is not None:
-        state.append(f"{_fmt(free)} free")
-    if total is not None:
-        state.append(f"{_fmt(total)} in total")
-    state_s = (" while " + ", ".join(state)) if state else ""
 
-    if foreign_ok and (not frag_ok or foreign_amount >= (unalloc or 0)):
-        who = f"{len(procs)} other process(es) hold {_fmt(other)}" if other else \
-            f"{_fmt(foreign)} of the device is not accounted for by this process's allocator"
-        return Verdict(Category.FOREIGN_MEMORY, max(0.5, conf),
-                       f"{head}{state_s}. {who} (other processes, the runtime, communication buffers) — "
-                       f"more than the {_fmt(req)} requested. Memory outside PyTorch is what ran out.",
-                       facts, {"multi_process"} if other else set())
-    if frag_ok:
-        share = unalloc / reserved
-        c = max(0.5, conf - (0.15 if share < 0.15 else 0))
-        return Verdict(Category.FRAGMENTATION, c,
-                       f"{head}{state_s}. PyTorch held {_fmt(unalloc)} cached but unallocated "
-                       f"({100 * share:.0f} % of what it reserved), more than the request: the free space is split "
-                       "into blocks too small for it. This is fragmentation.", facts, set())
+def _fragmentation(s: OomState) -> Verdict | None:
+    """Fragmentation from the allocator's own arithmetic: the cache (reserved - allocated) is a real share of
+    what PyTorch reserved, and free + cache covers the request (allocated + request <= total - outside), so
+    a perfect allocator would have served it; `capacity` is kept for when it would not."""
+    req, unalloc, reserved = s.req, s.unalloc, s.reserved
+    if req is None or unalloc is None or not reserved or unalloc < 0.10 * reserved:
+        return None
+    room = unalloc + (s.free or 0)
+    if room < req:
+        return None
+    share = unalloc / reserved
+    s.facts["cached_free_bytes"] = unalloc
+    arithmetic = [f"reserved − allocated = {_fmt(unalloc)} cached but unallocated ({100 * share:.0f} % of what "
+                  "PyTorch reserved)"]
+    if unalloc >= req:
+        arithmetic.append(f"more than the {_fmt(req)} requested")
+    else:
+        arithmetic.append(f"and free + cached = {_fmt(room)} ≥ the {_fmt(req)} requested")
+    if s.alloc is not None and s.total is not None and s.foreign is not None:
+        limit = s.total - max(0, s.foreign)
+        arithmetic.append(f"allocated + request = {_fmt(s.alloc + req)} ≤ total − memory outside PyTorch = "
+                          f"{_fmt(limit)}")
+    c = max(0.5, s.conf - (0.15 if share < 0.15 or unalloc < req else 0))
+    text = "; ".join(arithmetic)
+    return Verdict(Category.FRAGMENTATION, c,
+                   f"{s.head()}{s.state()}. {text[:1].upper() + text[1:]}: a perfect allocator would have served it, "
+                   "so the free space is split into blocks too small for it. This is fragmentation.", s.facts, set())
+
+
+def _foreign_amount(s: OomState) -> int:
+    req = s.req
     if req is None:
-        return Verdict(Category.CAPACITY, 0.5, f"Out of memory on {dev}; the message carries no sizes.", facts, set())
+        return 0
+    if s.other and s.other >= req and s.other >= 256 * MiB:
+        return s.other
+    if s.foreign is not None and s.total:
+        excess = s.foreign - s.allowance
+        if excess >= req and excess >= 0.05 * s.total:
+            return s.foreign
+    return 0
+
+
+def _foreign_verdict(s: OomState) -> Verdict:
+    who = f"{len(s.procs)} other process(es) hold {_fmt(s.other)}" if s.other else \
+        f"{_fmt(s.foreign)} of the device is not accounted for by this process's allocator"
+    return Verdict(Category.FOREIGN_MEMORY, max(0.5, s.conf),
+                   f"{s.head()}{s.state()}. {who} (other processes, the runtime, communication buffers) — "
+                   f"more than the {_fmt(s.req)} requested. Memory outside PyTorch is what ran out.",
+                   s.facts, {"multi_process"} if s.other else set())
+
+
+def _capacity_verdict(s: OomState) -> Verdict:
+    req, total, unalloc, reserved = s.req, s.total, s.unalloc, s.reserved
+    if req is None:
+        return Verdict(Category.CAPACITY, 0.5, f"Out of memory on {s.device}; the message carries no sizes.",
+                       s.facts, set())
     why = []
     if total is not None and req > total:
         why.append("this single request is larger than the whole device")
-    elif unalloc is not None and unalloc >= req:
+    elif s.alloc is not None and total is not None:
+        limit = total - max(0, s.foreign or 0)
+        sign = ">" if s.alloc + req > limit else "≤"
+        why.append(f"allocated + request = {_fmt(s.alloc + req)} {sign} total − memory outside PyTorch = "
+                   f"{_fmt(limit)}")
+    if unalloc is not None and unalloc >= req:
         why.append(f"the cache held {_fmt(unalloc)} unused, enough for this request, but that is only "
                    f"{100 * unalloc / max(reserved or 1, 1):.0f} % of what PyTorch reserved, so defragmenting "
                    "would only postpone the failure")
@@ -219,9 +299,9 @@ def classify_oom(n: dict[str, Any], flags: set[str]) -> Verdict:
         why.append(f"neither free memory nor the {_fmt(unalloc)} cached by PyTorch covers it")
     joined = "; ".join(why)
     tail = (" " + joined[:1].upper() + joined[1:] + ".") if why else ""
-    return Verdict(Category.CAPACITY, max(0.5, conf),
-                   f"{head}{state_s}.{tail} The job needs more memory than this device has at this point.",
-                   facts, set())
+    return Verdict(Category.CAPACITY, max(0.5, s.conf),
+                   f"{s.head()}{s.state()}.{tail} The job needs more memory than this device has at this point.",
+                   s.facts, set())
 
 
 _LEAD = {

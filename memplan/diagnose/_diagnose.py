@@ -8,7 +8,7 @@ of distinct incidents (at most `MAX_INCIDENTS`), not by the size of the log.
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from memplan.diagnose._advice import choose_advice, relate_estimate
 from memplan.diagnose._classify import (
@@ -26,7 +26,7 @@ from memplan.diagnose._catalog import decode
 
 GAP = 30
 MAX_INCIDENTS = 200
-_CONTEXT_KINDS = {"frame", "op", "numbers", "device-open"}
+_CONTEXT_KINDS = {"frame", "op", "numbers", "device-open", "error-line"}
 
 # Across incidents, the one to act on first: a cause before the symptoms it triggers elsewhere
 # (a kernel fault or a device that cannot open makes the other ranks' collectives time out).
@@ -48,6 +48,9 @@ def diagnose(paths_or_text: Any, estimate: Mapping[str, Any] | None = None, *,
     `estimate`: an analyze result (keys `peak_allocated_bytes`, `peak_reserved_bytes`, `peak_phase`,
     `breakdown_at_peak`, `capacity_bytes`, `device`) to relate memory failures to the predicted peak.
     `snapshot`: reserved for a memory-snapshot reader (not implemented here).
+
+    Input that is empty, binary or has no log line at all is not an error here (the result says so in
+    `input_problem` and `notes`); the CLI turns it into a one-line bad-input message.
     """
     if snapshot is not None:
         raise UserError("snapshot input is not supported yet")
@@ -57,46 +60,96 @@ def diagnose(paths_or_text: Any, estimate: Mapping[str, Any] | None = None, *,
     if not items:
         raise UserError("no log given")
     opened = [open_source(i) for i in items]  # open all first, so a missing file fails before any work
-    incidents: dict[tuple, Incident] = {}
-    order: list[tuple] = []
-    notes: list[str] = []
-    lines = nbytes = 0
-    overflow = 0
+    run = _Run(estimate)
     try:
         for label, stream, _close in opened:
-            stats = ReadStats()
-            for inc in _incidents(label, iter_binary(stream, stats), estimate):
-                key = _signature(inc)
-                if key in incidents:
-                    old = incidents[key]
-                    incidents[key] = _bump(old)
-                elif len(incidents) < MAX_INCIDENTS:
-                    incidents[key] = inc
-                    order.append(key)
-                else:
-                    overflow += 1
-            lines += stats.lines
-            nbytes += stats.bytes
-            notes.extend(_read_notes(label, stats))
+            run.read(label, stream)
     finally:
         for _label, stream, close in opened:
             if close:
                 stream.close()
-    if overflow:
-        notes.append(f"{overflow} further incidents were not kept (limit {MAX_INCIDENTS} distinct incidents).")
-    found = [incidents[k] for k in order]
-    # Order: most actionable first (cause before symptom), then as they appeared.
-    found.sort(key=lambda i: _rank(i.category))
-    if not found:
-        primary = Category.UNKNOWN
-        if lines == 0 or nbytes == 0:
-            notes.append("The input is empty.")
-        elif not any("binary" in n for n in notes):
-            notes.append(f"No error, warning or known message found in {lines} lines.")
-    else:
-        primary = found[0].category
-    return Diagnosis(incidents=tuple(found), primary_category=primary, sources=tuple(o[0] for o in opened),
-                     lines_read=lines, bytes_read=nbytes, notes=tuple(notes))
+    return run.result(tuple(o[0] for o in opened))
+
+
+class _Run:
+    """Incidents and counters of one `diagnose` call, filled source by source."""
+
+    def __init__(self, estimate: Mapping[str, Any] | None) -> None:
+        self.estimate = estimate
+        self.incidents: dict[tuple, Incident] = {}
+        self.order: list[tuple] = []
+        self.notes: list[str] = []
+        self.errors: list[tuple[str, int, str]] = []
+        self.lines = self.nbytes = self.text_lines = self.binary_lines = self.overflow = 0
+
+    def read(self, label: str, stream: Any) -> None:
+        stats = ReadStats()
+        for inc in _incidents(label, _counted(iter_binary(stream, stats), self), self.estimate, self.errors):
+            key = _signature(inc)
+            if key in self.incidents:
+                self.incidents[key] = _bump(self.incidents[key])
+            elif len(self.incidents) < MAX_INCIDENTS:
+                self.incidents[key] = inc
+                self.order.append(key)
+            else:
+                self.overflow += 1
+        self.lines += stats.lines
+        self.nbytes += stats.bytes
+        self.binary_lines += stats.binary_lines
+        self.notes.extend(_read_notes(label, stats))
+
+    def result(self, sources: tuple[str, ...]) -> Diagnosis:
+        notes = self.notes
+        if self.overflow:
+            notes.append(f"{self.overflow} further incidents were not kept (limit {MAX_INCIDENTS} distinct incidents).")
+        found = [self.incidents[k] for k in self.order]
+        problem = self._input_problem()
+        if not found and self.errors and problem is None:
+            found = [_unknown_incident(self.errors)]
+        # Order: most actionable first (cause before symptom), then as they appeared.
+        found.sort(key=lambda i: _rank(i.category))
+        primary = found[0].category if found else Category.UNKNOWN
+        if problem is not None:
+            notes.append(problem)
+        elif not found:
+            primary = Category.BENIGN
+            notes.append(f"No error, warning or known message found in {self.lines} lines.")
+        return Diagnosis(incidents=tuple(found), primary_category=primary, sources=sources, lines_read=self.lines,
+                         bytes_read=self.nbytes, notes=tuple(notes), input_problem=problem)
+
+    def _input_problem(self) -> str | None:
+        if self.lines == 0 or self.nbytes == 0:
+            return "The input is empty: there is no log to diagnose."
+        if self.binary_lines > self.lines / 2:
+            return "The input looks like binary data, not a text log: give the training log (text)."
+        if self.text_lines == 0:
+            return "The input has no log lines (only blank lines): give the training log."
+        return None
+
+
+def _counted(lines: Iterable[str], run: _Run) -> Iterator[str]:
+    for line in lines:
+        if line.strip():
+            run.text_lines += 1
+        yield line
+
+
+def _unknown_incident(errors: list[tuple[str, int, str]]) -> Incident:
+    """Lines that look like errors but match no known message: say so, quote them, say what would help."""
+    quoted = [f"{label}:{no}: {text.strip()[:200]}" for label, no, text in errors]
+    summary = (f"No known message: memplan does not recognise these lines, so it cannot name the cause. "
+               f"The lines that look like errors: " + " | ".join(f"\u201c{q}\u201d" for q in quoted) + ". "
+               + UNKNOWN_NEEDS)
+    advice = choose_advice(Category.UNKNOWN, numbers={}, flags=set(), codes=(), device=None, breakdown_top=None)
+    label, no, _ = errors[0]
+    return Incident(category=Category.UNKNOWN, summary=summary, advice=advice, confidence=0.2, source=label,
+                    line=no, evidence=tuple(f"line {n}: {t.strip()[:300]}" for _, n, t in errors))
+
+
+UNKNOWN_NEEDS = ("To name the cause memplan would need the message that explains the failure: the full "
+                 "error text with its code (an E...... / ERR..... code or an ACL / CUDA / HCCL / NCCL result), "
+                 "the Python traceback, and on Ascend the CANN plog lines (ASCEND_SLOG_PRINT_TO_STDOUT=1 prints "
+                 "them), on CUDA a rerun with CUDA_LAUNCH_BLOCKING=1.")
 
 
 def _read_notes(label: str, stats: ReadStats) -> list[str]:
@@ -123,10 +176,13 @@ def _bump(inc: Incident) -> Incident:
     return replace(inc, occurrences=inc.occurrences + 1)
 
 
-def _incidents(label: str, lines: Iterable[str], estimate: Mapping[str, Any] | None) -> Iterable[Incident]:
+def _incidents(label: str, lines: Iterable[str], estimate: Mapping[str, Any] | None,
+               errors: list[tuple[str, int, str]]) -> Iterable[Incident]:
     context: deque[Evidence] = deque(maxlen=60)
     group: Group | None = None
     for ev in scan(lines):
+        if ev.kind == "error-line" and len(errors) < 3:
+            errors.append((label, ev.line, ev.text))
         is_context = ev.kind in _CONTEXT_KINDS or (ev.kind == "codes" and not _codes_matter(ev.codes))
         if group is not None and (ev.line - group.last > GAP or (ev.kind in ("oom", "host-oom") and group.has_oom)):
             yield from _finish(group, estimate)
@@ -223,7 +279,7 @@ def _finish(group: Group, estimate: Mapping[str, Any] | None) -> Iterable[Incide
 
 
 def _display_code(code: str) -> str:
-    if code.startswith(("HCCL:", "CUDA:")):
+    if code.startswith(("HCCL:", "CUDA:", "NCCL:", "DRV:")):
         return code_category(code)[2]
     return code
 
@@ -246,6 +302,8 @@ def _text_summary(category: Category, lead: str, deciding: list[Evidence], codes
         if info.known:
             parts.append(f"{c}: {info.meaning}")
             explained += 1
+    if category == Category.UNKNOWN:
+        parts.append(UNKNOWN_NEEDS)
     return " ".join(parts)
 
 

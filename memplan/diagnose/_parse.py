@@ -2,8 +2,10 @@
 sentences that name a cause.
 
 One pass, one line at a time; an OOM message that a terminal or an issue thread wrapped over several
-lines is joined back (up to `_OOM_MAX_LINES` lines) before its numbers are read. Every pattern below is
-a search, not a match from the line start, so launcher prefixes do not hide anything.
+lines is joined back (up to `_OOM_MAX_LINES` lines) before its numbers are read. Every pattern is a
+search, not a match from the line start, so launcher prefixes do not hide anything. The sentences that
+name a cause and the contexts in which a number is a code are data (`_rules`, `data/messages.tsv`,
+`data/code_contexts.tsv`); this module knows only the shape of OOM messages and of code tokens.
 
 Recognised: CUDA OOM messages of every PyTorch layout (`cached`, `reserved in total by PyTorch`,
 `total capacty`, `reserved by PyTorch but unallocated`, `Process N has X memory in use`, private pools),
@@ -16,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
+
+from memplan.diagnose._rules import codes_in_context, text_rules
 
 # ---------------------------------------------------------------- sizes
 
@@ -60,9 +64,9 @@ _OOM_START = re.compile(
     r"(?:(?P<dev>CUDA|NPU|GPU|HIP|XPU|MPS|MLU|GCU)\s+out of memory|OutOfMemoryError|out of memory\.\s*Tried to allocate"
     r"|[Tt]ried to allocate (?:more than )?" + SIZE + r")"
 )
-_OOM_HINT = re.compile(r"[Tt]ried to allocate|total capac|already allocated|reserved (?:in total|by PyTorch)")
+_OOM_HINT = re.compile(r"[Tt]ried to allocate|total capac|already allocated|reserved (?:in total|by PyTorch)", re.I)
 _OOM_DONE = re.compile(
-    r"reserved in total by PyTorch\)|cached\)|Memory Management|to avoid fragmentation|PYTORCH_\w*ALLOC_CONF"
+    r"(?i:reserved in total by PyTorch)\)|cached\)|Memory Management|to avoid fragmentation|PYTORCH_\w*ALLOC_CONF"
     r"|more than 1EB memory|reserved by PyTorch but unallocated"
 )
 _NEW_RECORD = re.compile(
@@ -73,11 +77,11 @@ _OOM_MAX_LINES = 8
 _F = {
     "requested_bytes": re.compile(r"[Tt]ried to allocate (?:more than )?" + SIZE),
     "total_bytes": re.compile(SIZE + r"\s*total capac|total capac\w*\s+of\s+" + SIZE),
-    "allocated_bytes": re.compile(SIZE + r"\s*(?:already allocated|is allocated by PyTorch)"),
+    "allocated_bytes": re.compile(SIZE + r"\s*(?:already allocated|is allocated by PyTorch)", re.I),
     "active_bytes": re.compile(SIZE + r"\s*current active"),
     "free_bytes": re.compile(r"(?:(?<![\w.])|;\s*)" + SIZE + r"\s*free\b|of which\s+" + SIZE + r"\s+is free"),
-    "reserved_bytes": re.compile(SIZE + r"\s*reserved in total by PyTorch"),
-    "reserved_unallocated_bytes": re.compile(SIZE + r"\s*(?:cached\)|is reserved by PyTorch but unallocated)"),
+    "reserved_bytes": re.compile(SIZE + r"\s*reserved in total by PyTorch", re.I),
+    "reserved_unallocated_bytes": re.compile(SIZE + r"\s*(?:cached\)|is reserved by PyTorch but unallocated)", re.I),
     "private_pool_bytes": re.compile(SIZE + r"\s*allocated in private pools"),
     "process_in_use_bytes": re.compile(r"this process has\s+" + SIZE + r"\s+memory in use"),
 }
@@ -126,91 +130,26 @@ _HOST = [
     re.compile(r"DefaultCPUAllocator: (?:not enough memory|can't allocate memory): you tried to allocate (\d+) bytes"),
 ]
 
-# ---------------------------------------------------------------- codes in text
+# ---------------------------------------------------------------- codes and sentences
+# The texts themselves are data (`data/messages.tsv`, `data/cuda_nccl_codes.tsv`, `data/code_contexts.tsv`,
+# compiled by `_rules`); what stays here is the shape of code tokens that need no context.
 
 _CANN = re.compile(r"(?:^|[\s(\[|'\"])(E[0-9A-Z]\d{3}[0-9A-Z])(?=[:\s)\]\[!.,]|$)")
 _ERRNPU = re.compile(r"\bERR(\d{5})\b")
 _NAMES = re.compile(r"\b(ACL_ERROR_[A-Z_]+|ACLNN_ERR_[A-Z_]+|HCCL_E_[A-Z_]+|cudaError[A-Z]\w+|nccl(?:Unhandled\w+|System|Internal|InvalidArgument|InvalidUsage|Remote)Error|ncclInvalid\w+)\b")
-_NUMCODE = [
-    re.compile(r"error code is\s*:?\s*(\d{1,6})\b"),
-    re.compile(r"error code\s*[:=]?\s*(\d{6})\b"),
-    re.compile(r"\bfailed:\s*(\d{6})\b"),
-    re.compile(r"runtime result = (\d{6})"),
-    re.compile(r"ErrCode=(\d{6})"),
-    re.compile(r"aclnnStatus=(\d{6})"),
-    re.compile(r"\bret(?:urn)?\s*(?:code|=)\s*[:=]?\s*(\d{6})\b"),
-]
-_CUDA_RT = re.compile(r"cuda runtime error \((\d+)\)")
 
-# ---------------------------------------------------------------- sentences that name a cause
-# (regex, kind, category, strength, flags)
-_TEXT: list[tuple[re.Pattern[str], str, str, int, frozenset[str]]] = []
-
-
-def _t(rx: str, kind: str, cat: str, strength: int = 3, *flags: str) -> None:
-    _TEXT.append((re.compile(rx), kind, cat, strength, frozenset(flags)))
-
-
-# benign
-_t(r"This error log can be ignored", "ignorable", "benign", 3)
-_t(r"\bWarning:|UserWarning|FutureWarning|DeprecationWarning|\[W\d{3,4} ", "warning", "benign", 1)
-# memory without numbers
-_t(r"Failed to allocate memory|Memory_Allocation_Failure|allocate device memory failed|Fail to init MemoryPoolManager",
-   "driver-oom", "memory", 3)
-_t(r"CUDA error: out of memory|cuda runtime error \(2\) : out of memory|CUDA_ERROR_OUT_OF_MEMORY", "cuda-oom", "memory", 3)
-_t(r"MemoryPoolManager|open device \d+ failed|SetDevice|rtSetDevice|aclrtSetDevice", "device-open", None, 0,
-   "device_open")
-# kernel faults
-_t(r"illegal memory access|cudaErrorIllegalAddress|illegal address", "illegal-address", "kernel-fault")
-_t(r"device-side assert(?:ion)? triggered|Assertion `[^`]*` failed", "device-assert", "kernel-fault", 3, "assert")
-_t(r"aicore exception|aicore error|aivec(?:tor)? error|AI ?Core exception|aicore execution is abnormal"
-   r"|vector core execution is abnormal|aicpu (?:execution is abnormal|exception)|Kernel task happen error"
-   r"|fftsplus aic(?:ore|pu)? error|fftsplus aivector error|there is an? (?:aicore|aivec|aicpu) error",
-   "ai-core-exception", "kernel-fault")
-_t(r"misaligned address|an illegal instruction was encountered|unspecified launch failure"
-   r"|CUBLAS_STATUS_EXECUTION_FAILED", "cuda-kernel", "kernel-fault")
-# communication
-_t(r"Watchdog caught collective operation timeout|watchdog got stuck|ProcessGroupNCCL's watchdog"
-   r"|Timeout\(ms\)=\d+\) ran for|NCCL communicator was aborted|ncclSystemError|ncclRemoteError|ncclInternalError"
-   r"|unhandled system error|NCCL error in:|NCCL WARN", "nccl", "comm")
-_t(r"HCCL function error|hccl fftsplus task timeout|Notify register times out|Getting socket times out"
-   r"|Transport init error|HcclCommInit\w*|Hccl(?:Allreduce|AllReduce|Broadcast|AllGather|ReduceScatter|Send|Recv)\b"
-   r"|HCCL_E_TIMEOUT|hccl\w* timeout", "hccl", "comm")
-_t(r"HCCL error in:|call hccl api failed", "hccl-wrapper", "comm", 1)
-# environment
-_t(r"driver version is insufficient|no kernel image is available|NVIDIA driver on your system is too old"
-   r"|Found no NVIDIA driver|CUDA driver initialization failed|Torch not compiled with CUDA enabled"
-   r"|No CUDA GPUs are available|invalid device ordinal|cudaErrorInsufficientDriver|cudaErrorNoKernelImageForDevice",
-   "cuda-env", "environment", 3, "cuda")
-_t(r"lib[\w+\-]+\.so[.\d]*: cannot open shared object file|Please check that the cann package is installed"
-   r"|set_env\.sh|init env failed|Failed to verify the OPP|OPP is incorrect", "cann-env", "environment", 3, "npu")
-_t(r"open device \d+ failed|halDeviceOpen failed|TsdOpen failed|Set visible device failed|device id error"
-   r"|Failed to open device|Maybe the last training process is running|Failed to initialize the HCCP process"
-   r"|Device or resource busy|device is busy|Failed to start the device|devices? (?:is|are) busy or unavailable",
-   "device-open-failed", "environment", 3, "device_open")
-_t(r"Could not run '(?:aten::)?(?:empty_strided|empty\.memory_format|empty|_pin_memory|_copy_from)'"
-   r" with arguments from the '(\w+)' backend", "backend-missing", "environment", 3)
-# operator support
-_t(r"is not currently (?:supported|implemented) (?:on|for) the \w+ (?:backend|device)|will fall back to run on (?:the )?CPU",
-   "cpu-fallback", "op-not-supported")
-_t(r"\"\w+\" not implemented for '\w+'", "dtype-not-implemented", "op-not-supported")
-_t(r"Could not run '[\w:.]+' with arguments from the '\w+' backend", "no-kernel", "op-not-supported", 2)
-_t(r"NotImplementedError|Unsupported_Operator|not supported on the NPU", "not-implemented", "op-not-supported", 1)
-# invalid parameters
-_t(r"AclNN_Parameter_Error|Parameter_Error|Invalid_Argument_Tensor|k-axis of .{0,40}(?:must be the same|are different)"
-   r"|\[InferShape\]|Failed to infer output shape|mat1 and mat2 shapes cannot be multiplied|size mismatch for"
-   r"|expected scalar type \w+ but found|shape '\[[^\]]*\]' is invalid for input of size"
-   r"|should be in dtype support list", "param-check", "invalid-param")
-# unknown / generic
-_t(r"CUDA error: unknown error|cudaErrorUnknown", "cuda-unknown", "unknown", 2)
-_t(r"Inner Error!|Internal error!|Segmentation fault|core dumped|CANN Inner Error", "inner-error", "unknown", 1)
-
+# A cheap first filter: a line without any of these words cannot match a rule (keeps a 200 MB log fast).
+# Every rule in the data files must contain one of them; a test checks it.
 _TRIGGER = re.compile(
-    r"memory|allocate|rror|ERR\d|E[0-9A-Z]\d{4}|xception|ssert|illegal|timeout|Timeout|times out|atchdog|HCCL|NCCL"
-    r"|Hccl|nccl|driver|\.so|ignored|Warning|WARN|\[W\d|not (?:currently )?(?:supported|implemented)|NotImplemented"
-    r"|Could not run|fall back|failed|Failed|abnormal|busy|set_env|OPP|InferShape|k-axis|Segmentation|core dumped"
-    r"|File \"|Tried|tried|aicore|aivec|aicpu|cuda|CUDA|NPU|Parameter_Error|Unsupported"
+    r"memory|allocate|rror|ERR\d|E[0-9A-Z]\d{4}|xception|ssert|illegal|timeout|Timeout|times out|timed out|atchdog"
+    r"|HCCL|NCCL|Hccl|hccl|nccl|driver|\.so|ignored|Warning|WARN|warn|\[W\d|^\s*W\d{4}|not (?:currently )?(?:supported|implemented)"
+    r"|NotImplemented|Could not run|fall back|failed|Failed|fail\b|abnormal|busy|set_env|OPP|InferShape|k-axis"
+    r"|Segmentation|core dumped|File \"|Tried|tried|aicore|aivec|aicpu|cuda|CUDA|NPU|Parameter|Unsupported|unsupported"
+    r"|symbol|No module|binary|Optype|engine|op store|devmm|hal[A-Z]|drvRetCode|Dist\w+Error|Socket|store|rendezvous"
+    r"|version|incompatib|code|ret(?:Code)?=|result = |Status|ASCEND_|kernel image|ECC|NVLink|PTX|device|Device"
+    r"|Invalid|invalid|argument|format does not match|Inner|Internal|launch|Op \w+ does not|[Kk]illed|must match"
 )
+_ERROR_LIKE = re.compile(r"(?i)error\b|exception\b|\bfailed\b|\bfailure\b|\bfatal\b|\babort|segmentation fault|\bkilled\b")
 _FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
 _OP = [
     re.compile(r"call (aclnn\w+) failed"),
@@ -283,26 +222,23 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
 
 
 def _scan_line(no: int, line: str) -> Iterator[Evidence]:
-    codes: list[str] = []
-    for rx in _NUMCODE:
-        for c in rx.findall(line):
-            if len(c) < 6:
-                if re.search(r"hccl", line, re.I):
-                    codes.append(f"HCCL:{int(c)}")
-            else:
-                codes.append(c)
-    for c in _CUDA_RT.findall(line):
-        codes.append(f"CUDA:{int(c)}")
-    for c in _CANN.findall(line):
-        codes.append(c)
-    for c in _ERRNPU.findall(line):
-        codes.append(f"ERR{c}")
+    codes = codes_in_context(line)
+    codes.extend(_CANN.findall(line))
+    codes.extend(f"ERR{c}" for c in _ERRNPU.findall(line))
     codes.extend(_NAMES.findall(line))
     if codes:
         yield Evidence(no, "codes", line[:2000], None, 0, codes=tuple(dict.fromkeys(codes)))
-    for rx, kind, cat, strength, flags in _TEXT:
-        if rx.search(line):
-            yield Evidence(no, kind, line[:2000], cat, strength, flags=flags)
+    matched = False
+    for rule in text_rules():
+        if rule.rx.search(line):
+            matched = matched or bool(rule.category)
+            yield Evidence(no, rule.kind, line[:2000], rule.category, rule.strength, flags=rule.flags)
+    if not matched and not codes and _ERROR_LIKE.search(line):
+        yield Evidence(no, "error-line", line[:500])
+    yield from _context(no, line)
+
+
+def _context(no: int, line: str) -> Iterator[Evidence]:
     fm = _FRAME.search(line)
     if fm:
         yield Evidence(no, "frame", line[:500], None, 0,

@@ -102,6 +102,8 @@ class Diagnosis:
     lines_read: int = 0
     bytes_read: int = 0
     notes: tuple[str, ...] = ()
+    input_problem: str | None = None
+    """Set when the input is not a log at all (empty, binary, only blank lines): the CLI exits 2 with it."""
 
     @property
     def primary(self) -> Incident | None:
@@ -118,6 +120,7 @@ class Diagnosis:
             "lines_read": self.lines_read,
             "bytes_read": self.bytes_read,
             "notes": list(self.notes),
+            "input_problem": self.input_problem,
         }
 
 

@@ -156,7 +156,7 @@ def _apply_lines(sh: str, n: int, per_node: int, family: str, cfg: TrainConfig, 
              "local_rank = int(os.environ['LOCAL_RANK'])"]
     if family in ("npu", "cuda"):
         code.append(f"torch.{family}.set_device(local_rank)")
-    opt = OPTIMIZER_CLASSES[cfg.optimizer]
+    opt = OPTIMIZER_CLASSES.get(cfg.optimizer, "AdamW")   # adamw-8bit: bitsandbytes' class is not in torch.optim
     if sh in ("ddp", "zero1"):
         ids = "[local_rank]" if family in ("npu", "cuda") else "None"
         code.append("from torch.nn.parallel import DistributedDataParallel as DDP")

@@ -159,6 +159,8 @@ def optimizer_line(cfg: TrainConfig, family: str) -> str:
     impl = effective_impl(cfg, family)
     kw = {"fused": ", fused=True", "foreach": ", foreach=True", "for-loop": ", foreach=False"}[impl]
     mom = ", momentum=0.9" if cfg.optimizer == "sgd" else ""
+    if cfg.optimizer == "adamw-8bit":
+        return "optimizer = bitsandbytes.optim.AdamW8bit(params, lr=...)"
     return f"optimizer = torch.optim.{OPTIMIZER_CLASSES[cfg.optimizer]}(params, lr=...{mom}{kw})"
 
 
@@ -180,6 +182,8 @@ def candidates(cfg: TrainConfig, family: str, workload) -> tuple[list[Candidate]
     own_opt = workload.make_optimizer is not None or workload.train_step is not None
     if own_opt:
         notes.append("the model file builds its own optimizer/step: optimizer changes are not traced")
+    elif cfg.optimizer not in OPTIMIZER_CLASSES:
+        notes.append(f"{cfg.optimizer}: torch.optim implementation choices do not apply")
     else:
         impl = effective_impl(cfg, family)
         cls = OPTIMIZER_CLASSES[cfg.optimizer]

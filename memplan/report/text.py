@@ -27,11 +27,18 @@ def config_line(cfg: dict) -> str:
     return " · ".join(bits)
 
 
+def trace_mode_line(mode: str, reason: str) -> str:
+    """Which tracer ran: block-once (repeated layers traced once) or full, and why."""
+    return f"trace: {mode}" + (f" ({reason})" if reason else "")
+
+
 def render_estimate(est, top: int = 10) -> str:
     out = [f"memplan analyze: {est.workload}", config_line(est.config)
            + (f" · device {est.device}" if est.device else ""), ""]
     if est.method != "trace":
         out += [f"METHOD: {est.method.upper()} — " + (est.notes[0] if est.notes else "not traced"), ""]
+    elif est.trace_mode:
+        out += [trace_mode_line(est.trace_mode, est.trace_mode_reason), ""]
     rows = [["peak allocated", fmt_bytes(est.peak_allocated_bytes),
              f"during {est.peak_phase} (step {est.peak_step}, micro-step {est.peak_micro_step})"]]
     if est.device and est.device != "cpu":

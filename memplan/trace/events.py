@@ -63,6 +63,31 @@ class Trace:
     steps: int = 0
     """Number of optimizer steps traced; the steady-state window is the last one."""
     notes: list[str] = field(default_factory=list)
+    mode: str = "full"
+    """How it was traced: `full` (every op run on fake tensors) or `block-once` (memplan.trace.blocks)."""
+    mode_reason: str = ""
+
+    def sort_free_runs(self) -> None:
+        """Order each run of consecutive frees (no allocation or phase mark between them) by record id.
+
+        Frees in one run commute: no peak, live set at a peak, phase peak or allocator state after the
+        run depends on their order. Some runs come in an order that is not deterministic (autocast's
+        cache of cast weights is cleared from a hash map keyed by address when the autocast region
+        exits), so this makes two traces of the same run identical event for event."""
+        ev = self.events
+        cuts = {idx for idx, *_ in self.marks}
+        n = len(ev)
+        i = 0
+        while i < n:
+            if ev[i] >= 0:
+                i += 1
+                continue
+            j = i + 1
+            while j < n and ev[j] < 0 and j not in cuts:
+                j += 1
+            if j - i > 1:
+                ev[i:j] = array("q", sorted(ev[i:j], reverse=True))   # ~sid descending = sid ascending
+            i = j
 
     def window(self, step: int) -> tuple[int, int]:
         """Event index range `[start, end)` of optimizer step `step` (1-based)."""

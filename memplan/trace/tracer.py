@@ -17,7 +17,7 @@ from memplan.errors import TraceError, UserError
 from memplan.step import Target, run
 from memplan.trace.events import Trace
 from memplan.trace import datadep
-from memplan.compat import eager_paths
+from memplan.compat import eager_paths, fake_module_conversion
 from memplan.trace.custom_ops import kernels_for
 from memplan.trace.kernels import device_rules, function_mode
 from memplan.trace.recorder import Recorder, RecordingMode
@@ -187,7 +187,7 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
     try:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*data pointer of FakeTensor.*")
-            with eager_paths(), fake, mode, (fmode or contextlib.nullcontext()), \
+            with eager_paths(), fake_module_conversion(), fake, mode, (fmode or contextlib.nullcontext()), \
                     _global_hooks(rec, hooks, target.family == "cpu"), extra:
                 run(workload, cfg, hooks, target)
     except UserError:
@@ -195,6 +195,7 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
     except Exception as exc:
         raise _trace_error(exc, rec, mode) from exc
     trace = rec.close()
+    trace.sort_free_runs()
     trace.steps = cfg.steps
     if rec.scalar_calls:
         trace.notes.append(

@@ -68,15 +68,18 @@ def test_diagnose_bad_input_is_one_line_exit_2(tmp_path):
     assert _run("diagnose", FRAG, "--estimate", str(wrong)).exit_code == 2
 
 
-def test_diagnose_empty_and_binary(tmp_path):
+def test_diagnose_empty_binary_and_blank_are_bad_input(tmp_path):
     empty = tmp_path / "empty.log"
     empty.write_bytes(b"")
-    r = _run("diagnose", str(empty))
-    assert r.exit_code == 0 and "empty" in r.output
     binary = tmp_path / "core.bin"
     binary.write_bytes(bytes(range(256)) * 100)
-    r = _run("diagnose", str(binary))
-    assert r.exit_code == 0 and "binary" in r.output
+    blank = tmp_path / "blank.log"
+    blank.write_text("\n   \n\t\n")
+    for path, word in ((empty, "empty"), (binary, "binary"), (blank, "no log lines")):
+        for fmt in ("table", "json"):
+            r = _run("diagnose", str(path), "--format", fmt)
+            assert r.exit_code == 2, (path, r.output)
+            assert r.output.strip().count("\n") == 0 and word in r.output and "Traceback" not in r.output
 
 
 def test_decode_table_and_json():

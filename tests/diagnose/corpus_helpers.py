@@ -8,6 +8,7 @@ ROOT = Path(__file__).resolve().parents[2]
 LOGS = ROOT / "fixtures" / "logs"
 
 
-def corpus_rows() -> list[dict[str, str]]:
-    with open(LOGS / "index.tsv", encoding="utf-8") as f:
+def corpus_rows(index: str = "index.tsv") -> list[dict[str, str]]:
+    """Rows of the dev index (default) or of `heldout.tsv` (whose logs live in fixtures/logs/heldout/)."""
+    with open(LOGS / index, encoding="utf-8") as f:
         return list(csv.DictReader(f, delimiter="\t"))

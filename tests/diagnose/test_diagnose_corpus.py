@@ -57,3 +57,40 @@ def test_every_incident_has_summary_and_advice():
     for r in ROWS:
         for inc in diagnose(str(LOGS / r["file"])).incidents:
             assert inc.summary and inc.advice and 0 < inc.confidence <= 1
+
+
+# ---------------------------------------------------------------- the held-out sets (issue 13)
+# Labelled and split off before any rule was written for them; rules are never written from them. These are
+# measurement guards, not per-log expectations: they fail if accuracy drops below the level measured when each
+# set was first run (round 1: 29/34, round 2: 16/20, round 3: 9/10, round 4: 6/6;
+# benchmarks/results/diagnose_corpus.md), if a size is misread, or if anything crashes.
+HELDOUT3_FLOOR = 9
+HELDOUT4_FLOOR = 6
+HELDOUT = {"heldout": (corpus_rows("heldout.tsv"), 29), "heldout2": (corpus_rows("heldout2.tsv"), 16),
+           "heldout3": (corpus_rows("heldout3.tsv"), HELDOUT3_FLOOR),
+           "heldout4": (corpus_rows("heldout4.tsv"), HELDOUT4_FLOOR)}
+
+
+@pytest.mark.parametrize("name", list(HELDOUT))
+def test_heldout_accuracy_and_no_crash(name, capsys):
+    rows, floor = HELDOUT[name]
+    right = numbers_right = with_numbers = 0
+    for r in rows:
+        d = diagnose(str(LOGS / name / r["file"]))
+        assert d.primary_category in Category and d.input_problem is None
+        right += d.primary_category.value == r["category"]
+        expected = _expected(r["numbers"])
+        if expected and d.primary is not None:
+            with_numbers += 1
+            numbers_right += all(d.primary.numbers.get(k) == v for k, v in expected.items())
+    with capsys.disabled():
+        print(f"\n{name} accuracy: {right}/{len(rows)}, numbers {numbers_right}/{with_numbers}")
+    assert right >= floor and numbers_right == with_numbers
+
+
+def test_heldout_logs_are_not_in_the_dev_index():
+    dev = {r["source"] for r in ROWS} | {r["file"] for r in ROWS}
+    held = [r for rows, _ in HELDOUT.values() for r in rows]
+    assert len(held) >= 50 and len({r["source"] for r in held}) == len(held)
+    for r in held:
+        assert r["file"] not in dev and r["source"] not in dev

@@ -1,0 +1,108 @@
+"""Message texts and code contexts, compiled from the data files (`memplan/diagnose/data/`).
+
+- `messages.tsv`: sentences that name a cause (a regex, the category it argues for, a strength, flags, the
+  source of the text). Strength: 3 = a sentence naming the cause, 2 = a specific but indirect text, 1 = weak
+  or generic; category `memory` = an out-of-memory without numbers, `-` = context only (flags).
+- `cuda_nccl_codes.tsv`, column `message`: the exact texts of `cudaGetErrorString` / `ncclGetErrorString`.
+  A text of 25 characters or more is matched anywhere; a short one ("invalid argument") only right after
+  `CUDA error:` / `cuda runtime error (N) :` so that ordinary prose does not trigger it.
+- `code_contexts.tsv`: where a bare number is an error code (`<acl call> ... code: 100000`,
+  `error code is 507899`, `drvRetCode=6`, `ret=0x...`), with the catalog it is looked up in.
+
+Nothing here decides between categories; `_classify` weighs what these rules find.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from memplan.diagnose import _catalog as cat_mod
+
+_LONG_TEXT = 25
+
+
+@dataclass(frozen=True)
+class TextRule:
+    id: str
+    kind: str
+    category: str | None
+    strength: int
+    flags: frozenset[str]
+    rx: re.Pattern[str]
+    code: str
+
+
+@dataclass(frozen=True)
+class CodeContext:
+    id: str
+    namespace: str
+    rx: re.Pattern[str]
+
+
+@functools.lru_cache(maxsize=None)
+def text_rules() -> tuple[TextRule, ...]:
+    rules = []
+    for r in cat_mod.message_rows():
+        cat = None if r["category"] == "-" else r["category"]
+        flags = frozenset(f for f in r["flags"].split(",") if f)
+        rules.append(TextRule(r["id"], r["kind"], cat, int(r["strength"]), flags, re.compile(r["pattern"]), r["code"]))
+    rules.extend(_runtime_text_rules())
+    return tuple(rules)
+
+
+def _runtime_text_rules() -> list[TextRule]:
+    """One rule per CUDA / NCCL result text (long texts anywhere, short ones after a `CUDA error:` prefix)."""
+    out = []
+    for r in cat_mod.cuda_nccl_rows():
+        text = r.get("message", "")
+        if not text or r["category"] == "benign":
+            continue
+        family = r["family"]
+        body = re.escape(text.rstrip("."))
+        if family == "cuda" and len(text) < _LONG_TEXT:
+            body = r"(?i:cuda(?: runtime)? error)(?: \(\d+\))?\s*:\s*" + body + r"\b"
+        cat = "memory" if r["category"] in ("capacity", "fragmentation", "foreign-memory") else r["category"]
+        strength = 2 if cat == "unknown" else 3
+        flags = {"cuda"} if family == "cuda" else set()
+        if r["name"] in ("cudaErrorDevicesUnavailable", "cudaErrorDeviceAlreadyInUse"):
+            flags.add("device_open")
+        code = f"{'CUDA' if family == 'cuda' else 'NCCL'}:{r['value']}"
+        out.append(TextRule(f"{family}-{r['value']}", f"{family}-text", cat, strength, frozenset(flags),
+                            re.compile(body), code))
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def code_contexts() -> tuple[CodeContext, ...]:
+    return tuple(CodeContext(r["id"], r["namespace"], re.compile(r["pattern"])) for r in cat_mod.code_context_rows())
+
+
+_HCCL_LINE = re.compile(r"hccl", re.I)
+
+
+def codes_in_context(line: str) -> list[str]:
+    """Every error code a line carries in a known context, as catalog keys (`100000`, `HCCL:6`, `CUDA:46`,
+    `DRV:6`). A number in no known context is not a code."""
+    found: list[str] = []
+    for ctx in code_contexts():
+        for m in ctx.rx.finditer(line):
+            key = _key(ctx.namespace, m.group("code"), line)
+            if key and key not in found:
+                found.append(key)
+    return found
+
+
+def _key(namespace: str, raw: str, line: str) -> str | None:
+    value = int(raw, 16) if raw.lower().startswith("0x") else int(raw)
+    if namespace == "auto":
+        if value < 100 and _HCCL_LINE.search(line):
+            namespace = "hccl"
+        elif 100000 <= value <= 999999:
+            namespace = "acl"
+        else:
+            return None
+    if namespace == "acl":
+        return str(value) if 100000 <= value <= 999999 else None
+    prefix = {"hccl": "HCCL", "cuda": "CUDA", "drv": "DRV"}.get(namespace)
+    return f"{prefix}:{value}" if prefix else None

@@ -1,0 +1,434 @@
+"""Block-once tracing: the trace of an N-layer model from traces of the same model with few layers.
+
+A transformer is one block N times. The events of layer k are those of layer 1 renamed (same shapes, same
+ops, same order); only the seams between layers differ, and those repeat too. So instead of running all
+N layers through the fake-tensor dispatcher, memplan traces the same model with d, d+1 and d+2 layers
+(d = 1 unless the first layers differ), finds what one more layer adds to the event stream (one chunk of
+events per place where the layers repeat: build, forward, backward, optimizer, zero_grad, the final
+frees), and writes the N-layer trace with N-d-2 more copies of each chunk, the layer indices in the
+module names renumbered.
+
+Nothing is assumed that was not checked: the stack's layers must be structurally identical in the
+full-depth model (class, parameter and buffer shapes and dtypes, hooks, plain attributes other than
+the layer index, activation checkpointing), every per-layer list in the config uniform over them; and
+the rule must predict the (d+2)-layer trace from the d- and (d+1)-layer ones byte for byte (every
+storage record, every event, every phase mark, every note), with the same chunks found between d+1 and
+d+2 as between d and d+1. Otherwise the full trace runs, and the trace says which mode ran and why.
+
+Covers Hugging Face configs of decoder-style models (one stack of layers: `num_hidden_layers`);
+model files and distributed traces are traced in full.
+"""
+from __future__ import annotations
+
+import copy
+import fnmatch
+import gc
+import re
+from dataclasses import dataclass
+
+from memplan.hf import workload_from_config
+from memplan.trace.events import StorageRecord, Trace
+
+MIN_LAYERS = 16           # below this, three short traces cost about as much as the full one
+_WINDOW = 24              # tokens that must match again after an inserted chunk
+_INDEX_ATTRS = frozenset({"layer_idx", "layer_id", "layer_index", "layer_number", "layer_num", "idx",
+                          "block_idx", "block_index", "block_id"})
+_PLAIN = (int, float, str, bool, type(None))
+
+
+@dataclass(frozen=True)
+class Stack:
+    """The repeated layers of a model: where they live (`path`, e.g. `model.layers`), how many, and the
+    first layer from which all are identical."""
+
+    path: str
+    n_layers: int
+    first_uniform: int
+
+
+# ---- when block-once applies -------------------------------------------------------------------------
+def hf_stack(workload, cfg) -> tuple[Stack | None, str]:
+    """The repeated stack of an HF-config workload and the reason when there is none (or it cannot be
+    proven identical)."""
+    config = workload.extra.get("hf_config")
+    if config is None:
+        return None, "not a Hugging Face config (model files are traced in full)"
+    if workload.extra.get("kind") != "lm" or getattr(config, "is_encoder_decoder", False):
+        return None, "not a single-stack decoder model"
+    n = getattr(config, "num_hidden_layers", None)
+    if not isinstance(n, int) or n < MIN_LAYERS:
+        return None, f"fewer than {MIN_LAYERS} layers (block-once would not be faster)"
+    try:
+        model = _meta_model(workload, config)
+    except Exception as exc:  # noqa: BLE001 - block-once is an optimisation; the full trace decides
+        return None, f"the model cannot be built on the meta device ({type(exc).__name__})"
+    path = _stack_path(model, n)
+    if path is None:
+        return None, f"no module list of {n} layers"
+    first = _first_uniform(model.get_submodule(path), _checkpointed(model, path, cfg.checkpoint), config, n)
+    if first is None or first + 4 > n:
+        return None, "the layers differ (structure, attributes, hooks, checkpointing or per-layer config)"
+    return Stack(path, n, first), ""
+
+
+def _meta_model(workload, config):
+    import torch
+
+    builder = workload.extra.get("hf_model_class")
+    with torch.device("meta"):
+        return builder(config) if builder is not None else workload.build_model()
+
+
+def _stack_path(model, n: int) -> str | None:
+    import torch
+
+    paths = [name for name, m in model.named_modules() if isinstance(m, torch.nn.ModuleList) and len(m) == n]
+    return paths[0] if len(paths) == 1 else None
+
+
+def _checkpointed(model, path: str, patterns) -> list[frozenset]:
+    """Per layer: the module names (relative to the layer) that `step.apply_checkpointing` would wrap."""
+    names = [name for name, _ in model.named_modules() if name]
+    chosen: list[str] = []
+    for name in names:
+        if any(fnmatch.fnmatchcase(name, p) for p in patterns) and not any(
+                name.startswith(c + ".") for c in chosen):
+            chosen.append(name)
+    layers = len(model.get_submodule(path))
+    out = []
+    for i in range(layers):
+        pre = f"{path}.{i}"
+        rel = {c[len(pre):] for c in chosen if c == pre or c.startswith(pre + ".")}
+        if any(pre.startswith(c + ".") for c in chosen):
+            rel.add("<outer>")
+        out.append(frozenset(rel))
+    return out
+
+
+def _signature(layer) -> tuple:
+    sig = []
+    for name, m in layer.named_modules():
+        attrs = tuple(sorted((k, v) for k, v in vars(m).items()
+                             if not k.startswith("_") and k not in _INDEX_ATTRS and isinstance(v, _PLAIN)))
+        params = tuple((k, tuple(p.shape), p.dtype, p.requires_grad) for k, p in m._parameters.items()
+                       if p is not None)
+        buffers = tuple((k, tuple(b.shape), b.dtype) for k, b in m._buffers.items() if b is not None)
+        hooks = tuple(len(getattr(m, h, {}) or {}) for h in (
+            "_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks",
+            "_state_dict_hooks", "_load_state_dict_pre_hooks"))
+        sig.append((name, type(m).__qualname__, type(m).__module__, "forward" in vars(m), attrs, params,
+                    buffers, hooks))
+    return tuple(sig)
+
+
+def _per_layer_lists(config, n: int) -> list[str]:
+    return [k for k, v in vars(config).items() if isinstance(v, (list, tuple)) and len(v) == n]
+
+
+def _first_uniform(stack, ckpt: list[frozenset], config, n: int) -> int | None:
+    """The first layer index from which every layer is identical to the next (signature, checkpointing,
+    per-layer config lists); checkpointing must be the same on every layer."""
+    if len(set(ckpt)) > 1:
+        return None
+    sigs = [_signature(layer) for layer in stack]
+    first = n - 1
+    while first > 0 and sigs[first - 1] == sigs[n - 1]:
+        first -= 1
+    for key in _per_layer_lists(config, n):
+        values = list(getattr(config, key))
+        same_from = n - 1
+        while same_from > 0 and values[same_from - 1] == values[n - 1]:
+            same_from -= 1
+        first = max(first, same_from)
+    return first if first < n - 1 else None
+
+
+def reduced_workload(workload, depth: int):
+    """The same HF workload with only the first `depth` layers."""
+    config = copy.deepcopy(workload.extra["hf_config"])
+    n = config.num_hidden_layers
+    for key in _per_layer_lists(config, n):
+        setattr(config, key, type(getattr(config, key))(list(getattr(config, key))[:depth]))
+    config.num_hidden_layers = depth
+    return workload_from_config(config, name=workload.name, task=workload.extra.get("task"),
+                                source=workload.source)
+
+
+# ---- the event stream as tokens --------------------------------------------------------------------
+@dataclass
+class _Tokens:
+    toks: list      # ("M", phase, step, micro) | ("A", key) | ("F", key, rank); key has no layer index
+    idx: list       # layer index of each token's record, -1 for none
+
+
+def tokenize(trace: Trace, path: str) -> _Tokens:
+    """Marks and events in order; a record's module loses its layer index (kept aside in `idx`); a free
+    names the freed record by its fields and its rank among the live records with the same fields."""
+    pat = re.compile(re.escape(path) + r"\.(\d+)(\..*)?$")
+    keys, kidx = [], []
+    for r in trace.storages:
+        m = pat.match(r.module)
+        if m:
+            module = path + ".{}" + (m.group(2) or "").replace("{", "{{").replace("}", "}}")
+            i = int(m.group(1))
+        else:
+            module, i = r.module.replace("{", "{{").replace("}", "}}"), -1
+        keys.append((r.nbytes, r.category, module, r.phase, r.op, r.step, r.micro_step, r.dtype))
+        kidx.append(i)
+    toks, idx = [], []
+    live: dict[tuple, list[int]] = {}
+    marks = trace.marks
+    mi = 0
+    for e, v in enumerate(trace.events):
+        while mi < len(marks) and marks[mi][0] <= e:
+            toks.append(("M",) + tuple(marks[mi][1:]))
+            idx.append(-1)
+            mi += 1
+        sid = v if v >= 0 else ~v
+        full = (keys[sid], kidx[sid])
+        if v >= 0:
+            live.setdefault(full, []).append(sid)
+            toks.append(("A", keys[sid]))
+        else:
+            same = live[full]
+            pos = same.index(sid)
+            toks.append(("F", keys[sid], len(same) - 1 - pos))
+            del same[pos]
+        idx.append(kidx[sid])
+    for mark in marks[mi:]:
+        toks.append(("M",) + tuple(mark[1:]))
+        idx.append(-1)
+    return _Tokens(toks, idx)
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """How `align` picks a chunk at a mismatch: the chunk after which `b` matches `a` again for longest
+    (`shortest=False`, up to `window` tokens) or the shortest one that matches again for `window` tokens;
+    `backup`: how many already matched tokens the chunk may start before the mismatch (a chunk whose
+    first tokens look like what follows it, e.g. a foreach op's outputs of one layer before the final
+    norm's)."""
+
+    window: int
+    shortest: bool
+    backup: int
+
+
+STRATEGIES = (Strategy(24, False, 0), Strategy(8, True, 16), Strategy(16, True, 48), Strategy(4, True, 8))
+
+
+def align(a: list, b: list, how: Strategy = STRATEGIES[0]) -> list[tuple] | None:
+    """`b` as `a` with chunks inserted: ("eq", i, j, n) runs and ("ins", j, n) chunks, found greedily
+    (see `Strategy`); None when `b` is not `a` plus chunks."""
+    ops: list[tuple] = []
+    i = j = 0
+    na, nb = len(a), len(b)
+    budget = nb - na
+    if budget < 0:
+        return None
+    while True:
+        k = _match(a, b, i, j, na)
+        if k:
+            if ops and ops[-1][0] == "eq" and ops[-1][1] + ops[-1][3] == i:
+                ops[-1] = ("eq", ops[-1][1], ops[-1][2], ops[-1][3] + k)
+            else:
+                ops.append(("eq", i, j, k))
+            i, j = i + k, j + k
+        if i == na:
+            break
+        found = _chunk(a, b, i, j, budget, how, ops[-1][3] if ops and ops[-1][0] == "eq" else 0)
+        if found is None:
+            return None
+        back, n = found
+        if back:
+            _, ei, ej, en = ops.pop()
+            if en > back:
+                ops.append(("eq", ei, ej, en - back))
+            i, j = i - back, j - back
+        ops.append(("ins", j, n))
+        j += n
+        budget -= n
+    if j < nb:
+        ops.append(("ins", j, nb - j))
+    return ops
+
+
+def _chunk(a, b, i, j, budget, how: Strategy, matched: int):
+    """(tokens to back up, chunk length) at the mismatch `a[i]` != `b[j]`, or None."""
+    na = len(a)
+    best, best_at = 0, None
+    for back in range(min(how.backup, matched) + 1):
+        ib, jb = i - back, j - back
+        need = min(how.window, na - ib)
+        first = a[ib]
+        for n in range(1, budget + 1):
+            if b[jb + n] != first:
+                continue
+            m = _match(a, b, ib, jb + n, min(na, ib + how.window))
+            if how.shortest:
+                if m >= need and m > back and (best_at is None or n < best_at[1]):
+                    best_at = (back, n)
+                    break
+            elif m > best:
+                best, best_at = m, (back, n)
+                if m == need:
+                    break
+    return best_at
+
+
+def _match(a: list, b: list, i: int, j: int, stop: int) -> int:
+    """How many tokens `a[i:stop]` and `b[j:]` have in common at their start."""
+    k = 0
+    nb = len(b)
+    while i + k < stop and j + k < nb and a[i + k] == b[j + k]:
+        k += 1
+    return k
+
+
+def _directions(ops: list, ta: _Tokens, tb: _Tokens) -> list[int] | None:
+    """Per inserted chunk: +1 when copies follow it (layers in increasing order there, e.g. forward),
+    -1 when they precede it (decreasing, e.g. backward); from the index shifts of the nearest indexed
+    matched tokens on either side."""
+    deltas = []   # per op: (first delta, last delta) of indexed tokens in an eq run, or None
+    for op in ops:
+        if op[0] != "eq":
+            deltas.append(None)
+            continue
+        _, i, j, n = op
+        ds = [tb.idx[j + k] - ta.idx[i + k] for k in range(n) if ta.idx[i + k] >= 0]
+        if any(d not in (0, 1) for d in ds):
+            return None
+        deltas.append((ds[0], ds[-1]) if ds else None)
+    out = []
+    for k, op in enumerate(ops):
+        if op[0] != "ins":
+            continue
+        before = next((deltas[x][1] for x in range(k - 1, -1, -1) if deltas[x] is not None), None)
+        after = next((deltas[x][0] for x in range(k + 1, len(ops)) if deltas[x] is not None), None)
+        inside = [x for x in tb.idx[op[1]:op[1] + op[2]] if x >= 0]
+        if not inside:
+            out.append(1)   # no layer index inside: the copies' order does not matter
+        elif (before, after) in ((0, 1), (0, None), (None, 1)):
+            out.append(1)
+        elif (before, after) in ((1, 0), (1, None), (None, 0)):
+            out.append(-1)
+        else:   # the neighbours do not tell: the layer order from the last indexed token before the chunk
+            prev = next((x for x in reversed(tb.idx[:op[1]]) if x >= 0), None)
+            if prev is None or prev == inside[0]:
+                return None
+            out.append(1 if inside[0] > prev else -1)
+    return out
+
+
+def extend(ta: _Tokens, tb: _Tokens, extra: int, how: Strategy) -> tuple[list, list, list] | None:
+    """Tokens of the trace with `extra` more layers than `tb` (which has one more than `ta`), and the
+    chunk structure used (normalised chunks and their directions, to compare between depths)."""
+    ops = align(ta.toks, tb.toks, how)
+    if ops is None:
+        return None
+    dirs = _directions(ops, ta, tb)
+    if dirs is None:
+        return None
+    toks, idx, chunks = [], [], []
+    d_iter = iter(dirs)
+    for op in ops:
+        if op[0] == "eq":
+            _, i, j, n = op
+            toks.extend(tb.toks[j:j + n])
+            idx.extend(tb.idx[j + k] + (tb.idx[j + k] - ta.idx[i + k]) * extra if ta.idx[i + k] >= 0 else -1
+                       for k in range(n))
+            continue
+        _, j, n = op
+        direction = next(d_iter)
+        chunk, cidx = tb.toks[j:j + n], tb.idx[j:j + n]
+        chunks.append((tuple(chunk), direction))
+        order = range(extra + 1) if direction > 0 else range(extra, -1, -1)
+        for c in order:
+            toks.extend(chunk)
+            idx.extend(x + c if x >= 0 else -1 for x in cidx)
+    return toks, idx, chunks
+
+
+def untokenize(toks: list, idx: list, steps: int, notes: list) -> Trace | None:
+    """The Trace the tokens describe (frees resolved by rank among identical live records)."""
+    trace = Trace(steps=steps, notes=list(notes))
+    st, ev, marks = trace.storages, trace.events, trace.marks
+    live: dict[tuple, list[int]] = {}
+    for tok, i in zip(toks, idx):
+        kind = tok[0]
+        if kind == "M":
+            marks.append((len(ev), tok[1], tok[2], tok[3]))
+        elif kind == "A":
+            key = tok[1]
+            nbytes, category, module, phase, op, step, micro, dtype = key
+            st.append(StorageRecord(nbytes, category, module.format(i) if i >= 0 else module.format(),
+                                    phase, op, step, micro, dtype))
+            sid = len(st) - 1
+            live.setdefault((key, i), []).append(sid)
+            ev.append(sid)
+        else:
+            same = live.get((tok[1], i))
+            if not same or tok[2] >= len(same):
+                return None
+            ev.append(~same.pop(len(same) - 1 - tok[2]))
+    trace.sort_free_runs()
+    return trace
+
+
+def same_trace(x: Trace, y: Trace) -> bool:
+    return (x.events == y.events and x.marks == y.marks and x.storages == y.storages
+            and x.steps == y.steps and x.notes == y.notes)
+
+
+def synthesize(traces: list[Trace], depths: list[int], path: str, n_layers: int) -> tuple[Trace | None, str]:
+    """The `n_layers` trace from the traces at depths d and d+1 (the chunks one more layer adds, copied
+    N-d-1 times), after checking that the same rule predicts the d+2 trace exactly (with the first
+    chunk-finding strategy that does); (None, why) when none does."""
+    if not traces[0].notes == traces[1].notes == traces[2].notes:
+        return None, "the trace notes depend on the number of layers"
+    t0, t1 = (tokenize(t, path) for t in traces[:2])
+    why = f"the {depths[1]}-layer trace is not the {depths[0]}-layer one plus repeated chunks"
+    for how in STRATEGIES:
+        first = extend(t0, t1, 1, how)
+        if first is None:
+            continue
+        predicted = untokenize(first[0], first[1], traces[1].steps, traces[1].notes)
+        if predicted is None or not same_trace(predicted, traces[2]):
+            why = f"the {depths[2]}-layer trace differs from its prediction from {depths[0]} and {depths[1]} layers"
+            continue
+        rest = extend(t0, t1, n_layers - depths[1], how)
+        trace = rest and untokenize(rest[0], rest[1], traces[2].steps, traces[2].notes)
+        if trace is not None:
+            return trace, ""
+        why = "a free could not be matched in the synthesized trace"
+    return None, why
+
+
+def trace_block_once(workload, cfg, target, on_phase=None) -> Trace:
+    """The trace of `cfg`'s steps, block-once when the model's layers are proven identical (see the
+    module's docstring), else the full trace; `trace.mode` says which ran, `trace.mode_reason` why."""
+    from memplan.trace.tracer import trace_workload
+
+    stack, why = hf_stack(workload, cfg)
+    if stack is not None:
+        d = max(1, stack.first_uniform + 1)
+        depths = [d, d + 1, d + 2]
+        gc.collect()
+        gc.freeze()   # the heap is scanned once for the three traces, not once per trace (memplan.step.run)
+        try:
+            traces = [trace_workload(reduced_workload(workload, k), cfg, target,
+                                     on_phase=on_phase if k == depths[-1] else None) for k in depths]
+        except Exception as exc:  # noqa: BLE001 - the full trace reports the real failure
+            trace, why = None, f"a reduced-depth trace failed ({type(exc).__name__})"
+        else:
+            trace, why = synthesize(traces, depths, stack.path, stack.n_layers)
+        finally:
+            gc.unfreeze()
+        if trace is not None:
+            trace.mode = "block-once"
+            trace.mode_reason = (f"{stack.n_layers} identical layers in {stack.path}: traced {d}, {d + 1} and "
+                                 f"{d + 2} layers, the rest written from them (checked exact at {d + 2})")
+            return trace
+    trace = trace_workload(workload, cfg, target, on_phase=on_phase)
+    trace.mode, trace.mode_reason = "full", why
+    return trace

@@ -1,0 +1,167 @@
+"""Issue 13's mechanisms, each with hand-computed expectations: numbers decoded in context, the
+fragmentation / capacity arithmetic, honest `unknown`, bad input, and the message data files."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from memplan.diagnose import _catalog as cat_mod
+from memplan.diagnose import diagnose
+from memplan.diagnose._classify import classify_oom, code_category
+from memplan.diagnose._parse import _TRIGGER
+from memplan.diagnose._rules import code_contexts, codes_in_context, text_rules
+from memplan.diagnose._types import Category
+
+from corpus_helpers import LOGS, corpus_rows
+
+GiB = 1 << 30
+MiB = 1 << 20
+
+
+# ---------------------------------------------------------------- numbers in context
+
+@pytest.mark.parametrize("line,codes", [
+    ("aclrtMallocHost return Error, code: 207001", ["207001"]),            # ACL call + bare number
+    ("aclrtSetDevice(deviceId) failed: 507033 (main.cpp:72)", ["507033"]),
+    ("NPU function error: c10_npu::SetDevice(device_id_), error code is 507899", ["507899"]),
+    ("HcclAllReduce failed, return 9", ["HCCL:9"]),                        # small number next to an HCCL call
+    ("ret=0x186a0 in plog", ["100000"]),                                   # hex that is a catalogued ACL code
+    ("Failed to open device, retCode=0x7020014, deviceId=0.", []),         # runtime-internal hex: not a catalog code
+    ("[drv api] halMemAllocNew failed: drvRetCode=6!", ["DRV:6"]),
+    ("cuda runtime error (2) : out of memory at THCCachingAllocator.cpp:510", ["CUDA:2"]),
+    ("step 100000 loss 2.3 lr 0.0001", []),                                # a number out of context is no code
+    ("Epoch 12: error code is 3 of 10 retries", []),                       # small number without HCCL is nothing
+])
+def test_codes_in_context(line, codes):
+    assert codes_in_context(line) == codes
+
+
+def test_context_codes_are_decoded_through_the_catalogs():
+    assert code_category("DRV:6") == ("memory", 2, "DRV_ERROR_OUT_OF_MEMORY")
+    assert code_category("HCCL:9")[:2] == ("comm", 2)
+    assert code_category("CUDA:46") == ("environment", 2, "cudaErrorDevicesUnavailable")
+    assert code_category("DRV:999")[0] is None
+    d = diagnose("aclrtMallocHost return Error, code: 207001\n")
+    assert d.primary_category == Category.CAPACITY and d.primary.codes == ("207001",)
+    d = diagnose("RuntimeError: NPU function error: aclrtMemcpy, error code is 107000\n")
+    assert d.primary_category == Category.INVALID_PARAM
+
+
+def test_cuda_message_without_enum_name():
+    d = diagnose("RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable\n")
+    assert d.primary_category == Category.ENVIRONMENT
+    # a short runtime text counts only after the `CUDA error:` prefix
+    assert diagnose("RuntimeError: CUDA error: invalid argument\n").primary_category == Category.INVALID_PARAM
+    assert diagnose("usage: invalid argument --foo\n").primary_category != Category.INVALID_PARAM
+
+
+# ---------------------------------------------------------------- the OOM arithmetic
+
+def _oom(**kw):
+    kw.setdefault("device", "cuda:0")
+    return classify_oom({f"{k}_bytes" if k != "device" else k: v for k, v in kw.items()}, set())
+
+
+def test_fragmentation_when_free_plus_cache_covers_the_request():
+    # 16 GiB asked; cache = 39.6 - 23.8 = 15.8 GiB (40 % of reserved) is below the request, but
+    # free + cache = 6 + 15.8 = 21.8 GiB covers it: allocated + request = 39.8 <= 47.5 - 1.9 = 45.6 GiB.
+    v = _oom(requested=16 * GiB, total=int(47.5 * GiB), allocated=int(23.8 * GiB), reserved=int(39.6 * GiB),
+             free=6 * GiB)
+    assert v.category == Category.FRAGMENTATION
+    for text in ("15.80 GiB cached", "40 %", "free + cached = 21.80 GiB", "allocated + request = 39.80 GiB",
+                 "45.60 GiB"):
+        assert text in v.summary, text
+
+
+def test_capacity_when_even_a_perfect_allocator_would_fail():
+    # allocated + request = 8 + 4 = 12 GiB > 10 - (10 - 1 - 8.5) = 9.5 GiB; cache 0.5 GiB + free 1 GiB < 4 GiB.
+    v = _oom(requested=4 * GiB, total=10 * GiB, allocated=8 * GiB, reserved=int(8.5 * GiB), free=1 * GiB)
+    assert v.category == Category.CAPACITY
+    assert "Allocated + request = 12.00 GiB > total − memory outside PyTorch = 9.50 GiB" in v.summary
+
+
+def test_capacity_when_the_cache_is_a_sliver():
+    # the cache (9.88 - 9.76 = 0.12 GiB) covers 20 MiB but is 1 % of reserved: defragmenting only postpones it
+    v = _oom(requested=20 * MiB, total=int(10.76 * GiB), allocated=int(9.76 * GiB), reserved=int(9.88 * GiB),
+             free=int(21.12 * MiB))
+    assert v.category == Category.CAPACITY and "only 1 %" in v.summary
+
+
+def test_environment_when_free_memory_exceeds_the_request():
+    # 3.03 GiB free >= 1.1 x 2.26 GiB and 0.77 GiB more than asked: not a shortage
+    v = _oom(requested=int(2.26 * GiB), total=6 * GiB, allocated=int(781.59 * MiB), reserved=int(1.24 * GiB),
+             free=int(3.03 * GiB))
+    assert v.category == Category.ENVIRONMENT
+
+
+def test_case_of_pytorch_in_the_message_does_not_matter():
+    d = diagnose("CUDA out of memory. Tried to allocate 2.93 GiB (GPU 0; 23.80 GiB total capacity; 12.04 GiB already "
+                 "allocated; 2.82 GiB free; 19.69 GiB reserved in total by Pytorch)\n")
+    assert d.primary.numbers["reserved_bytes"] == int(round(19.69 * GiB))
+    assert d.primary_category == Category.FRAGMENTATION
+
+
+# ---------------------------------------------------------------- honest unknown, clean logs, bad input
+
+def test_unknown_quotes_the_error_lines_and_says_what_it_needs():
+    d = diagnose("step 1 loss 2.0\nRuntimeError: the flux capacitor failed to engage\nstep 2\n")
+    assert d.primary_category == Category.UNKNOWN
+    s = d.primary.summary
+    assert "flux capacitor failed to engage" in s and "would need" in s and ":2:" in s
+
+
+def test_known_text_is_never_unknown():
+    d = diagnose("RuntimeError: the flux capacitor failed\nRuntimeError: CUDA error: an illegal memory access was "
+                 "encountered\n")
+    assert d.primary_category == Category.KERNEL_FAULT
+
+
+def test_clean_log_is_benign_not_unknown():
+    d = diagnose("step 1 loss 2.3\nstep 2 loss 2.1\n")
+    assert d.primary_category == Category.BENIGN and not d.incidents and d.input_problem is None
+
+
+@pytest.mark.parametrize("data,word", [("", "empty"), (b"", "empty"), (bytes(range(256)) * 50, "binary"),
+                                       ("\n  \n\t\n", "no log lines")])
+def test_bad_input_is_reported_not_diagnosed(data, word):
+    d = diagnose(data)
+    assert d.input_problem and word in d.input_problem and not d.incidents
+    assert d.to_dict()["input_problem"] == d.input_problem
+
+
+# ---------------------------------------------------------------- the data files
+
+def test_every_message_rule_has_a_source_and_a_valid_category():
+    valid = {c.value for c in Category} | {"memory", "-"}
+    for r in cat_mod.message_rows():
+        assert r["source"].strip() and r["category"] in valid, r["id"]
+        assert 0 <= int(r["strength"]) <= 3
+        re.compile(r["pattern"])
+    for r in cat_mod.cuda_nccl_rows():
+        assert r["message"] and r["message_source"], r["name"]
+    for ctx in code_contexts():
+        assert "code" in ctx.rx.groupindex and ctx.namespace in ("acl", "hccl", "cuda", "drv", "auto")
+    for r in cat_mod.drv_rows():
+        assert r["repo"] and r["path"] and r["commit"]
+
+
+def test_trigger_lets_through_every_line_a_rule_matches():
+    """`_TRIGGER` is a speed filter: on every line of the dev corpus, a line some rule matches must pass it."""
+    rules = text_rules()
+    checked = 0
+    for r in corpus_rows():
+        for line in (LOGS / r["file"]).read_text(encoding="utf-8", errors="replace").splitlines():
+            if any(rule.rx.search(line) for rule in rules) or codes_in_context(line):
+                checked += 1
+                assert _TRIGGER.search(line), line
+    assert checked > 100
+
+
+def test_process_usage_below_reserved_is_ignored():
+    # "this process has 0 bytes memory in use" cannot be true when PyTorch reserved 20.34 GiB: use reserved.
+    # total - free - reserved = 21.96 - 1.29 - 20.34 = 0.33 GiB outside PyTorch, below the 1 GiB allowance.
+    v = classify_oom({"requested_bytes": int(1.88 * GiB), "total_bytes": int(21.96 * GiB), "free_bytes": int(1.29 * GiB),
+                      "allocated_bytes": int(19.02 * GiB), "reserved_unallocated_bytes": int(1.32 * GiB),
+                      "process_in_use_bytes": 0, "device": "cuda:3"}, set())
+    assert v.category == Category.CAPACITY and v.facts["process_in_use_ignored"] == 0

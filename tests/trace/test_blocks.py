@@ -1,0 +1,131 @@
+"""Block-once tracing (memplan.trace.blocks): the trace written from 1-, 2- and 3-layer traces is
+byte-identical to the full trace -- every record, event and mark, hence the same peak, reserved bytes,
+breakdown, phase peaks and module rows -- or the full trace runs and says why."""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from memplan.core.analyze import run_analysis
+from memplan.errors import TraceError
+from memplan.trace import blocks
+from memplan.trace.blocks import align, same_trace
+
+ROOT = Path(__file__).resolve().parents[2]
+HF = ROOT / "fixtures" / "hf"
+MODELS = ROOT / "fixtures" / "models"
+
+_EST_FIELDS = ("peak_allocated_bytes", "peak_reserved_bytes", "peak_phase", "peak_step", "peak_micro_step",
+               "breakdown_at_peak", "phase_peaks", "first_step_peak_bytes", "modules", "fragmentation_bytes",
+               "n_events", "notes")
+
+
+def _both(device=None, **kw):
+    """Block-once and full analyses of the same run; when the full trace fails, block-once must fail the
+    same way (it falls back to the full trace), and the case is skipped."""
+    try:
+        full = run_analysis(device=device, fallback=False, full_trace=True, **kw)
+    except TraceError as exc:
+        with pytest.raises(TraceError) as again:
+            run_analysis(device=device, fallback=False, **kw)
+        assert str(again.value) == str(exc)
+        pytest.skip(f"the full trace fails here too: {exc}")
+    fast = run_analysis(device=device, fallback=False, **kw)
+    return fast, full
+
+
+def _assert_identical(fast, full):
+    assert full.trace.mode == "full"
+    assert same_trace(fast.trace, full.trace)
+    for f in _EST_FIELDS:
+        assert getattr(fast.estimate, f) == getattr(full.estimate, f), f
+
+
+@pytest.fixture(autouse=True)
+def _block_once_from_4_layers(monkeypatch):
+    """GPT-2's 12 layers are under the speed threshold; correctness is checked on it all the same."""
+    monkeypatch.setattr(blocks, "MIN_LAYERS", 4)
+
+
+def _hf_case(name, seq, precision, checkpoint, device):
+    kw = dict(hf_config=str(HF / name), batch_size=1, seq_len=seq, precision=precision)
+    if checkpoint:
+        kw["checkpoint"] = ("model.layers.*",) if "gpt2" not in name else ("transformer.h.*",)
+    fast, full = _both(device, **kw)
+    _assert_identical(fast, full)
+    return fast
+
+
+@pytest.mark.parametrize("precision", ["fp32", pytest.param("bf16-amp", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("checkpoint", [False, True])
+def test_gpt2_block_once_is_the_full_trace(precision, checkpoint):
+    fast = _hf_case("gpt2.json", 32, precision, checkpoint, "910B3")
+    assert fast.trace.mode == "block-once", fast.trace.mode_reason
+    assert fast.estimate.trace_mode == "block-once"
+
+
+SLOW_HF = [(name, p, c, dev) for name in ("tinyllama-1.1b.json", "qwen2-0.5b.json", "llama-2-7b.json")
+           for p in ("fp32", "bf16-amp") for c in (False, True) for dev in (None, "910B3")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,precision,checkpoint,device", SLOW_HF)
+def test_hf_block_once_is_the_full_trace(name, precision, checkpoint, device):
+    fast = _hf_case(name, 32, precision, checkpoint, device)
+    assert fast.trace.mode == "block-once", fast.trace.mode_reason
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(p.stem for p in MODELS.glob("*.py")))
+@pytest.mark.parametrize("precision", ["fp32", "bf16-amp"])
+def test_model_files_are_traced_in_full(name, precision):
+    """Model files are not cut to fewer layers: the default trace is the full one and says why."""
+    fast, full = _both(model=str(MODELS / f"{name}.py"), batch_size=2, precision=precision)
+    assert fast.trace.mode == "full" and "model file" in fast.trace.mode_reason
+    _assert_identical(fast, full)
+
+
+def test_model_file_says_full():
+    a = run_analysis(model=str(MODELS / "mlp.py"), batch_size=2)
+    assert a.estimate.trace_mode == "full" and "model file" in a.estimate.trace_mode_reason
+
+
+def test_layers_that_differ_are_traced_in_full(tmp_path):
+    """A per-layer config list that is not uniform (sliding / full attention every other layer on a
+    Qwen2 config) is not block-once: the layers are not identical."""
+    import json
+
+    cfg = json.loads((HF / "qwen2-0.5b.json").read_text())
+    n = cfg["num_hidden_layers"] = 6
+    cfg.update(hidden_size=64, intermediate_size=128, num_attention_heads=4, num_key_value_heads=2,
+               vocab_size=128, use_sliding_window=True, sliding_window=8, max_window_layers=3,
+               layer_types=["full_attention" if i % 2 else "sliding_attention" for i in range(n)])
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    a = run_analysis(hf_config=str(path), batch_size=1, seq_len=16)
+    assert a.trace.mode == "full"
+    assert "differ" in a.trace.mode_reason
+
+
+def test_align_finds_inserted_chunks():
+    a = list("xABCyABz")
+    b = list("xABCABCyABABz")
+    ops = align(a, b)
+    rebuilt = []
+    for op in ops:
+        rebuilt += b[op[2]:op[2] + op[3]] if op[0] == "eq" else b[op[1]:op[1] + op[2]]
+    assert rebuilt == b
+    assert [op[2] for op in ops if op[0] == "ins"] == [3, 2]
+    assert align(list("abc"), list("xyz")) is None
+
+
+def test_estimate_json_has_the_mode():
+    a = run_analysis(hf_config=str(HF / "gpt2.json"), batch_size=1, seq_len=16)
+    d = a.estimate.to_dict()
+    assert d["trace_mode"] == "block-once" and "identical layers" in d["trace_mode_reason"]
+    assert dataclasses.replace(a.estimate).trace_mode == "block-once"
+    from memplan.report.text import render_estimate
+
+    assert "trace: block-once (12 identical layers in transformer.h" in render_estimate(a.estimate)
