@@ -63,7 +63,7 @@ def batch_case(name: str, seq: int | None, target: int) -> dict:
     capacity = int((e1.peak_allocated_bytes + (target - 0.5) * slope) / (1 - MARGIN))
     budget = int(capacity * (1 - MARGIN))
     t0 = time.perf_counter()
-    p = plan(w, config=cfg, capacity=capacity, margin=MARGIN)
+    p = plan(w, config=cfg, capacity=capacity, margin=MARGIN, maximize_batch=True)  # the largest micro-batch
     plan_s = time.perf_counter() - t0
     rec = p.batch_size
     rec_measured = _measure(w, cfg.with_(batch_size=rec)) if rec else None
@@ -143,7 +143,7 @@ def speed_case() -> dict:
         return time.perf_counter() - t0, r
 
     ta, ra = timed(["analyze", *args])
-    tp, rp = timed(["plan", *args, "-q", "--format", "json"])
+    tp, rp = timed(["plan", *args, "--maximize-batch", "-q", "--format", "json"])
     d = json.loads(rp.stdout) if rp.stdout.strip().startswith("{") else {}
     return {"analyze_seconds": round(ta, 2), "analyze_exit": ra.returncode, "plan_seconds": round(tp, 2),
             "plan_exit": rp.returncode, "ratio": round(tp / ta, 2), "ok": tp / ta <= 4.0,

@@ -268,10 +268,15 @@ def missing(feature: str, instead: str | None = None) -> str:
 
 
 # ---- torch_npu and library code paths ---------------------------------------------------------------
-def import_torch_npu(what: str = "--device npu"):
-    """Import torch_npu (registers `torch.npu`) or raise a one-line UserError saying why it cannot be."""
+def require_torch_npu(what: str = "--device npu") -> None:
+    """A one-line UserError when torch_npu is not installed (checked without importing torch)."""
     if importlib.util.find_spec("torch_npu") is None:
         raise UserError(f"{what}: torch_npu is not installed (pip install 'memplan[npu]', with CANN)")
+
+
+def import_torch_npu(what: str = "--device npu"):
+    """Import torch_npu (registers `torch.npu`) or raise a one-line UserError saying why it cannot be."""
+    require_torch_npu(what)
     try:
         import torch_npu  # noqa: F401  (needs the CANN runtime)
     except Exception as exc:  # noqa: BLE001 - e.g. ImportError: libhccl.so without the CANN runtime

@@ -11,9 +11,10 @@ from memplan.errors import UserError
 _UNITS = {
     "": 1, "b": 1,
     "k": 1000, "kb": 1000, "m": 1000**2, "mb": 1000**2, "g": 1000**3, "gb": 1000**3,
-    "t": 1000**4, "tb": 1000**4,
-    "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4,
+    "t": 1000**4, "tb": 1000**4, "p": 1000**5, "pb": 1000**5,
+    "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4, "pib": 1024**5,
 }
+_BINARY = (("PiB", 1024**5), ("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024))
 _SIZE_RE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([a-zA-Z]*)\s*$")
 
 
@@ -34,13 +35,21 @@ def parse_size(text: str | int | float) -> int:
     return int(round(value))
 
 
+def parse_capacity(text: str | int | float) -> int:
+    """A device memory size (`--capacity`): like `parse_size`, and it must be positive."""
+    n = parse_size(text)
+    if n <= 0:
+        raise UserError(f"capacity must be positive, got {text!r} (e.g. --capacity 24GiB)")
+    return n
+
+
 def fmt_bytes(n: int | None, signed: bool = False) -> str:
     """Render bytes with a binary unit: 1536 -> '1.50 KiB'."""
     if n is None:
         return "-"
     sign = "-" if n < 0 else ("+" if signed and n > 0 else "")
     n = abs(int(n))
-    for unit, scale in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+    for unit, scale in _BINARY:
         if n >= scale:
             return f"{sign}{n / scale:.2f} {unit}"
     return f"{sign}{n} B"

@@ -162,8 +162,24 @@ def _clone_structure(module):
     return copy.deepcopy(module, memo)
 
 
-def load_model_file(path: str) -> Workload:
-    """Import a model file and check it follows the contract."""
+def check_source(model: str | None, hf_config: str | None) -> None:
+    """One workload source, and it is there: a model file (.py) or an HF config.json (no torch needed)."""
+    if hf_config and model:
+        raise UserError("give either a model file or --hf-config, not both")
+    if not model and not hf_config:
+        raise UserError("no model: give a model file (model.py) or --hf-config config.json")
+    if model:
+        check_model_path(model)
+    elif not os.path.exists(hf_config):
+        if hf_config.count("/") == 1 and not hf_config.endswith(".json"):
+            return  # a model id: looked up in the local Hugging Face cache when the workload is built
+        raise UserError(f"HF config not found: {hf_config}")
+    else:
+        read_json(os.path.join(hf_config, "config.json") if os.path.isdir(hf_config) else hf_config)
+
+
+def check_model_path(path: str) -> None:
+    """The model file exists and is a Python file (checked before anything imports torch)."""
     if not os.path.exists(path):
         raise UserError(f"model file not found: {path}")
     if os.path.isdir(path):
@@ -172,12 +188,21 @@ def load_model_file(path: str) -> Workload:
         if path.endswith(".json"):
             raise UserError(f"{path} looks like a config: use --hf-config {path}")
         raise UserError(f"{path} is not a Python file: the model file must end in .py")
+
+
+def load_model_file(path: str) -> Workload:
+    """Import a model file and check it follows the contract."""
+    check_model_path(path)
     name = "memplan_user_model_" + os.path.splitext(os.path.basename(path))[0].replace("-", "_")
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod
     try:
         spec.loader.exec_module(mod)
+    except SystemExit as exc:  # sys.exit() / exit() at module level: never a silent success
+        raise UserError(f"{path}: the model file exited (sys.exit({exc.code!r})) while being imported: "
+                        "put script code under `if __name__ == '__main__':` "
+                        "(see README, 'The model file')") from None
     except SyntaxError as exc:
         raise UserError(f"{path}:{exc.lineno}: syntax error in the model file: {exc.msg}") from exc
     except ImportError as exc:
@@ -196,7 +221,7 @@ def workload_from_module(mod: types.ModuleType, source: str) -> Workload:
     if missing:
         raise UserError(
             f"{source} does not define {' and '.join(missing)}(): a model file needs "
-            "build_model() -> nn.Module and make_batch(batch_size) (see README, 'Model file')"
+            "build_model() -> nn.Module and make_batch(batch_size) (see README, 'The model file')"
         )
     return Workload(
         name=os.path.splitext(os.path.basename(source))[0],

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import click
 
+from memplan.errors import UserError
 from memplan.workload import OPTIMIZER_IMPLS, OPTIMIZERS, PRECISIONS, SHARDINGS, TrainConfig
 
 
@@ -53,9 +54,45 @@ def train_config(kw: dict) -> TrainConfig:
     )
 
 
+def precheck(kw: dict, model=None, hf_config=None, device=None, capacity=None, alloc_conf=None, *,
+             need_budget: bool = False, report_path=None, report_check=None, plan_path=None,
+             real_run: bool = False) -> TrainConfig:
+    """Check every argument that can be checked without torch -- the training options, the model
+    source, the device (the catalog is JSON), the capacity, the allocator configuration, the report
+    name; for a real run (`real_run`) or the present NPU, that torch_npu is installed -- so that a bad
+    argument is answered at once, not after torch and the model file are imported. Returns the
+    TrainConfig (the library call validates it again, cheaply)."""
+    from memplan.compat import require_torch_npu
+    from memplan.core.device import resolve_device
+    from memplan.units import parse_capacity
+    from memplan.workload import check_source, read_json
+
+    cfg = train_config(kw).validate()
+    if plan_path:  # `validate --plan plan.json`: readable JSON (its keys are checked when it is applied)
+        read_json(plan_path)
+    if report_path:
+        if report_check is None:
+            from memplan.report.write import check_report_path as report_check
+        report_check(report_path)
+    if not kw.get("train_config") or model or hf_config:  # a train config may name the model itself
+        check_source(model, hf_config)
+    family = device.lower().split(":")[0] if device is not None else None
+    if family in ("auto", "cuda", "npu"):
+        if capacity is not None:  # the device itself is read later (that needs torch)
+            parse_capacity(capacity)
+    else:
+        dev = resolve_device(device, capacity, alloc_conf)
+        if dev.capacity_bytes is None and need_budget:
+            raise UserError("plan needs a memory budget: give --device NAME or --capacity SIZE")
+        family = dev.family if real_run else None
+    if family == "npu":
+        require_torch_npu(f"--device {device}")
+    return cfg
+
+
 def distributed_options(fn):
     opts = [
-        click.option("--world-size", type=int, default=None,
+        click.option("--world-size", type=click.IntRange(min=1), default=None,
                      help="Data-parallel ranks: report the per-rank peak (see `memplan shard`)."),
         click.option("--sharding", type=click.Choice(SHARDINGS), default="ddp", show_default=True,
                      help="With --world-size: DDP, ZeRO-1/2/3 or FSDP2."),

@@ -5,10 +5,12 @@
 """
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
 import traceback
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import click
 
@@ -23,15 +25,51 @@ def fail(message: str, code: int = EXIT_BAD_INPUT) -> None:
     sys.exit(code)
 
 
-def run_command(debug: bool, fn: Callable[[], Any]) -> Any:
+@contextlib.contextmanager
+def stdout_to_stderr() -> Iterator[None]:
+    """Send everything written to stdout meanwhile -- the user's prints while their model file is
+    imported, built, traced or run, C-level output, child processes -- to stderr, so that stdout holds
+    only memplan's own answer (`--format json` stays parseable)."""
+    sys.stdout.flush()
     try:
-        return fn()
+        real = sys.stdout.fileno() == 1
+    except (AttributeError, OSError, ValueError):  # a captured stream (tests): Python-level only
+        real = False
+    saved = os.dup(1) if real else None
+    if real:
+        os.dup2(2, 1)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        if saved is not None:
+            sys.stdout.flush()
+            os.dup2(saved, 1)
+            os.close(saved)
+
+
+def run_command(debug: bool, fn: Callable[[], Any]) -> Any:
+    """Run the library call `fn` -- the one place the user's code runs -- with stdout sent to stderr."""
+    try:
+        with stdout_to_stderr():
+            return fn()
     except UserError as exc:
         if debug:
             traceback.print_exc()
         fail(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+    except SystemExit as exc:  # the user's code called sys.exit() / exit() while memplan ran it
+        if debug:
+            traceback.print_exc()
+        fail(f"the model code exited (sys.exit({exc.code!r})) while memplan ran it: "
+             "a model file's functions must return, not exit")
     except KeyboardInterrupt:
         fail("interrupted", 130)
+
+
+def report_written(path: str | None, quiet: bool = False) -> None:
+    """The one line that says where a --report went (stderr; silent with -q)."""
+    if path and not quiet:
+        click.echo(f"report written to {path}", err=True)
 
 
 def emit(fmt: str, command: str, payload: dict, human: Callable[[], str], exit_code: int = EXIT_OK) -> None:
@@ -45,6 +83,8 @@ def emit(fmt: str, command: str, payload: dict, human: Callable[[], str], exit_c
 
 
 debug_option = click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
+quiet_option = click.option("-q", "--quiet", is_flag=True,
+                            help="No progress or status lines on stderr (errors are still shown).")
 format_option = click.option(
     "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
     help="Output format.",

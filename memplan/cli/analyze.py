@@ -4,8 +4,9 @@ from __future__ import annotations
 import click
 
 from memplan.cli._job import job_inputs, job_options
-from memplan.cli._options import device_options, distributed_options, workload_options
-from memplan.cli._output import EXIT_BAD_NEWS, EXIT_OK, debug_option, emit, format_option, run_command
+from memplan.cli._options import device_options, distributed_options, precheck, workload_options
+from memplan.cli._output import (EXIT_BAD_NEWS, EXIT_OK, debug_option, emit, format_option, quiet_option,
+                                 report_written, run_command)
 
 
 @click.command()
@@ -13,7 +14,7 @@ from memplan.cli._output import EXIT_BAD_NEWS, EXIT_OK, debug_option, emit, form
 @job_options
 @device_options
 @distributed_options
-@click.option("--top", type=int, default=10, show_default=True, help="Module rows to show.")
+@click.option("--top", type=click.IntRange(min=0), default=10, show_default=True, help="Module rows to show.")
 @click.option("--report", "report_path", default=None, type=click.Path(dir_okay=False),
               help="Also write a report: .html (timeline), .md (Markdown) or .png.")
 @click.option("--fallback/--no-fallback", default=True, show_default=True,
@@ -21,25 +22,23 @@ from memplan.cli._output import EXIT_BAD_NEWS, EXIT_OK, debug_option, emit, form
                    "(always stated in the report).")
 @click.option("--full-trace", is_flag=True,
               help="Trace every layer even when identical layers could be traced once (block-once).")
-@click.option("-q", "--quiet", is_flag=True, help="No progress output.")
+@quiet_option
 @format_option
 @debug_option
 def command(model, hf_config, task, device, capacity, alloc_conf, world_size, sharding, top, report_path, fallback,
             full_trace, quiet, fmt, debug, **kw):
     """Estimate the peak memory of training MODEL (a model file, or --hf-config) on fake tensors."""
+    run_command(debug, lambda: precheck(kw, model, hf_config, device, capacity, alloc_conf,
+                                        report_path=report_path))
     if kw.get("deepspeed_config") or _config_has_deepspeed(kw):
         return _deepspeed(model, hf_config, task, world_size or 1, fmt, debug, kw)
     if world_size:
-        return _per_rank(model, hf_config, task, device, capacity, world_size, sharding, fmt, debug, kw)
+        return _per_rank(model, hf_config, task, device, capacity, world_size, sharding, fmt, debug, kw, quiet)
 
     def work():
         from memplan import api
 
         workload, cfg, job = job_inputs(model, hf_config, task, kw)
-        if report_path:
-            from memplan.report.write import check_report_path
-
-            check_report_path(report_path)
         from memplan.report.progress import progress
 
         with progress(api.phase_count(cfg), "tracing", quiet=quiet, fmt=fmt) as bar:
@@ -53,6 +52,7 @@ def command(model, hf_config, task, device, capacity, alloc_conf, world_size, sh
             from memplan.report.write import write_report
 
             write_report(report_path, a.estimate, a.trace, sim=a.sim)
+            report_written(report_path, quiet)
         return a.estimate, job
 
     est, job = run_command(debug, work)
@@ -73,15 +73,17 @@ def _with_mapping(job, text: str) -> str:
     return render_mapping(job) + "\n\n" + text
 
 
-def _per_rank(model, hf_config, task, device, capacity, world_size, sharding, fmt, debug, kw):
+def _per_rank(model, hf_config, task, device, capacity, world_size, sharding, fmt, debug, kw, quiet):
     """`--world-size N`: the per-rank estimate of memplan.distributed, enveloped as `analyze`."""
 
     def work():
         from memplan import api
+        from memplan.report.progress import progress
 
         dev = api.resolve_device(device, capacity)
         workload, cfg, _job = job_inputs(model, hf_config, task, kw)
-        return api.estimate_per_rank(workload, cfg, world_size, sharding, dev)
+        with progress(None, f"tracing {world_size} ranks ({sharding})", quiet=quiet, fmt=fmt):
+            return api.estimate_per_rank(workload, cfg, world_size, sharding, dev)
 
     est = run_command(debug, work)
     from memplan.report.shard_text import render_rank_estimate

@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import json
+import os
 
 import click
 
-from memplan.cli._output import EXIT_OK, debug_option, emit, format_option, run_command
+from memplan.cli._output import EXIT_OK, debug_option, emit, format_option, quiet_option, report_written, run_command
 from memplan.errors import UserError
 
 
@@ -35,21 +36,25 @@ def _load_estimate(path: str | None) -> dict | None:
                    "what was live at it, fragmentation, the largest blocks.")
 @click.option("--report", "report_path", default=None, type=click.Path(dir_okay=False),
               help="With --snapshot: also write its timeline (.html, .md or .png).")
+@quiet_option
 @format_option
 @debug_option
 def command(logs: tuple[str, ...], estimate_path: str | None, show_all: bool, snapshot_path: str | None,
-            report_path: str | None, fmt: str, debug: bool) -> None:
+            report_path: str | None, quiet: bool, fmt: str, debug: bool) -> None:
     """Explain what went wrong in training logs (`-` reads stdin) and what to change."""
     if snapshot_path is not None:
-        return _snapshot(snapshot_path, report_path, logs, fmt, debug)
+        return _snapshot(snapshot_path, report_path, logs, fmt, debug, quiet)
     if not logs:
-        run_command(debug, lambda: (_ for _ in ()).throw(
-            UserError("give a log file (or - for stdin), or --snapshot snapshot.pickle")))
+        run_command(debug, lambda: _refuse("give a log file (or - for stdin), or --snapshot snapshot.pickle"))
+    if report_path:
+        run_command(debug, lambda: _refuse("--report draws a snapshot's timeline: give --snapshot too "
+                                           "(a log diagnosis has no timeline)"))
+    estimate = run_command(debug, lambda: _check_inputs(logs, estimate_path))
 
     def work():
         from memplan import api
 
-        result = api.diagnose(list(logs), _load_estimate(estimate_path))
+        result = api.diagnose(list(logs), estimate)
         if result.input_problem:  # empty, binary, or no log line: bad input, not a diagnosis
             raise UserError(result.input_problem)
         return result
@@ -60,10 +65,22 @@ def command(logs: tuple[str, ...], estimate_path: str | None, show_all: bool, sn
     emit(fmt, "diagnose", result.to_dict(), lambda: render_diagnosis(result, show_all), EXIT_OK)
 
 
-def _snapshot(path: str, report_path: str | None, logs: tuple[str, ...], fmt: str, debug: bool) -> None:
-    def work():
-        import os
+def _refuse(message: str):
+    raise UserError(message)
 
+
+def _check_inputs(logs: tuple[str, ...], estimate_path: str | None) -> dict | None:
+    """Every log file exists (a command-line argument is a path, or - for stdin) and the estimate reads,
+    before the diagnosis machinery is imported; returns the estimate."""
+    for item in logs:
+        if item != "-" and not os.path.exists(item):
+            raise UserError(f"no such log file: {item}")
+    return _load_estimate(estimate_path)
+
+
+def _snapshot(path: str, report_path: str | None, logs: tuple[str, ...], fmt: str, debug: bool,
+              quiet: bool) -> None:
+    def work():
         from memplan import api
 
         if not os.path.exists(path):
@@ -81,6 +98,7 @@ def _snapshot(path: str, report_path: str | None, logs: tuple[str, ...], fmt: st
             from memplan.report.write import render_timeline
 
             render_timeline(timeline_from_snapshot(an), report_path)
+            report_written(report_path, quiet)
         return an, diag
 
     an, diag = run_command(debug, work)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 
 import click
 
@@ -43,7 +44,25 @@ for _name in _COMMANDS:
     cli.add_command(_mod.command, name=_name)
 
 
+_NoArgsIsHelp = getattr(click.exceptions, "NoArgsIsHelpError", ())  # click >= 8.2
+
+
 def main() -> None:
     # keep third-party chatter (transformers' one-time warnings) out of memplan's output
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-    cli(prog_name="memplan")
+    try:
+        code = cli.main(prog_name="memplan", standalone_mode=False)
+    except _NoArgsIsHelp as exc:  # `memplan` / `memplan shard` alone: the help, as click prints it
+        click.echo(exc.format_message(), err=True)
+        sys.exit(exc.exit_code)
+    except click.UsageError as exc:  # a bad option or argument: one line, like every other input error
+        where = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
+        click.echo(f"memplan: error: {exc.format_message()}{where}", err=True)
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        click.echo(f"memplan: error: {exc.format_message()}", err=True)
+        sys.exit(exc.exit_code)
+    except click.Abort:
+        click.echo("memplan: error: interrupted", err=True)
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)

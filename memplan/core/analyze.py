@@ -16,7 +16,7 @@ from memplan.errors import UserError
 from memplan.hf import load_hf_config
 from memplan.step import Target
 from memplan.trace.blocks import trace_block_once
-from memplan.workload import TrainConfig, Workload, load_model_file
+from memplan.workload import TrainConfig, Workload, check_source, load_model_file
 
 
 @dataclass(frozen=True)
@@ -37,12 +37,9 @@ def load_workload(model: str | Workload | None = None, hf_config: str | None = N
     """A `Workload` as given, or loaded from a model file or a Hugging Face config."""
     if isinstance(model, Workload):
         return model
-    if hf_config and model:
-        raise UserError("give either a model file or --hf-config, not both")
+    check_source(model, hf_config)
     if hf_config:
         return load_hf_config(hf_config, task=task)
-    if not model:
-        raise UserError("no model: give a model file (model.py) or --hf-config config.json")
     return load_model_file(model)
 
 

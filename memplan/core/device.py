@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memplan.alloc import config_from_env, lookup, parse_alloc_conf, simulate
-from memplan.units import parse_size
+from memplan.units import parse_capacity
 
 
 @dataclass(frozen=True)
@@ -17,6 +17,7 @@ class DeviceTarget:
     outside_allocator_bytes: int = 0
     alloc_conf: str | None = None
     spec: object = None         # the catalog entry, when there is one
+    outside_allocator_known: bool = True  # False: the catalog has no figure (counted as 0, and said so)
 
 
 CPU = DeviceTarget(name=None, family="cpu", capacity_bytes=None)
@@ -28,7 +29,7 @@ def resolve_device(device: str | DeviceTarget | None = None, capacity: int | str
     A `DeviceTarget` is returned as it is."""
     if isinstance(device, DeviceTarget):
         return device
-    cap = parse_size(capacity) if capacity is not None else None
+    cap = parse_capacity(capacity) if capacity is not None else None
     if device is None or device.lower() == "cpu":
         return DeviceTarget(name=device.lower() if device else None, family="cpu", capacity_bytes=cap,
                             alloc_conf=alloc_conf)
@@ -42,6 +43,7 @@ def resolve_device(device: str | DeviceTarget | None = None, capacity: int | str
         name=spec.name, family=spec.family,
         capacity_bytes=cap if cap is not None else spec.capacity_bytes,
         outside_allocator_bytes=spec.outside_allocator_bytes or 0, alloc_conf=alloc_conf, spec=spec,
+        outside_allocator_known=spec.outside_allocator_bytes is not None,
     )
 
 

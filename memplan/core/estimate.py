@@ -33,6 +33,7 @@ class Estimate:
     n_events: int = 0
     trace_mode: str | None = None      # full | block-once (memplan.trace.blocks); None for a fallback
     trace_mode_reason: str = ""
+    outside_allocator_known: bool = True  # False: not in the catalog; counted as 0 (JSON: null)
 
     @property
     def device_total_bytes(self) -> int:
@@ -56,6 +57,8 @@ class Estimate:
         d["fits"] = self.fits
         d["headroom_bytes"] = self.headroom_bytes
         d["device_total_bytes"] = self.device_total_bytes
+        if not self.outside_allocator_known:
+            d["outside_allocator_bytes"] = None
         return d
 
 
@@ -84,7 +87,7 @@ def estimate_from_trace(workload: Workload, cfg: TrainConfig, dev: DeviceTarget,
     s = summarize(trace)
     reserved, frag = s.peak_allocated_bytes, 0
     notes = list(trace.notes)
-    if dev.spec is not None and getattr(dev.spec, "outside_allocator_bytes", None) is None:
+    if not dev.outside_allocator_known:
         notes.append(f"memory held outside the allocator on {dev.name} (runtime, HCCL/NCCL buffers) is not in "
                      "the catalog: leave headroom, or give the usable amount with --capacity")
     if sim is ...:
@@ -103,7 +106,8 @@ def estimate_from_trace(workload: Workload, cfg: TrainConfig, dev: DeviceTarget,
         workload=workload.name, config=_resolved_impl(workload, cfg, dev), device=dev.name,
         capacity_bytes=dev.capacity_bytes,
         peak_allocated_bytes=s.peak_allocated_bytes, peak_reserved_bytes=reserved,
-        outside_allocator_bytes=dev.outside_allocator_bytes, peak_phase=s.peak_phase, peak_step=s.peak_step,
+        outside_allocator_bytes=dev.outside_allocator_bytes, outside_allocator_known=dev.outside_allocator_known,
+        peak_phase=s.peak_phase, peak_step=s.peak_step,
         peak_micro_step=s.peak_micro_step, breakdown_at_peak=s.breakdown_at_peak, phase_peaks=s.phase_peaks,
         first_step_peak_bytes=s.first_step_peak_bytes, modules=modules, fragmentation_bytes=frag,
         notes=notes, trace_seconds=round(seconds, 3), n_events=s.n_events,

@@ -124,6 +124,7 @@ def estimate_by_fallback(workload, cfg, dev=None, *, reason: str = "", error: Ex
     return Estimate(
         workload=workload.name, config=cfg.to_dict(), device=dev.name, capacity_bytes=dev.capacity_bytes,
         peak_allocated_bytes=peak, peak_reserved_bytes=peak, outside_allocator_bytes=dev.outside_allocator_bytes,
+        outside_allocator_known=dev.outside_allocator_known,
         peak_phase=peak_phase, peak_step=cfg.steps, peak_micro_step=cfg.grad_accum,
         breakdown_at_peak=breakdown, phase_peaks={ph: int(round(v)) for ph, v in preds.items()},
         first_step_peak_bytes=peak, modules=[], notes=notes, method="fallback",

@@ -1,9 +1,11 @@
 """Gradient accumulation for a target global batch: global = dp_size x grad_accum x micro_batch.
 
 Given the largest micro-batch that fits (`max_micro`), the target global batch G and the data-parallel
-size D, pick the fewest accumulation steps K such that an integer micro-batch b = G / (D K) fits; when
-G is not a multiple of D (or no divisor of G/D fits), take K = ceil(G / (D * max_micro)) with the
-smallest micro-batch that reaches G, and say how far the global batch is off.
+size D, the global batch is kept exactly whenever D divides G: the largest micro-batch b <= max_micro that
+divides the G / D samples per rank, with K = G / (D b) steps (b = 1 always fits, so an exact split always
+exists; when it needs more micro-steps than the fewest possible, the note says so and names the
+nearest global batch that would take fewer). When D does not divide G no split reaches G: the nearest
+multiple of D is planned instead, and the note says why.
 """
 from __future__ import annotations
 
@@ -39,25 +41,25 @@ def accumulation(target_global_batch: int, max_micro: int, dp_size: int = 1) -> 
         raise UserError(f"--dp-size must be >= 1, got {D}")
     if max_micro < 1:
         raise UserError("no micro-batch fits, so no accumulation can reach the target")
-    k_min = -(-G // (D * max_micro))
-    exact = None
     if G % D == 0:
-        per_rank = G // D
-        for k in range(k_min, per_rank + 1):
-            if per_rank % k == 0:
-                exact = (k, per_rank // k)
-                break
-    # an exact split is preferred unless it needs many more (smaller, slower) micro-steps
-    if exact is not None and exact[0] <= max(k_min + 1, int(1.25 * k_min)):
-        k, b = exact
-        note = "" if k == k_min else (
-            f"{k} steps (not {k_min}) so that the micro-batch divides the {G // D} samples per rank")
+        b, k = _split(G // D, max_micro)
+        k_min = -(-G // (D * max_micro))
+        note = ""
+        if k > k_min:
+            quick = D * k_min * min(max_micro, -(-G // (D * k_min)))
+            note = (f"{k} micro-steps of {b} (not {k_min}): the micro-batch must divide the {G // D} samples "
+                    f"per rank; global batch {quick} would take {k_min} steps")
         return Accumulation(G, D, b, k, G, True, note)
-    k = k_min
-    b = -(-G // (D * k))
-    got = D * k * b
-    why = (f"{G} is not a multiple of dp size {D}" if G % D else
-           f"an exact split needs {exact[0]} micro-steps of {exact[1]}")
-    return Accumulation(G, D, b, k, got, False,
-                        f"{why}: global batch {got} ({got - G:+d} vs the target) with {k} steps of {b}; "
-                        f"drop {got - G} samples per optimizer step to match exactly")
+    lo, hi = (G // D) * D, (G // D + 1) * D
+    near = hi if lo == 0 or hi - G <= G - lo else lo
+    b, k = _split(near // D, max_micro)
+    alt = f" (or {lo})" if near == hi and lo else f" (or {hi})" if near == lo else ""
+    return Accumulation(G, D, b, k, near, False,
+                        f"{G} is not a multiple of dp size {D}, so no split reaches it: the nearest global batch "
+                        f"is {near}{alt}, planned as {k} steps of {b} per rank")
+
+
+def _split(per_rank: int, max_micro: int) -> tuple[int, int]:
+    """(micro-batch, steps): the largest micro-batch <= max_micro that divides `per_rank`."""
+    b = max(d for d in range(1, min(per_rank, max_micro) + 1) if per_rank % d == 0)
+    return b, per_rank // b

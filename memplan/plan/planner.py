@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from memplan.alloc import load_catalog
 from memplan.core import Estimate, load_workload, resolve_device, train_config
 from memplan.errors import TraceError, UserError
+from memplan.units import fmt_bytes
 from memplan.plan import accum as _accum
 from memplan.plan import batch as _batch
 from memplan.plan import checkpoint as _ckpt
@@ -70,6 +71,7 @@ class Plan:
     n_traces: int = 0
     trace_seconds: float = 0.0
     seconds: float = 0.0
+    numerics_reason: str = ""                 # why the plan changes precision / optimizer ("" when it does not)
 
     def to_dict(self) -> dict:
         def est(e):
@@ -90,7 +92,7 @@ class Plan:
             "accumulation": self.accumulation.to_dict() if self.accumulation else None,
             "if_nothing_fits": self.if_nothing_fits, "snippet": self.snippet, "notes": list(self.notes),
             "thorough": self.thorough, "n_traces": self.n_traces, "trace_seconds": round(self.trace_seconds, 2),
-            "seconds": round(self.seconds, 2),
+            "seconds": round(self.seconds, 2), "numerics_reason": self.numerics_reason,
         }
 
 
@@ -119,8 +121,12 @@ def plan(model=None, *, hf_config: str | None = None, task: str | None = None, c
          device=None, capacity=None, alloc_conf: str | None = None, margin: float = 0.05,
          target_global_batch: int | None = None, dp_size: int = 1, seq_len_search: bool = False,
          same_math_only: bool = False, thorough: bool | None = None, max_batch: int = 1 << 16,
-         on_trace=None, **train_options) -> Plan:
+         maximize_batch: bool = False, on_trace=None, **train_options) -> Plan:
     """Recommend batch size, accumulation, checkpointing, allocator and optimizer settings that fit.
+
+    The global batch (micro-batch x accumulation x `dp_size`) is kept: `target_global_batch` when given,
+    else the one of `config`; the micro-batch is the largest that fits and divides it. `maximize_batch`
+    asks instead for the largest micro-batch that fits (the global batch then changes).
 
     `device`: a catalog name or a `DeviceTarget`; `capacity` overrides its memory (a plain capacity
     with no device plans for plain CPU accounting). `margin`: fraction of the capacity kept free.
@@ -130,19 +136,23 @@ def plan(model=None, *, hf_config: str | None = None, task: str | None = None, c
     t_start = time.perf_counter()
     cfg = train_config(config, **train_options)
     dev = resolve_device(device, capacity, alloc_conf)
-    _check_inputs(dev, margin, dp_size, target_global_batch)
+    _check_inputs(dev, margin, dp_size, target_global_batch, maximize_batch, seq_len_search)
     workload = load_workload(model, hf_config, task)
     ev = Evaluator(workload, dev, int(dev.capacity_bytes * (1.0 - margin)), on_trace)
     return plan_on(ev, cfg, margin=margin, target_global_batch=target_global_batch, dp_size=dp_size,
                    seq_len_search=seq_len_search, same_math_only=same_math_only, thorough=thorough,
-                   max_batch=max_batch, t_start=t_start)
+                   max_batch=max_batch, maximize_batch=maximize_batch, t_start=t_start)
 
 
 def plan_on(ev: Evaluator, cfg: TrainConfig, *, margin: float = 0.0, target_global_batch: int | None = None,
             dp_size: int = 1, seq_len_search: bool = False, same_math_only: bool = False,
-            thorough: bool | None = None, max_batch: int = 1 << 16, t_start: float | None = None) -> Plan:
+            thorough: bool | None = None, max_batch: int = 1 << 16, maximize_batch: bool = False,
+            t_start: float | None = None) -> Plan:
     """The planner's steps for `cfg` on `ev` (its workload, device and budget; traces it already holds are
     reused). `plan()` and `preflight()` both come here."""
+    # the global batch to keep (None: the largest micro-batch is wanted, or the sequence length is searched)
+    keep = None if maximize_batch or seq_len_search else (
+        target_global_batch or cfg.batch_size * cfg.grad_accum * dp_size)
     t_start = time.perf_counter() if t_start is None else t_start
     workload, dev, budget = ev.workload, ev.dev, ev.budget_bytes
     original_conf = dev.alloc_conf
@@ -162,9 +172,11 @@ def plan_on(ev: Evaluator, cfg: TrainConfig, *, margin: float = 0.0, target_glob
     # 2. single changes, each against the baseline configuration
     singles, eight = _single_changes(ev, cfg, workload, thorough, notes)
     # 3-4. same math first: optimizer implementation, micro-batch, checkpointing; 5. numerics changes
-    search = _Search(ev, workload, cfg, budget, thorough, seq_len_search, max_batch, notes)
+    max_micro = max_batch if keep is None else min(max_batch, -(-keep // dp_size))  # no larger than needed
+    search = _Search(ev, workload, cfg, budget, thorough, seq_len_search, max_micro, notes)
     found, cur, numerics_used = _search(search, singles, base, same_math_only)
-    final, accumulation = _accumulate(search, found, target_global_batch, dp_size)
+    numerics_reason = _why_numerics(ev, cfg, budget) if numerics_used and found is not None else ""
+    final, accumulation = _accumulate(search, found, keep, dp_size)
     # the allocator setting, re-chosen on the final trace
     pol = _final_alloc_policy(ev, final if final is not None else cur, original_conf, pol)
     predicted = _predicted(ev, final, accumulation, cfg)
@@ -183,12 +195,17 @@ def plan_on(ev: Evaluator, cfg: TrainConfig, *, margin: float = 0.0, target_glob
         baseline=base, changes=tuple(changes), alloc_policy=pol, batch_search=search.batch_search,
         seq_search=search.seq_search, checkpointing=search.ckpt_plan, accumulation=accumulation,
         if_nothing_fits=nothing, notes=tuple(notes), thorough=thorough, n_traces=ev.n_traces,
-        trace_seconds=ev.trace_seconds, seconds=time.perf_counter() - t_start,
+        trace_seconds=ev.trace_seconds, seconds=time.perf_counter() - t_start, numerics_reason=numerics_reason,
     )
     return replace(result, snippet=plan_snippet(result))
 
 
-def _check_inputs(dev, margin: float, dp_size: int, target_global_batch: int | None) -> None:
+def _check_inputs(dev, margin: float, dp_size: int, target_global_batch: int | None,
+                  maximize_batch: bool = False, seq_len_search: bool = False) -> None:
+    if maximize_batch and seq_len_search:
+        raise UserError("--maximize-batch and --seq-len-search exclude each other: search one size at a time")
+    if maximize_batch and target_global_batch is not None:
+        raise UserError("--maximize-batch lets the global batch grow: it excludes --target-global-batch")
     if dev.capacity_bytes is None:
         raise UserError("plan needs a memory budget: give --device NAME or --capacity SIZE")
     if not 0.0 <= margin < 1.0:
@@ -334,14 +351,12 @@ def _search(s: _Search, singles: dict, base: Estimate, same_math_only: bool):
     return found, cur, numerics_used
 
 
-def _accumulate(s: _Search, found: TrainConfig | None, target_global_batch: int | None, dp_size: int):
-    """Gradient accumulation for the target (or the given) global batch: (final config, Accumulation)."""
+def _accumulate(s: _Search, found: TrainConfig | None, target: int | None, dp_size: int):
+    """Gradient accumulation for the global batch to keep (`target`; None: the largest micro-batch found
+    is the plan, with the accumulation as given): (final config, Accumulation)."""
     cfg, ev = s.cfg, s.ev
     if found is None or s.seq_len_search:
         return found, None
-    target = target_global_batch
-    if target is None and found.batch_size < cfg.batch_size * cfg.grad_accum:
-        target = cfg.batch_size * cfg.grad_accum * dp_size   # keep the global batch the user had
     if target is None:
         return found.with_(grad_accum=min(cfg.grad_accum, 2)), None
     accumulation = _accum.accumulation(target, found.batch_size, dp_size)
@@ -420,10 +435,17 @@ def _ranked_changes(s: _Search, pol, singles, eight, base: Estimate, final, cur,
                               f"micro_batch_size = {final.batch_size}\ngrad_accum_steps = {k}",
                               accumulation.note if accumulation else ""))
     changes.sort(key=lambda c: (not c.applied, c.kind == "batch", -(c.saving_bytes or 0)))
-    for c in changes:
-        if c.applied and not c.same_math:
-            s.notes.append(f"the plan changes the numerics: {c.title} ({c.note})")
     return changes, env
+
+
+def _why_numerics(ev: Evaluator, cfg: TrainConfig, budget: int) -> str:
+    """Why no same-math configuration fits, in one sentence (the plan then changes the numerics)."""
+    floor = _floor_bytes(ev, cfg)
+    if floor > budget:
+        return (f"nothing with the same math fits: parameters, gradients and optimizer state alone take "
+                f"{fmt_bytes(floor)} of the {fmt_bytes(budget)} budget")
+    return ("nothing with the same math fits: micro-batch 1 is over the budget and activation checkpointing "
+            "does not bring it under")
 
 
 def _checkpoint_change(ev: Evaluator, ckpt_plan, applied: bool) -> Change:

@@ -36,7 +36,9 @@ def _headline(p) -> list[str]:
     out = [f"memplan plan: {p.workload} · device {p.device or 'cpu'} · capacity {fmt_bytes(cap)} · "
            f"budget {fmt_bytes(p.budget_bytes)} (margin {100 * p.margin:g} %)", ""]
     b = p.baseline
-    out.append(f"as given: batch {b.config['batch_size']}" + (f", seq {b.config['seq_len']}" if b.config.get("seq_len") else "")
+    accum = b.config.get("grad_accum", 1)
+    out.append(f"as given: batch {b.config['batch_size']}" + (f" x accum {accum}" if accum > 1 else "")
+               + (f", seq {b.config['seq_len']}" if b.config.get("seq_len") else "")
                + f", {b.config['precision']}, {b.config['optimizer']} -> {fmt_bytes(b.device_total_bytes)} "
                f"({_pct_of(b.device_total_bytes, cap)} of capacity, peak in {b.peak_phase}) -> "
                + ("fits" if b.device_total_bytes <= p.budget_bytes else "does not fit"))
@@ -47,6 +49,11 @@ def _headline(p) -> list[str]:
                    + (f", {len(p.checkpoint)} modules checkpointed" if p.checkpoint else "")
                    + f" -> {fmt_bytes(e.device_total_bytes)} ({_pct_of(e.device_total_bytes, cap)} of capacity, "
                    f"re-traced) -> " + ("FITS" if p.fits else "DOES NOT FIT"))
+    numerics = [c.title + (f" ({c.note})" if c.note else "") for c in p.changes if c.applied and not c.same_math]
+    if numerics:
+        out.append(f"numerics: CHANGED — {'; '.join(numerics)}")
+        if p.numerics_reason:
+            out.append(f"          {p.numerics_reason} (--same-math-only forbids this)")
     out.append("")
     return out
 
@@ -74,7 +81,11 @@ def _size_search(p) -> list[str]:
     s = p.batch_search or p.seq_search
     if s is not None:
         what = "micro-batch" if s.var == "batch_size" else "sequence length"
-        line = f"Largest {what}: {s.best if s.best else 'none fits'}"
+        a = p.accumulation
+        upto = (f" (searched up to the global batch {a.target_global_batch}; --maximize-batch searches further)"
+                if a is not None and s.var == "batch_size" and s.best and s.best * a.dp_size >= a.target_global_batch
+                else "")
+        line = f"Largest {what}{upto}: {s.best if s.best else 'none fits'}"
         if s.predicted:
             line += f" (two-point fit predicted {s.predicted}"
             if s.max_error_pct is not None:
@@ -150,15 +161,20 @@ def _if_nothing_fits(p) -> list[str]:
     return out
 
 
+def check_plan_report_path(path: str) -> None:
+    """A plan report is Markdown (.md) or HTML (.html); checked before the plan is made."""
+    if not path.endswith((".md", ".html", ".htm")):
+        raise UserError(f"--report {path}: use a .md or .html file")
+
+
 def write_plan_report(path: str, p) -> None:
     """Write the plan as Markdown (.md) or HTML (.html)."""
+    check_plan_report_path(path)
     text = render_plan(p)
     if path.endswith(".md"):
         body = f"# memplan plan: {p.workload}\n\n```\n{text}\n```\n"
-    elif path.endswith((".html", ".htm")):
+    else:
         body = ("<!doctype html><meta charset='utf-8'><title>memplan plan</title>"
                 f"<h1>memplan plan: {html.escape(p.workload)}</h1><pre>{html.escape(text)}</pre>\n")
-    else:
-        raise UserError(f"--report {path}: use a .md or .html file")
     with open(path, "w", encoding="utf-8") as f:
         f.write(body)

@@ -4,6 +4,7 @@ matplotlib is imported only when a PNG is asked for; without it, a `UserError` s
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 
 from memplan.errors import UserError
@@ -14,6 +15,16 @@ from memplan.units import fmt_bytes
 __all__ = ["render_png"]
 
 
+_NO_MATPLOTLIB = ("a PNG report needs matplotlib: pip install matplotlib (or pip install 'memplan[plot]'), "
+                  "or use --report out.html")
+
+
+def check_png_possible() -> None:
+    """Before any work: a PNG report needs matplotlib installed (found without importing it)."""
+    if importlib.util.find_spec("matplotlib") is None:
+        raise UserError(_NO_MATPLOTLIB)
+
+
 def _import_pyplot():
     try:
         import matplotlib
@@ -21,8 +32,7 @@ def _import_pyplot():
         matplotlib.use("Agg", force=True)
         import matplotlib.pyplot as plt
     except ImportError:
-        raise UserError("a PNG report needs matplotlib: pip install matplotlib "
-                        "(or pip install 'memplan[plot]'), or use --report out.html") from None
+        raise UserError(_NO_MATPLOTLIB) from None
     return plt
 
 

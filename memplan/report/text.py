@@ -44,12 +44,17 @@ def render_estimate(est, top: int = 10) -> str:
     if est.device and est.device != "cpu":
         rows.append(["peak reserved", fmt_bytes(est.peak_reserved_bytes),
                      f"allocator fragmentation {fmt_bytes(est.fragmentation_bytes)}"])
-        rows.append(["outside allocator", fmt_bytes(est.outside_allocator_bytes), "runtime / context (catalog)"])
-        rows.append(["device total", fmt_bytes(est.device_total_bytes), "reserved + outside allocator"])
+        if est.outside_allocator_known:
+            rows.append(["outside allocator", fmt_bytes(est.outside_allocator_bytes), "runtime / context (catalog)"])
+            rows.append(["device total", fmt_bytes(est.device_total_bytes), "reserved + outside allocator"])
+        else:
+            rows.append(["outside allocator", "unknown", "not in the catalog (runtime / context / HCCL buffers)"])
+            rows.append(["device total", fmt_bytes(est.device_total_bytes), "reserved only (outside allocator unknown)"])
     if est.capacity_bytes is not None:
         verdict = "FITS" if est.fits else "DOES NOT FIT"
+        excl = "" if est.outside_allocator_known else " (excludes memory outside the allocator)"
         rows.append(["capacity", fmt_bytes(est.capacity_bytes),
-                     f"{verdict}: headroom {fmt_bytes(est.headroom_bytes, signed=True)}"])
+                     f"{verdict}: headroom {fmt_bytes(est.headroom_bytes, signed=True)}{excl}"])
     out.append(tabulate(rows, tablefmt="plain"))
     out.append("")
     total = est.peak_allocated_bytes

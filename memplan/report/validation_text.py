@@ -49,10 +49,15 @@ def render_text(v: Validation) -> str:
     return "\n".join(out)
 
 
-def write_report(path: str, v: Validation, trace) -> str:
-    """An HTML timeline of the prediction with the measured per-phase peaks drawn as points."""
+def check_validation_report_path(path: str) -> None:
+    """validate writes an HTML report; checked before anything runs."""
     if not str(path).endswith((".html", ".htm")):
         raise UserError(f"--report {path}: validate writes an HTML report (give a .html path)")
+
+
+def write_report(path: str, v: Validation, trace) -> str:
+    """An HTML timeline of the prediction with the measured per-phase peaks drawn as points."""
+    check_validation_report_path(path)
     tl = timeline_from_trace(trace, capacity=v.predicted.get("capacity_bytes"),
                              title=f"memplan validate: {v.workload}",
                              summary=[("device", f"{v.backend} ({v.device})"),

@@ -14,7 +14,7 @@ from memplan.trace.events import Trace
 from memplan.units import fmt_bytes
 from memplan.report.html import render_html
 from memplan.report.markdown import render_markdown
-from memplan.report.png import render_png
+from memplan.report.png import check_png_possible, render_png
 from memplan.report.timeline import timeline_from_trace
 
 SUFFIXES = (".html", ".htm", ".md", ".png")
@@ -27,6 +27,8 @@ def check_report_path(path: str) -> str:
     parent = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(parent):
         raise UserError(f"--report {path}: folder {parent} does not exist")
+    if ext == ".png":
+        check_png_possible()
     return ext
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from memplan.alloc.config import ENV_VARS, env_var
 from memplan.core import load_workload, resolve_device, run_analysis
 from memplan.errors import UserError
-from memplan.units import fmt_bytes, parse_size
+from memplan.units import fmt_bytes, parse_capacity
 from memplan.validate.backends import family_of, get_backend
 from memplan.workload import TrainConfig, Workload, read_json
 from memplan.diagnose import diagnose
@@ -168,7 +168,7 @@ def validate(model: str | Workload | None = None, *, hf_config: str | None = Non
     # the estimate: a catalog name as given; a bare family reads the present device (cuda/npu) or plain cpu
     named = device is not None and device.lower().split(":")[0] not in ("auto", "cpu", "cuda", "npu")
     dev = resolve_device(device if named else family, capacity, alloc_conf)
-    cap = parse_size(capacity) if capacity is not None else None
+    cap = parse_capacity(capacity) if capacity is not None else None
     with _env(env):
         a = run_analysis(workload, config=cfg, device=dev, on_phase=on_phase, fallback=False)
         est, trace = a.estimate, a.trace

@@ -21,7 +21,7 @@ def test_analyze_html_report_peak_equals_json(model_path, tmp_path):
     r = CliRunner().invoke(cli, ["analyze", model_path("llama_gqa"), "--seq-len", "64", "--device", "A100-40GB",
                                  "--report", str(out), "--format", "json"], catch_exceptions=False)
     assert r.exit_code == 0, r.output
-    peak = json.loads(r.output)["peak_allocated_bytes"]
+    peak = json.loads(r.stdout)["peak_allocated_bytes"]
     html = out.read_text()
     assert f'data-peak-bytes="{peak}"' in html
     # self-contained: no network, no CDN (the SVG namespace URI is an identifier, not a fetch)
@@ -60,7 +60,7 @@ def test_diagnose_snapshot(tmp_path):
     r = CliRunner().invoke(cli, ["diagnose", "--snapshot", str(path), "--report", str(tmp_path / "s.html"),
                                  "--format", "json"], catch_exceptions=False)
     assert r.exit_code == 0, r.output
-    d = json.loads(r.output)
+    d = json.loads(r.stdout)
     assert d["snapshot"]["devices"][0]["peak_allocated"] == truth.peak_allocated
     assert os.path.getsize(tmp_path / "s.html") > 1000
     r = CliRunner().invoke(cli, ["diagnose", "--snapshot", str(path)], catch_exceptions=False)

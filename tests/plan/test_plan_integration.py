@@ -50,7 +50,7 @@ def mlp_base():
 def test_largest_batch_fits_and_the_next_does_not(mlp_base):
     per_sample = api.analyze(MLP, batch_size=2).peak_allocated_bytes - mlp_base.peak_allocated_bytes
     cap = int((mlp_base.peak_allocated_bytes + 40 * max(per_sample, 1)) / 0.95)
-    p = plan(MLP, capacity=cap, thorough=False)
+    p = plan(MLP, capacity=cap, thorough=False, maximize_batch=True)
     assert p.fits and p.batch_size is not None and p.batch_size > 1
     assert p.predicted.device_total_bytes <= p.budget_bytes
     nxt = api.analyze(MLP, batch_size=p.batch_size + 1)

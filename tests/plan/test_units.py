@@ -65,16 +65,22 @@ def test_accumulation_fits_in_one_step():
     assert (a.micro_batch, a.grad_accum_steps) == (16, 1)
 
 
-def test_accumulation_prefers_few_steps_over_an_awkward_exact_split():
-    a = accumulation(97, max_micro=10)         # 97 is prime: exact needs 97 steps of 1
-    assert not a.exact
-    assert a.grad_accum_steps == 10 and a.micro_batch == 10 and a.global_batch == 100
-    assert "97" in a.note
+def test_accumulation_keeps_an_awkward_global_batch_exactly():
+    a = accumulation(97, max_micro=10)         # 97 is prime: the only split is 97 steps of 1
+    assert a.exact and (a.micro_batch, a.grad_accum_steps, a.global_batch) == (1, 97, 97)
+    assert "97 micro-steps of 1" in a.note and "global batch 100 would take 10 steps" in a.note
+
+
+def test_accumulation_target_16_is_16():
+    # issue 16: the largest micro-batch that fits is 3; 18 = 3 x 6 is not what was asked
+    a = accumulation(16, max_micro=3)
+    assert a.exact and (a.micro_batch, a.grad_accum_steps, a.global_batch) == (2, 8, 16)
 
 
 def test_accumulation_not_a_multiple_of_dp():
     a = accumulation(10, max_micro=4, dp_size=4)
-    assert not a.exact and a.global_batch >= 10 and a.micro_batch <= 4
+    assert not a.exact and a.global_batch in (8, 12) and a.micro_batch <= 4
+    assert "10 is not a multiple of dp size 4" in a.note and "nearest" in a.note
 
 
 @given(G=st.integers(1, 5000), m=st.integers(1, 300), D=st.sampled_from([1, 2, 4, 8]))
@@ -82,8 +88,9 @@ def test_accumulation_not_a_multiple_of_dp():
 def test_accumulation_invariants(G, m, D):
     a = accumulation(G, max_micro=m, dp_size=D)
     assert 1 <= a.micro_batch <= m
-    assert a.global_batch == D * a.grad_accum_steps * a.micro_batch >= G
-    assert a.exact == (a.global_batch == G)
+    assert a.global_batch == D * a.grad_accum_steps * a.micro_batch
+    assert a.exact == (G % D == 0) == (a.global_batch == G)
+    assert abs(a.global_batch - G) < D
 
 
 def test_accumulation_bad_input():
