@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.memplan-installed
 
-.PHONY: demo test test-slow bench venv clean
+.PHONY: demo test test-slow bench venv clean compat
 
 venv: $(STAMP)
 
@@ -24,3 +24,9 @@ test-slow: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+
+# Slow, never part of `make test`: one venv per torch version that torch_npu ships for (outside the
+# repository, COMPAT_VENVS=/work/venvs by default), then the fixed check set in each.
+compat: $(STAMP)
+	bash benchmarks/compat_envs.sh
+	$(PY) benchmarks/compat.py --pinned $(VENV) --unseen $(UNSEEN)

@@ -1,28 +1,273 @@
-"""Feature probes for torch / torch_npu / transformers versions, in one place.
+"""What the installed torch, torch_npu and transformers can do: feature probes, in one place.
+
+memplan supports every torch that torch_npu has a release for (2.1 to the newest). Their APIs differ;
+the rest of memplan asks this module ("is there a CPU fused AdamW?", "where is FSDP2's fully_shard?")
+instead of comparing version numbers itself. Each probe looks at the feature, not at the version
+string, and is computed once. Where a feature is missing, `missing(...)` gives the one line that says so.
+
+Version numbers are read only where no feature can be probed before torch is imported: the supported
+range (checked from the installed package's metadata, before `import torch`) and the transformers ↔
+torch pairing (transformers' own declared torch requirement).
 
 `import_torch_npu(what)`: the one check that torch_npu is installed and importable (it needs the CANN
 runtime; without it `import torch_npu` fails with `ImportError: libhccl.so ...`), as a one-line UserError.
 
 `eager_paths()`: keep libraries on their real (eager) code paths while memplan traces on fake tensors.
-
 Some libraries look for fake tensors and switch to the code path they use under `torch.compile` /
 export: transformers' `is_tracing(tensor)` is true for a FakeTensor, so its attention-mask code never
 skips the causal mask (a real eager run passes `is_causal=True` to SDPA instead and allocates no
 mask) - every HF decoder's estimate would carry a (batch, 1, seq, seq) mask that the real step does
 not have. During a memplan trace such checks answer "not tracing", as they do in the real run the
 estimate stands for. torch.distributions' argument validation is off for the same reason. Values
-those code paths then read (`padding_mask.all()`) come from the
-recorder's value shadows, or are answered conservatively.
+those code paths then read (`padding_mask.all()`) come from the recorder's value shadows, or are
+answered conservatively.
+
+Known limitations: torch_npu's probes (memplan.validate.backends, memplan.alloc.config) read the
+installed torch_npu version, because its allocator options are parsed in C++ and cannot be probed
+without a device; the table they follow is docs/torch_npu_versions.md.
 """
 from __future__ import annotations
 
 import contextlib
+import functools
+import importlib.metadata as _md
 import importlib.util
+import re
 import sys
 
 from memplan.errors import UserError
 
+# The oldest torch memplan is tested on (benchmarks/results/compat.md): torch_npu's oldest line is 2.1.
+TORCH_FLOOR = (2, 1)
+SUPPORTED_RANGE = "torch 2.1 to 2.14 (every torch that torch_npu has a release for)"
 
+
+def version_tuple(text: str) -> tuple[int, ...]:
+    """'2.1.2+cu121' -> (2, 1, 2); '2.5.0a0' -> (2, 5, 0)."""
+    parts = []
+    for p in text.split("+")[0].split(".")[:3]:
+        m = re.match(r"\d+", p)
+        if not m:
+            break
+        parts.append(int(m.group()))
+    return tuple(parts)
+
+
+def installed(dist: str) -> str | None:
+    """The installed version of a distribution, without importing it; None when absent."""
+    try:
+        return _md.version(dist)
+    except _md.PackageNotFoundError:
+        return None
+
+
+def check_torch() -> None:
+    """One line and UserError (exit 2) for a torch older than memplan supports; checked before import."""
+    have = installed("torch")
+    if have is None:
+        raise UserError("torch is not installed: install the torch your device needs (for Ascend: the one "
+                        "your torch_npu was built for), then memplan")
+    if version_tuple(have)[:2] < TORCH_FLOOR:
+        raise UserError(f"torch {have} is not supported: memplan supports {SUPPORTED_RANGE}")
+
+
+def describe(exc: BaseException) -> str:
+    """`Type: first line of the message`, or the type alone: never an empty message."""
+    text = str(exc).strip()
+    first = text.splitlines()[0].strip() if text else ""
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+
+
+# ---- transformers ↔ torch ------------------------------------------------------------------------
+def _declared_torch_floor(dist: str) -> tuple[int, ...] | None:
+    """The torch floor a package declares for its torch extra (transformers: `torch>=2.2; extra == "torch"`)."""
+    try:
+        reqs = _md.requires(dist) or []
+    except _md.PackageNotFoundError:
+        return None
+    for req in reqs:
+        m = re.match(r"\s*torch\s*>=\s*([0-9.]+)", req)
+        if m and "extra" in req:
+            return version_tuple(m.group(1))
+    return None
+
+
+def transformers_mismatch() -> str | None:
+    """One line when the installed transformers declares a newer torch than the installed one."""
+    tf, torch_v = installed("transformers"), installed("torch")
+    if tf is None or torch_v is None:
+        return None
+    floor = _declared_torch_floor("transformers")
+    if floor is None or version_tuple(torch_v) >= floor:
+        return None
+    want = ".".join(map(str, floor))
+    return (f"transformers {tf} needs torch>={want} but torch {torch_v} is installed: install a transformers "
+            f"that supports torch {'.'.join(map(str, version_tuple(torch_v)[:2]))} "
+            f"({_TRANSFORMERS_FOR_OLD_TORCH}) or a newer torch")
+
+
+# transformers lines and the torch each declares (their METADATA, `torch>=X; extra == "torch"`)
+_TRANSFORMERS_FOR_OLD_TORCH = "transformers<5 for torch 2.2-2.4, transformers<4.47 for torch 2.1"
+
+
+# ---- torch features --------------------------------------------------------------------------------
+def _torch():
+    import torch
+
+    return torch
+
+
+@functools.lru_cache(maxsize=None)
+def op_name_getter():
+    """A function OpOverload -> its bare name ('add' for aten.add.Tensor). torch >= 2.4 keeps it in
+    `_opname`; older OpOverloads only have `__name__` ('add.Tensor')."""
+    import operator
+
+    torch = _torch()
+    if hasattr(torch.ops.aten.add.Tensor, "_opname"):
+        return operator.attrgetter("_opname")
+    return lambda func: func.__name__.split(".")[0]
+
+
+@functools.lru_cache(maxsize=None)
+def storage_pyobject_preserved() -> bool:
+    """Whether a storage's Python object lives exactly as long as the storage (one object per storage,
+    so weakrefs to it report the storage's death; torch >= 2.2). Without it every `untyped_storage()`
+    is a fresh wrapper and a weakref to one dangles."""
+    torch = _torch()
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    with _disable_current_modes():
+        t = torch.zeros(1)
+        return t.untyped_storage() is t.untyped_storage()
+
+
+@functools.lru_cache(maxsize=None)
+def has_adafactor() -> bool:
+    return hasattr(_torch().optim, "Adafactor")
+
+
+@functools.lru_cache(maxsize=None)
+def fused_on_cpu(optimizer: str) -> bool:
+    """Whether torch.optim.<optimizer>(fused=True) runs on CPU tensors (CPU fused kernels: torch >= 2.4)."""
+    torch = _torch()
+    cls = getattr(torch.optim, optimizer, None)
+    if cls is None:
+        return False
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    with _disable_current_modes():
+        p = torch.nn.Parameter(torch.zeros(2))
+        p.grad = torch.zeros(2)
+        try:
+            opt = cls([p], lr=0.1, fused=True)
+            opt.step()
+        except (RuntimeError, TypeError, ValueError, NotImplementedError):
+            return False
+    return True
+
+
+@functools.lru_cache(maxsize=None)
+def sdpa_has_enable_gqa() -> bool:
+    """Whether F.scaled_dot_product_attention takes `enable_gqa` (torch >= 2.5)."""
+    torch = _torch()
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    with _disable_current_modes():
+        q = torch.zeros(1, 2, 1, 4)
+        k = torch.zeros(1, 1, 1, 4)
+        try:
+            torch.nn.functional.scaled_dot_product_attention(q, k, k, enable_gqa=True)
+        except TypeError:
+            return False
+        except RuntimeError:
+            return True   # the keyword exists; the shapes are what it disliked
+    return True
+
+
+@functools.lru_cache(maxsize=None)
+def has_custom_op() -> bool:
+    """torch.library.custom_op / register_fake (torch >= 2.4)."""
+    lib = _torch().library
+    return hasattr(lib, "custom_op") and hasattr(lib, "register_fake")
+
+
+@functools.lru_cache(maxsize=None)
+def fully_shard():
+    """FSDP2's `fully_shard` (public from 2.6, `torch.distributed._composable.fsdp` in 2.4-2.5), or None."""
+    for mod in ("torch.distributed.fsdp", "torch.distributed._composable.fsdp"):
+        try:
+            fn = getattr(__import__(mod, fromlist=["fully_shard"]), "fully_shard", None)
+        except ImportError:
+            continue
+        if fn is not None:
+            return fn
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def fsdp2_internals():
+    """FSDP2's `_fsdp_param` and `_fsdp_param_group` modules (their storage alloc/free hooks), or None."""
+    for pkg in ("torch.distributed.fsdp._fully_shard", "torch.distributed._composable.fsdp"):
+        try:
+            p = __import__(f"{pkg}._fsdp_param", fromlist=["alloc_storage"])
+            g = __import__(f"{pkg}._fsdp_param_group", fromlist=["FSDPParamGroup"])
+        except ImportError:
+            continue
+        return p, g
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def fsdp2_collectives():
+    """FSDP2's `_fsdp_collectives` module when it has the DefaultAllGather / DefaultReduceScatter
+    classes (torch >= 2.6), else None."""
+    try:
+        from torch.distributed.fsdp._fully_shard import _fsdp_collectives as c
+    except ImportError:
+        return None
+    return c if hasattr(c, "DefaultAllGather") and hasattr(c, "DefaultReduceScatter") else None
+
+
+@functools.lru_cache(maxsize=None)
+def ddp_has_init_sync() -> bool:
+    """Whether DistributedDataParallel takes `init_sync` (skip the initial parameter broadcast)."""
+    import inspect
+
+    from torch.nn.parallel import DistributedDataParallel
+
+    return "init_sync" in inspect.signature(DistributedDataParallel.__init__).parameters
+
+
+@functools.lru_cache(maxsize=None)
+def fake_process_group() -> bool:
+    """torch's fake process group (`init_process_group("fake", store=FakeStore())`)."""
+    try:
+        from torch.testing._internal.distributed.fake_pg import FakeStore  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def grad_scaler(device: str):
+    """A GradScaler for `device`: torch.amp.GradScaler(device) (torch >= 2.3), torch.cuda.amp's before
+    that on cuda; None where this torch has none (the CPU before 2.3)."""
+    torch = _torch()
+    cls = getattr(torch.amp, "GradScaler", None)
+    if cls is not None:
+        return cls(device)
+    if device == "cuda":
+        return torch.cuda.amp.GradScaler()
+    return None
+
+
+def missing(feature: str, instead: str | None = None) -> str:
+    """The one line that says a feature is not in this torch (and what memplan does instead)."""
+    line = f"{feature} is not in torch {_torch().__version__}"
+    return f"{line}; {instead}" if instead else line
+
+
+# ---- torch_npu and library code paths ---------------------------------------------------------------
 def require_torch_npu(what: str = "--device npu") -> None:
     """A one-line UserError when torch_npu is not installed (checked without importing torch)."""
     if importlib.util.find_spec("torch_npu") is None:

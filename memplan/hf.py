@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+from memplan import compat
 from memplan.errors import UserError
 from memplan.workload import Workload, read_json
 
@@ -20,6 +21,11 @@ def _transformers():
     try:
         import transformers
     except ImportError as exc:
+        mismatch = compat.transformers_mismatch()
+        if mismatch:
+            raise UserError(f"--hf-config: transformers does not import ({compat.describe(exc)}); {mismatch}") from exc
+        if compat.installed("transformers") is not None:
+            raise UserError(f"--hf-config: transformers does not import: {compat.describe(exc)}") from exc
         raise UserError("--hf-config needs transformers: pip install 'memplan[hf]'") from exc
     transformers.logging.set_verbosity_error()
     return transformers

@@ -17,6 +17,7 @@ import gc
 from dataclasses import dataclass
 from typing import Protocol
 
+from memplan import compat
 from memplan.errors import BuildError, UserError
 from memplan.workload import OPTIMIZER_CLASSES, TrainConfig, Workload
 
@@ -57,6 +58,17 @@ def resolve_optimizer_impl(impl: str, family: str) -> dict:
     return {"for-loop": {"foreach": False}, "foreach": {"foreach": True}, "fused": {"fused": True}}[impl]
 
 
+def _user_code_error(what: str, exc: Exception, cls: type[UserError] = UserError) -> UserError:
+    """The user's function raised: one non-empty line. An ImportError while the installed transformers
+    and torch do not go together is that mismatch, said as such (a plain UserError: not the user's code,
+    and no fallback would help)."""
+    if isinstance(exc, ImportError):
+        mismatch = compat.transformers_mismatch()
+        if mismatch:
+            return UserError(f"{what} raised {compat.describe(exc)}; {mismatch}")
+    return cls(f"{what} raised {compat.describe(exc)}")
+
+
 def make_optimizer(workload: Workload, cfg: TrainConfig, model, family: str):
     params = [p for p in model.parameters() if p.requires_grad]
     if not params:
@@ -80,9 +92,16 @@ def optimizer_class(cfg: TrainConfig, family: str):
         raise UserError(f"unknown optimizer {cfg.optimizer!r}")
     if cfg.optimizer == "adafactor" and "fused" in kw:
         raise UserError("torch.optim.Adafactor has no fused implementation; use foreach or for-loop")
+    name = OPTIMIZER_CLASSES[cfg.optimizer]
+    if not hasattr(torch.optim, name):
+        raise UserError(compat.missing(f"torch.optim.{name}", "choose another --optimizer"))
+    if kw.get("fused") and not compat.fused_on_cpu(name):
+        # memplan traces on (fake) CPU tensors: the fused step needs this torch's CPU fused kernel
+        raise UserError(compat.missing(f"a CPU fused torch.optim.{name} kernel (memplan traces the fused step "
+                                       "with it)", "use --optimizer-impl foreach or for-loop"))
     if cfg.optimizer == "sgd":
         kw["momentum"] = 0.9
-    return getattr(torch.optim, OPTIMIZER_CLASSES[cfg.optimizer]), kw
+    return getattr(torch.optim, name), kw
 
 
 def default_loss(output, batch):
@@ -223,7 +242,7 @@ def build(workload: Workload, cfg: TrainConfig, hooks: StepHooks, target: Target
     except UserError:
         raise
     except Exception as exc:
-        raise BuildError(f"build_model() raised {type(exc).__name__}: {exc}") from exc
+        raise _user_code_error("build_model()", exc, BuildError) from exc
     if not isinstance(model, torch.nn.Module):
         raise UserError(f"build_model() must return a torch.nn.Module, got {type(model).__name__}")
     if target.run_device != "cpu":
@@ -323,7 +342,30 @@ def _grad_scaler(target: Target):
 
     if target.family == "npu" and target.run_device.startswith("npu"):
         return torch.npu.amp.GradScaler()  # torch_npu's real API (not torch_npu.amp.GradScaler)
-    return torch.amp.GradScaler(target.run_device.split(":")[0])
+    scaler = compat.grad_scaler(target.run_device.split(":")[0])
+    if scaler is None:
+        raise UserError(compat.missing(f"a GradScaler for {target.run_device}", "fp16-amp needs torch >= 2.3 on "
+                                       "this device; use --precision bf16-amp"))
+    return scaler
+
+
+def _batch_made_for_real(workload: Workload, cfg: TrainConfig, exc: Exception):
+    """make_batch failed while a tracing mode is active: some torch versions' fake tensors refuse what
+    real ones allow (torch 2.1's fake `randn` with an explicit `torch.Generator`). Make the batch for real
+    and remake each tensor in the active mode (same shapes, strides, dtypes: the input bytes the real
+    step holds). Fails for real too: the user's code."""
+    import torch
+    from torch.utils._python_dispatch import _disable_current_modes, _get_current_dispatch_mode
+    from torch.utils._pytree import tree_map_only
+
+    if _get_current_dispatch_mode() is None:
+        raise _user_code_error(f"make_batch({cfg.batch_size})", exc) from exc
+    with _disable_current_modes():
+        try:
+            real = workload.batch(cfg.batch_size, cfg.seq_len)
+        except Exception:  # noqa: BLE001 - the original error is the one to report
+            raise _user_code_error(f"make_batch({cfg.batch_size})", exc) from exc
+    return tree_map_only(torch.Tensor, lambda t: torch.empty_strided(t.shape, t.stride(), dtype=t.dtype), real)
 
 
 def _make_batch(workload: Workload, cfg: TrainConfig, target: Target):
@@ -334,7 +376,7 @@ def _make_batch(workload: Workload, cfg: TrainConfig, target: Target):
     except UserError:
         raise
     except Exception as exc:
-        raise UserError(f"make_batch({cfg.batch_size}) raised {type(exc).__name__}: {exc}") from exc
+        batch = _batch_made_for_real(workload, cfg, exc)
     if isinstance(batch, list):
         batch = tuple(batch)
     batch = to_device(batch, target.run_device)

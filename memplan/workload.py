@@ -18,6 +18,7 @@ import types
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
+from memplan import compat
 from memplan.errors import UserError
 
 PRECISIONS = ("fp32", "bf16", "fp16-amp", "bf16-amp")
@@ -210,9 +211,13 @@ def load_model_file(path: str) -> Workload:
     except SyntaxError as exc:
         raise UserError(f"{path}:{exc.lineno}: syntax error in the model file: {exc.msg}") from exc
     except ImportError as exc:
-        raise UserError(f"{path}: the model file failed to import: {exc} (install what it needs)") from exc
+        mismatch = compat.transformers_mismatch()
+        if mismatch:
+            raise UserError(f"{path}: the model file failed to import ({compat.describe(exc)}); {mismatch}") from exc
+        raise UserError(f"{path}: the model file failed to import: {compat.describe(exc)} "
+                        "(install what it needs)") from exc
     except Exception as exc:  # the user's module-level code
-        raise UserError(f"{path}: the model file raised {type(exc).__name__} while loading: {exc}") from exc
+        raise UserError(f"{path}: the model file raised {compat.describe(exc)} while loading") from exc
     return workload_from_module(mod, source=path)
 
 

@@ -24,6 +24,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from memplan.alloc import npu_versions
 from memplan.alloc._rules import K_ALIGN_ROUND_LARGE, K_LARGE_BUFFER, K_ROUNDUP_INTERVALS, MiB
 from memplan.errors import UserError
 
@@ -43,6 +44,7 @@ _NPU_KEYS = (
     "max_split_size_mb", "garbage_collection_threshold", "expandable_segments", "pinned_mem_register",
     "base_addr_aligned_kb", "page_size", "segment_size_mb", "roundup_power2_divisions",
 )
+"""Keys whose values memplan checks (the rest of a torch_npu line's keys are accepted as `other`)."""
 ENV_VARS = {"cuda": ("PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF"), "npu": ("PYTORCH_NPU_ALLOC_CONF",)}
 """The allocator environment variables each family reads, the one memplan advises last (the one table)."""
 ALL_ENV_VARS = tuple(n for names in ENV_VARS.values() for n in names)
@@ -86,15 +88,18 @@ def default_config(family: str) -> AllocConfig:
     return AllocConfig(family=family)
 
 
-def parse_alloc_conf(text: str | None, family: str = "cuda") -> AllocConfig:
-    """Parse an allocator config string for `family` ('cuda' or 'npu'); bad input -> UserError."""
+def parse_alloc_conf(text: str | None, family: str = "cuda", npu_line: str | None = None) -> AllocConfig:
+    """Parse an allocator config string for `family` ('cuda' or 'npu'); bad input -> UserError.
+
+    npu: the keys are those of the user's torch_npu line (`npu_line`, e.g. "2.1"; default: the installed
+    torch_npu, else the installed torch - see `memplan.alloc.npu_versions`)."""
     _check_family(family)
     text = text or ""
     env = ENV_VARS[family][-1]
     try:
         if family == "cuda":
             return _parse_cuda(text)
-        return _parse_npu(text)
+        return _parse_npu(text, npu_versions.line(npu_line))
     except _ConfError as exc:
         raise UserError(f"{env}={text!r}: {exc}") from None
 
@@ -180,6 +185,16 @@ class _Tokens:
         if tok not in ("True", "False"):
             raise _ConfError(f"expected True or False for {key}, got {tok!r}")
         return tok == "True"
+
+    def skip_value(self, i: int) -> int:
+        """ConfigTokenizer::skipKey: index of the value token, or of the ']' closing a list."""
+        if self.at(i, "a value") != "[":
+            return i
+        while i + 1 < len(self.t) and self.t[i + 1] != "]":
+            i += 1
+        if i + 1 >= len(self.t):
+            raise _ConfError("expected a closing ']'")
+        return i + 1
 
 
 def _is_pow2(n: int) -> bool:
@@ -283,7 +298,7 @@ def _parse_cuda(text: str) -> AllocConfig:
     return AllocConfig(family="cuda", raw=text, warnings=tuple(warnings), other=tuple(other), **kw)
 
 
-def _parse_npu(text: str) -> AllocConfig:
+def _parse_npu(text: str, line: npu_versions.Line) -> AllocConfig:
     toks = _Tokens(text)
     kw: dict = {}
     other: list[tuple[str, str]] = []
@@ -291,11 +306,15 @@ def _parse_npu(text: str) -> AllocConfig:
     i = 0
     while i < len(toks):
         key = toks.t[i]
-        if key not in _NPU_KEYS:
-            raise _ConfError(f"unrecognized CachingAllocator option: {key}")
+        if key not in line.alloc_conf_keys:
+            raise _ConfError(f"unrecognized CachingAllocator option: {key}{npu_versions.since(key, line)}")
         toks.expect(i + 1, ":", key)
         i += 2
-        if key == "max_split_size_mb":
+        if key not in _NPU_KEYS:   # accepted by this torch_npu, no effect on what is reserved
+            j = toks.skip_value(i)
+            other.append((key, "".join(toks.t[i:j + 1])))
+            i = j
+        elif key == "max_split_size_mb":
             tok = toks.at(i, f"a value for {key}")
             if not tok.isdigit():
                 raise _ConfError("CachingAllocator option max_split_size_mb is invalid")

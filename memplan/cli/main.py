@@ -14,10 +14,24 @@ from memplan import __version__
 _COMMANDS = ("analyze", "plan", "validate", "shard", "devices", "diagnose", "decode")
 
 
+# commands that never import torch (they read logs, error codes and the device catalog)
+_TORCH_FREE = {"devices", "diagnose", "decode"}
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="memplan")
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """Memory planner and OOM diagnostic analyzer for PyTorch training (Ascend NPU, CUDA, CPU)."""
+    if ctx.invoked_subcommand not in _TORCH_FREE:
+        from memplan.cli._output import fail
+        from memplan.compat import check_torch
+        from memplan.errors import UserError
+
+        try:
+            check_torch()   # reads the installed version; torch is not imported here
+        except UserError as exc:
+            fail(str(exc))
 
 
 for _name in _COMMANDS:

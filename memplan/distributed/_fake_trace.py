@@ -22,6 +22,7 @@ import contextlib
 
 import torch
 
+from memplan import compat
 from memplan.errors import UserError
 from memplan.step import Target
 from memplan.trace.events import Trace
@@ -106,9 +107,13 @@ def fake_process_group(world_size: int, rank: int):
 
 @contextlib.contextmanager
 def _fsdp_storage_events(rec: Recorder):
-    """Report FSDP2's `UntypedStorage.resize_` allocations and frees to the recorder."""
-    from torch.distributed.fsdp._fully_shard import _fsdp_param, _fsdp_param_group
-
+    """Report FSDP2's `UntypedStorage.resize_` allocations and frees to the recorder (nothing to report
+    on a torch without FSDP2)."""
+    internals = compat.fsdp2_internals()
+    if internals is None:
+        yield
+        return
+    _fsdp_param, _fsdp_param_group = internals
     orig_alloc, orig_free = _fsdp_param.alloc_storage, _fsdp_param.free_storage
 
     def alloc_storage(tensor):
@@ -145,8 +150,10 @@ def _gloo_collective_copies():
     reduce-scatter input and the new sharded gradient: with a large root unit (BERT's word embeddings)
     it makes the rank's peak. NCCL and HCCL make neither copy in the caching allocator.
     """
-    from torch.distributed.fsdp._fully_shard import _fsdp_collectives as C
-
+    C = compat.fsdp2_collectives()
+    if C is None:   # a torch without FSDP2's collective classes: nothing to patch
+        yield
+        return
     ag, rs = C.DefaultAllGather.__call__, C.DefaultReduceScatter.__call__
 
     def all_gather(self, output_tensor, input_tensor, group, async_op=False):

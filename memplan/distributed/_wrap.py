@@ -22,6 +22,7 @@ import fnmatch
 import functools
 from dataclasses import replace
 
+from memplan import compat
 from memplan.errors import UserError
 from memplan.workload import SHARDINGS, TrainConfig, Workload
 from memplan.step import apply_checkpointing
@@ -143,14 +144,17 @@ def wrap_workload(workload: Workload, cfg: TrainConfig, sharding: str, *, run_de
             from torch.nn.parallel import DistributedDataParallel as DDP
 
             ids = [torch.device(run_device).index] if run_device != "cpu" else None
-            ddp = DDP(model, device_ids=ids, bucket_cap_mb=cap, init_sync=not fake)
+            sync = {"init_sync": not fake} if compat.ddp_has_init_sync() else {}   # torch >= 2.2
+            ddp = DDP(model, device_ids=ids, bucket_cap_mb=cap, **sync)
             if fake:
                 ddp.register_comm_hook(world_size, _fake_allreduce_hook)
                 ddp.reducer = _NoRebuild(ddp.reducer)
             info["ddp_bucket_cap_mb"] = cap
             return ddp
-        from torch.distributed.fsdp import fully_shard
-
+        fully_shard = compat.fully_shard()
+        if fully_shard is None:
+            raise UserError(compat.missing(f"FSDP2 fully_shard (needed for {sharding})",
+                                           "use ddp or zero1 on this torch, or torch >= 2.4"))
         reshard = sharding != "zero2"
         names = fsdp_units(model, units)
         info["fsdp_units"] = names

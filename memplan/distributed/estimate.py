@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass, field
 
+from memplan import compat
 from memplan.distributed import strategies as S
 from memplan.distributed._wrap import check_sharding, fsdp_units
 from memplan.core import load_workload, resolve_device, simulate_allocator
@@ -125,10 +126,10 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
         raise UserError("master_weights is modelled arithmetic: use method='model'")
     workload = _workload(model_or_workload, hf_config)
     dev = _device(device)
+    method, notes = _usable_method(method, sharding)
     params, unit_params, unit_names = model_params(workload, cfg)
     n_params = sum(p.numel for p in params)
     comm, comm_note = S.comm_buffer_bytes(dev.family, communicators, world_size)
-    notes: list[str] = []
     info: dict = {"fsdp_units": unit_names} if sharding in ("zero2", "zero3", "fsdp") else {
         "ddp_bucket_cap_mb": bucket_cap_mb or 25, "ddp_first_bucket_bytes": 1024 * 1024,
         "gradient_as_bucket_view": False}
@@ -180,6 +181,19 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
         single_device_peak_bytes=single_peak, model_states={"num_params": n_params, **states},
         strategy_info=info, notes=notes, seconds=round(time.perf_counter() - t0, 3),
     )
+
+
+def _usable_method(method: str, sharding: str) -> tuple[str, list[str]]:
+    """`method`, or `model` with one note when this torch cannot trace `sharding` with torch's own
+    wrapper on a fake process group (no fake group; no FSDP2 `fully_shard` before torch 2.3)."""
+    instead = "per-rank memory modelled from the single-device trace (method 'model')"
+    if method != "trace":
+        return method, []
+    if not compat.fake_process_group():
+        return "model", [compat.missing("torch's fake process group", instead)]
+    if sharding in ("zero2", "zero3", "fsdp") and compat.fully_shard() is None:
+        return "model", [compat.missing("FSDP2 fully_shard", instead)]
+    return method, []
 
 
 def _model_states(params: list[S.ParamInfo], sharding: str, n: int, master_weights: bool) -> dict:

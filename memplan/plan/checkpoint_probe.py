@@ -37,7 +37,7 @@ def _tensor_stats(obj) -> tuple[int, int]:
         if isinstance(t, torch.Tensor):
             try:
                 st = t.untyped_storage()
-                key, nb = id(st), st.nbytes()
+                key, nb = st._cdata, st.nbytes()   # the StorageImpl: stable on every torch
             except (RuntimeError, NotImplementedError):  # no plain storage (sparse, nested, wrappers)
                 key, nb = id(t), t.numel() * t.element_size()
             if key not in seen:

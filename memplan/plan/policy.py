@@ -25,6 +25,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable
 
+from memplan import compat
 from memplan.alloc import parse_alloc_conf
 from memplan.alloc.config import ENV_VARS, env_var
 from memplan.errors import UserError
@@ -163,6 +164,17 @@ def optimizer_line(cfg: TrainConfig, family: str) -> str:
     return f"optimizer = torch.optim.{OPTIMIZER_CLASSES[cfg.optimizer]}(params, lr=...{mom}{kw})"
 
 
+def _version_gaps(cls: str, impl: str) -> dict[str, str]:
+    """Optimizer changes this torch cannot trace, each with its one line (memplan.compat)."""
+    gaps = {}
+    if impl != "fused" and not compat.fused_on_cpu(cls):
+        gaps["fused"] = compat.missing(f"a CPU fused torch.optim.{cls} kernel (memplan traces the fused step "
+                                       "with it)", "the fused implementation is not considered")
+    if not compat.has_adafactor():
+        gaps["adafactor"] = compat.missing("torch.optim.Adafactor", "Adafactor is not considered")
+    return gaps
+
+
 def candidates(cfg: TrainConfig, family: str, workload) -> tuple[list[Candidate], list[str]]:
     """Changes worth re-tracing for `cfg` on `family`, and notes on what was left out and why."""
     out: list[Candidate] = []
@@ -175,8 +187,10 @@ def candidates(cfg: TrainConfig, family: str, workload) -> tuple[list[Candidate]
     else:
         impl = effective_impl(cfg, family)
         cls = OPTIMIZER_CLASSES[cfg.optimizer]
+        gaps = _version_gaps(cls, impl)
+        notes.extend(gaps.values())
         for new in ("fused", "foreach", "for-loop"):
-            if new == impl or (new == "fused" and cfg.optimizer == "adafactor"):
+            if new == impl or (new == "fused" and (cfg.optimizer == "adafactor" or "fused" in gaps)):
                 continue
             kw = {"fused": "fused=True", "foreach": "foreach=True", "for-loop": "foreach=False"}[new]
             out.append(Candidate(
@@ -184,7 +198,7 @@ def candidates(cfg: TrainConfig, family: str, workload) -> tuple[list[Candidate]
                 lambda c, new=new: c.with_(optimizer_impl=new),
                 f"optimizer = torch.optim.{cls}(params, lr=..., {kw})",
                 "fused needs kernel support on the device" if new == "fused" else ""))
-        if cfg.optimizer in ("adamw", "adam"):
+        if cfg.optimizer in ("adamw", "adam") and "adafactor" not in gaps:
             def to_adafactor(c):
                 return c.with_(optimizer="adafactor",
                                optimizer_impl="default" if c.optimizer_impl == "fused" else c.optimizer_impl)

@@ -27,6 +27,7 @@ from typing import Callable
 import torch
 from torch.utils._pytree import tree_flatten, tree_unflatten
 
+from memplan import compat
 from memplan.measure.profiler import memory_profile
 
 aten = torch.ops.aten
@@ -406,7 +407,8 @@ class DeviceFunctionMode(torch.overrides.TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if func is torch.nn.functional.scaled_dot_product_attention:
+        if func is torch.nn.functional.scaled_dot_product_attention and (
+                "enable_gqa" not in kwargs or compat.sdpa_has_enable_gqa()):   # else: torch's own TypeError
             out = self._sdpa(*args, **kwargs)
             if out is not None:
                 return out

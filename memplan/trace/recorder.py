@@ -12,6 +12,7 @@ and optimizer state. A storage's final category holds for its whole life.
 """
 from __future__ import annotations
 
+import operator
 import weakref
 from collections import Counter
 
@@ -23,6 +24,7 @@ from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_mod
 from torch.utils._pytree import tree_flatten, tree_unflatten
 from torch.utils.weak import WeakIdKeyDictionary
 
+from memplan import compat
 from memplan.trace import custom_ops, datadep
 from memplan.trace.events import StorageRecord, Trace
 from memplan.trace.kernels import real_layouts
@@ -37,6 +39,7 @@ _FAKE_STEALABLE_USE_COUNT = 2
 _ASSUMED = {aten.all: True, aten.any: False}
 _NONFINITE_TESTS = frozenset((aten.isnan.default, aten.isinf.default, aten.isposinf.default,
                               aten.isneginf.default))
+_cdata = operator.attrgetter("_cdata")
 # Random draws in [low, high) (default [0, 1)): a one-element draw usually steers control flow (LayerDrop,
 # stochastic depth: `if torch.rand([]) < p: skip the layer`). Its value in a real run is a coin toss the
 # trace cannot replay, so it gets a fixed shadow at the top of the range: nothing is dropped, every layer
@@ -56,6 +59,18 @@ class _Ref(weakref.ref):
     __slots__ = ("key", "sid")
 
 
+class _Held:
+    """torch without storage PyObject preservation (2.1): each `untyped_storage()` call makes a new
+    wrapper, so a weakref to one says nothing about the storage (and dangles: touching it crashes).
+    The recorder then holds one wrapper per live storage and calls a storage dead when that wrapper is
+    its last user (`_storage_Use_Count == 1`), checked before every new allocation and phase mark."""
+
+    __slots__ = ("storage", "key", "sid")
+
+    def __init__(self, storage, key: int, sid: int):
+        self.storage, self.key, self.sid = storage, key, sid
+
+
 class Recorder:
     """Owns the Trace being written and the bookkeeping; the dispatch mode calls `see`."""
 
@@ -63,7 +78,12 @@ class Recorder:
         self.trace = Trace()
         self._ev = self.trace.events
         self._st = self.trace.storages
-        self._live: dict[int, _Ref] = {}   # id(storage) -> weakref carrying the record id
+        self._live: dict[int, _Ref | _Held] = {}   # storage key -> weakref (or holder) carrying the record id
+        self._hold = not compat.storage_pyobject_preserved()
+        # key of a storage: its Python object where that lives as long as the storage, else the StorageImpl
+        self._key = _cdata if self._hold else id
+        # use count of a temporary the engine may overwrite, seen from here (+1 for the held wrapper)
+        self.stealable_use_count = _FAKE_STEALABLE_USE_COUNT + self._hold
         self.module_stack: list[str] = [""]
         self.phase = "build"
         self.step = 0
@@ -83,24 +103,39 @@ class Recorder:
         if ref.sid is not None:
             self._ev.append(~ref.sid)
 
+    def _watch(self, st, key: int, sid: int) -> None:
+        if self._hold:
+            self._live[key] = _Held(st, key, sid)
+            return
+        ref = _Ref(st, self._on_dead)
+        ref.key = key
+        ref.sid = sid
+        self._live[key] = ref
+
+    def _sweep(self) -> None:
+        """Held storages (see `_Held`) whose only user is the recorder are freed now."""
+        dead = [h for h in self._live.values() if _STORAGE_USE_COUNT(h.key) == 1]
+        for h in dead:
+            del self._live[h.key]
+            if h.sid is not None:
+                self._ev.append(~h.sid)
+
     def steal(self, src: torch.Tensor, out: torch.Tensor) -> bool:
         """`out` reuses the memory of `src` (the real kernel would have written in place): the record of
         `src` moves to `out`'s storage and `src`'s storage will die without a free event."""
-        sref = self._live.get(id(src.untyped_storage()))
+        sref = self._live.get(self._key(src.untyped_storage()))
         ost = out.untyped_storage()
-        if sref is None or id(ost) in self._live or ost.nbytes() != self._st[sref.sid].nbytes:
+        okey = self._key(ost)
+        if sref is None or okey in self._live or ost.nbytes() != self._st[sref.sid].nbytes:
             return False
         sid, sref.sid = sref.sid, None
         del self._live[sref.key]
-        ref = _Ref(ost, self._on_dead)
-        ref.key = id(ost)
-        ref.sid = sid
-        self._live[ref.key] = ref
+        self._watch(ost, okey, sid)
         return True
 
     def see(self, t: torch.Tensor, opname: str) -> None:
         st = t.untyped_storage()
-        key = id(st)
+        key = self._key(st)
         ref = self._live.get(key)
         nbytes = st.nbytes()
         if ref is not None:
@@ -118,11 +153,10 @@ class Recorder:
             return
         if nbytes == 0:
             return
+        if self._hold:
+            self._sweep()
         sid = self._new_record(nbytes, opname, t)
-        ref = _Ref(st, self._on_dead)
-        ref.key = key
-        ref.sid = sid
-        self._live[key] = ref
+        self._watch(st, key, sid)
         self._ev.append(sid)
 
     def _new_record(self, nbytes: int, opname: str, t: torch.Tensor) -> int:
@@ -139,6 +173,8 @@ class Recorder:
         moment the op's outputs are recorded."""
         sids: list[int] = []
         done = False
+        if self._hold:
+            self._sweep()
         for step in plan:
             if step == "outputs":
                 record_outputs()
@@ -156,7 +192,7 @@ class Recorder:
             record_outputs()
 
     def sid_of(self, t: torch.Tensor) -> int | None:
-        ref = self._live.get(id(t.untyped_storage()))
+        ref = self._live.get(self._key(t.untyped_storage()))
         return None if ref is None else ref.sid
 
     def retag(self, t: torch.Tensor, category: str, module: str | None = None,
@@ -178,6 +214,8 @@ class Recorder:
             rec.module = module
 
     def mark(self, phase: str, step: int, micro: int) -> None:
+        if self._hold:
+            self._sweep()
         self.phase, self.step, self.micro = phase, step, micro
         self.trace.marks.append((len(self._ev), phase, step, micro))
 
@@ -248,6 +286,7 @@ class RecordingMode(TorchDispatchMode):
         self.counts: Counter = Counter()   # (rule, op name) -> times: exact | routing | worst | custom | zeros
         self.unfaked: dict[str, tuple[str, str]] = {}   # op run on zeros -> (module, op packet name)
         self.in_linear = False   # inside F.linear's matmul + bias branch (memplan.trace.composites)
+        self._opname = compat.op_name_getter()
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         if func is _LOCAL_SCALAR:
@@ -267,7 +306,7 @@ class RecordingMode(TorchDispatchMode):
             plan = rule(args, kwargs, out)
             if plan:
                 out = real_layouts(plan, out)
-                self.rec.scratch(plan, lambda: self._see_outputs(func, out), func._opname)
+                self.rec.scratch(plan, lambda: self._see_outputs(func, out), self._opname(func))
                 return out
         scalar_out = self._see_outputs(func, out)
         if func in _UNIT_RANDOM and isinstance(out, torch.Tensor) and out.numel() == 1 \
@@ -380,7 +419,7 @@ class RecordingMode(TorchDispatchMode):
     def _see_outputs(self, func, out) -> bool:
         """Record the op's output storages; True when one of them is 0-dim."""
         see = self.rec.see
-        name = func._opname
+        name = self._opname(func)
         scalar_out = False
         if isinstance(out, torch.Tensor):
             see(out, name)
@@ -408,7 +447,7 @@ class RecordingMode(TorchDispatchMode):
         if not isinstance(b, torch.Tensor) or a.shape != b.shape or a.dtype != b.dtype:
             return
         if (a._base is None and a.is_contiguous()
-                and _STORAGE_USE_COUNT(a.untyped_storage()._cdata) <= _FAKE_STEALABLE_USE_COUNT):
+                and _STORAGE_USE_COUNT(a.untyped_storage()._cdata) <= self.rec.stealable_use_count):
             self.rec.steal(a, out)
 
     def _linear_bias(self, args, out) -> None:

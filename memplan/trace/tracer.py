@@ -111,13 +111,13 @@ def _global_hooks(rec: Recorder, hooks: TraceHooks, cpu_target: bool = True):
     def opt_post(opt, args, kwargs):
         rec.in_optimizer = False
 
-    live, records = rec._live, rec._st
+    records, sid_of = rec._st, rec.sid_of
 
     def pack(t):
         if rec.phase != "backward":
-            ref = live.get(id(t.untyped_storage()))
-            if ref is not None:
-                r = records[ref.sid]
+            sid = sid_of(t)
+            if sid is not None:
+                r = records[sid]
                 if r.category == "temporaries":
                     r.category = "activations"
         if t.grad_fn is not None:
@@ -130,9 +130,9 @@ def _global_hooks(rec: Recorder, hooks: TraceHooks, cpu_target: bool = True):
         return t
 
     def unpack(t):
-        ref = live.get(id(t.untyped_storage()))
-        if ref is not None:
-            rec.bw_module = records[ref.sid].module
+        sid = sid_of(t)
+        if sid is not None:
+            rec.bw_module = records[sid].module
         return t
 
     handles = [
