@@ -52,7 +52,7 @@ def hf_stack(workload, cfg) -> tuple[Stack | None, str]:
     proven identical)."""
     config = workload.extra.get("hf_config")
     if config is None:
-        return None, "not a Hugging Face config (model files are traced in full)"
+        return None, "a model file: block-once applies to Hugging Face configs"
     if workload.extra.get("kind") != "lm" or getattr(config, "is_encoder_decoder", False):
         return None, "not a single-stack decoder model"
     n = getattr(config, "num_hidden_layers", None)
