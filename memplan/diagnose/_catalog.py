@@ -7,6 +7,8 @@ Catalogs, each row with the repository, path and commit it was read from:
 - `torch_npu_codes.tsv`: torch_npu's `ERRxxyyy` codes (sub-module x error kind).
 - `cuda_nccl_codes.tsv`: the CUDA runtime and NCCL results users meet in training, with the exact texts
   of `cudaGetErrorString` / `ncclGetErrorString`.
+- `cuda_legacy_codes.tsv`: the CUDA runtime numbering before CUDA 10.1 (74 = misaligned address, 77 = illegal
+  address, 59 = device-side assert), with the texts of that era, for THC / Caffe lines (`cuda runtime error (N)`).
 - `drv_codes.tsv`: the Ascend driver's `drvError_t` values (`drvRetCode=N` in CANN plog lines).
 - `messages.tsv`: message texts that name a cause, each with its source; `code_contexts.tsv`: where a bare
   number in a log is an error code (compiled by `_rules`).
@@ -62,6 +64,10 @@ def cuda_nccl_rows() -> tuple[dict[str, str], ...]:
 
 def drv_rows() -> tuple[dict[str, str], ...]:
     return _rows("drv_codes.tsv")
+
+
+def cuda_legacy_rows() -> tuple[dict[str, str], ...]:
+    return _rows("cuda_legacy_codes.tsv")
 
 
 def message_rows() -> tuple[dict[str, str], ...]:
@@ -141,6 +147,11 @@ def _npu_err_by_code() -> dict[str, dict[str, str]]:
 @functools.lru_cache(maxsize=None)
 def _cuda_by_value() -> dict[str, dict[str, str]]:
     return {r["value"]: r for r in cuda_nccl_rows() if r["family"] == "cuda"}
+
+
+@functools.lru_cache(maxsize=None)
+def _cuda_legacy_by_value() -> dict[str, dict[str, str]]:
+    return {r["value"]: r for r in cuda_legacy_rows()}
 
 
 @functools.lru_cache(maxsize=None)
