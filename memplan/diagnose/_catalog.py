@@ -9,6 +9,8 @@ Catalogs, each row with the repository, path and commit it was read from:
   of `cudaGetErrorString` / `ncclGetErrorString`.
 - `cuda_legacy_codes.tsv`: the CUDA runtime numbering before CUDA 10.1 (74 = misaligned address, 77 = illegal
   address, 59 = device-side assert), with the texts of that era, for THC / Caffe lines (`cuda runtime error (N)`).
+- `cuda_lib_status.tsv`: the status names of the CUDA libraries (cuBLAS, cuDNN, cuRAND, cuFFT, cuSOLVER,
+  cuSPARSE) with the category each argues for.
 - `drv_codes.tsv`: the Ascend driver's `drvError_t` values (`drvRetCode=N` in CANN plog lines).
 - `messages.tsv`: message texts that name a cause, each with its source; `code_contexts.tsv`: where a bare
   number in a log is an error code (compiled by `_rules`).
@@ -68,6 +70,10 @@ def drv_rows() -> tuple[dict[str, str], ...]:
 
 def cuda_legacy_rows() -> tuple[dict[str, str], ...]:
     return _rows("cuda_legacy_codes.tsv")
+
+
+def cuda_lib_rows() -> tuple[dict[str, str], ...]:
+    return _rows("cuda_lib_status.tsv")
 
 
 def message_rows() -> tuple[dict[str, str], ...]:

@@ -6,6 +6,8 @@
 - `cuda_nccl_codes.tsv`, column `message`: the exact texts of `cudaGetErrorString` / `ncclGetErrorString`.
   A text of 25 characters or more is matched anywhere; a short one ("invalid argument") only right after
   `CUDA error:` / `cuda runtime error (N) :` so that ordinary prose does not trigger it.
+- `cuda_lib_status.tsv`: cuBLAS / cuDNN / cuRAND / cuFFT / cuSOLVER / cuSPARSE status names, matched as words.
+- `cuda_legacy_codes.tsv`: pre-10.1 CUDA runtime texts, handled like `cuda_nccl_codes.tsv`.
 - `code_contexts.tsv`: where a bare number is an error code (`<acl call> ... code: 100000`,
   `error code is 507899`, `drvRetCode=6`, `ret=0x...`), with the catalog it is looked up in.
 
@@ -48,6 +50,7 @@ def text_rules() -> tuple[TextRule, ...]:
         flags = frozenset(f for f in r["flags"].split(",") if f)
         rules.append(TextRule(r["id"], r["kind"], cat, int(r["strength"]), flags, re.compile(r["pattern"]), r["code"]))
     rules.extend(_runtime_text_rules())
+    rules.extend(_library_status_rules())
     return tuple(rules)
 
 
@@ -78,6 +81,17 @@ def _runtime_text_rules() -> list[TextRule]:
         prefix = {"cuda": "CUDA", "cuda-legacy": "CUDA10"}.get(r["family"], "NCCL")
         out.append(TextRule(f"{r['family']}-{r['value']}", f"{family}-text", cat, strength, frozenset(flags),
                             re.compile(body), f"{prefix}:{r['value']}"))
+    return out
+
+
+def _library_status_rules() -> list[TextRule]:
+    """One rule per CUDA library status name (`CUBLAS_STATUS_ALLOC_FAILED`, `CUDNN_STATUS_NOT_INITIALIZED`):
+    a specific code (strength 2), a catch-all internal error only weakly (1)."""
+    out = []
+    for r in cat_mod.cuda_lib_rows():
+        cat = r["category"]
+        out.append(TextRule(f"lib-{r['name']}", f"{r['library']}-status", cat, 1 if cat == "unknown" else 2,
+                            frozenset({"cuda"}), re.compile(r"\b" + re.escape(r["name"]) + r"\b"), r["name"]))
     return out
 
 

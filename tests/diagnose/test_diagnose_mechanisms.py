@@ -144,6 +144,8 @@ def test_every_message_rule_has_a_source_and_a_valid_category():
         assert "code" in ctx.rx.groupindex and ctx.namespace in ("acl", "hccl", "cuda", "cudalegacy", "drv", "auto")
     for r in cat_mod.drv_rows():
         assert r["repo"] and r["path"] and r["commit"]
+    for r in cat_mod.cuda_lib_rows():
+        assert r["source"] and r["category"] in valid, r["name"]
 
 
 def test_trigger_lets_through_every_line_a_rule_matches():
