@@ -4,8 +4,9 @@
   source of the text). Strength: 3 = a sentence naming the cause, 2 = a specific but indirect text, 1 = weak
   or generic; category `memory` = an out-of-memory without numbers, `-` = context only (flags).
 - `cuda_nccl_codes.tsv`, column `message`: the exact texts of `cudaGetErrorString` / `ncclGetErrorString`.
-  A text of 25 characters or more is matched anywhere; a short one ("invalid argument") only right after
-  `CUDA error:` / `cuda runtime error (N) :` so that ordinary prose does not trigger it.
+  A text of 25 characters or more is matched anywhere, in any letter case (threads retype them); a short
+  one ("invalid argument") only right after `CUDA error:`, `cuda runtime error (N) :`, THC's `error=N : `
+  or Caffe's `(N vs. 0)`, so that ordinary prose does not trigger it.
 - `cuda_lib_status.tsv`: cuBLAS / cuDNN / cuRAND / cuFFT / cuSOLVER / cuSPARSE status names, matched as words.
 - `cuda_legacy_codes.tsv`: pre-10.1 CUDA runtime texts, handled like `cuda_nccl_codes.tsv`.
 - `code_contexts.tsv`: where a bare number is an error code (`<acl call> ... code: 100000`,
@@ -73,6 +74,8 @@ def _runtime_text_rules() -> list[TextRule]:
         body = re.escape(text.rstrip("."))
         if family == "cuda" and len(text) < _LONG_TEXT:
             body = _SHORT_PREFIX + body + r"\b"
+        else:
+            body = "(?i:" + body + ")"  # a long text is distinctive in any case; threads often retype it
         cat = "memory" if r["category"] in ("capacity", "fragmentation", "foreign-memory") else r["category"]
         strength = 2 if cat == "unknown" else 3
         flags = {"cuda"} if family == "cuda" else set()
