@@ -309,7 +309,8 @@ def _family(row: dict[str, str]) -> str:
 def _row_info(row: dict[str, str], kind: str, code: str, others: list[dict[str, str]] | None = None) -> CodeInfo:
     cat = Category(row["category"])
     key = row["value"] if kind in ("acl", "hccl") else row["name"]
-    meaning = _note_meaning(key) or _note_meaning(row["name"]) or (humanize(row["name"]).capitalize() + ".")
+    meaning = _note_meaning(key) or _note_meaning(row["name"]) or _runtime_text(row) or (
+        humanize(row["name"]).capitalize() + ".")
     fault = row.get("fault") or ("system" if kind in ("nccl",) else "unknown")
     if kind in ("cuda", "drv"):
         fault = {"capacity": "resource", "environment": "system", "invalid-param": "caller",
@@ -323,6 +324,12 @@ def _row_info(row: dict[str, str], kind: str, code: str, others: list[dict[str, 
         category=cat, advice=_advice_for(key if key in notes() else row["name"], cat), status=row.get("status"),
         history=tuple(history), sources=_sources(row),
     )
+
+
+def _runtime_text(row: dict[str, str]) -> str | None:
+    """A CUDA / NCCL result explained by the text its runtime prints for it."""
+    text = row.get("message")
+    return f"The runtime's text for this result: \u201c{text.rstrip('.')}\u201d." if text else None
 
 
 def _decode_number(num: str) -> CodeInfo:
