@@ -130,7 +130,9 @@ def markdown(report: dict) -> str:
     lines += ["", "The held-out logs were labelled and split off (round 1: seed 13; round 2: seed 2026; round 3: seed 2027; "
               "round 4: seed 2028; later rounds: see the commit that added each heldoutN.tsv) before any rule was written "
               "for them (see the commits that added fixtures/logs/heldout*.tsv); rules are written from the dev set "
-              "only. Each later round was collected after the previous one had been measured once.", ""]
+              "only. Each later round was collected after the previous one had been measured once. A round measured "
+              "again after its misses were studied overstates accuracy on unseen logs: the first measurement of "
+              "each round is recorded in docs/diagnose.md.", ""]
     return "\n".join(lines)
 
 
