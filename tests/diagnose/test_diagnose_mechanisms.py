@@ -208,3 +208,24 @@ def test_warning_does_not_outrank_the_final_error_of_another_kind():
 ])
 def test_ascend_texts_name_their_cause(log, category):
     assert diagnose(log).primary_category == category
+
+
+@pytest.mark.parametrize("log,category", [
+    # vLLM's own memory checks: free memory moving under the profiler is another process; no room for KV cache
+    ("AssertionError: Error in memory profiling. Initial free memory 60.1 GiB, current free memory 50.2 GiB. This "
+     "happens when other processes sharing the same container release GPU memory while vLLM is profiling\n",
+     Category.FOREIGN_MEMORY),
+    ("ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization`\n", Category.CAPACITY),
+    # driver HAL queries and the runtime's 'no valid device'
+    ("halGetDeviceInfo get device type version failed , ret:4[FUNC:Init][FILE:config_manager.cpp][LINE:61]\n",
+     Category.ENVIRONMENT),
+    ("rtGetDeviceCount execute failed, reason=[driver error:no valid device]\n", Category.ENVIRONMENT),
+    ("RuntimeError: torch_npu requires a newer toolkit: the CANN version 7.0.0 is too low\n", Category.ENVIRONMENT),
+    # an ERROR-level plog line from a module, with nothing else known, points at that module
+    ("[ERROR] HCCL(80812,):2026-06-17-02:21:43.853.333 [transport_manager.cc:954] [86231][InitChannelStage] rank 7\n",
+     Category.COMM),
+    ("[ERROR] DRV(3536113,python):2023-07-14-20:36:03.186 [ascend][drv][dev_info] get info ret 87\n",
+     Category.ENVIRONMENT),
+])
+def test_more_ascend_texts(log, category):
+    assert diagnose(log).primary_category == category
