@@ -352,14 +352,19 @@ def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     """The error that stopped the run outranks what a warning said before it: an argument made on a warning
     line (`Warning:`, `[W...]`) counts one tier lower when a line that is not a warning argues for another
     category with a specific code or a sentence (strength >= 2). A CPU-fallback warning followed by an AICPU
-    exception is therefore a kernel fault; a log with only the warning keeps it."""
+    exception is therefore a kernel fault; a log with only the warning keeps it. Likewise a benign line
+    (torch_npu's "This error log can be ignored") never outranks an argument for a real failure: the allocator
+    prints it when a device allocation failed, so an ACL memory code next to it is an out-of-memory."""
     args = _arguments(evidence)
     warned = {ev.line for ev in evidence if ev.kind == "warning"}
     stopped = {c for ev, c, s in args if ev.line not in warned and s >= 2 and c != "benign"}
+    anything = any(c != "benign" for _, c, _ in args)
     out = []
     for ev, c, s in args:
         if ev.line in warned and c != "benign" and stopped - {c}:
             s = max(1, s - 1)
+        elif c == "benign" and anything:
+            s = 1  # "this error log can be ignored" speaks for its own line, not against an error elsewhere
         out.append((ev, c, s))
     return out
 

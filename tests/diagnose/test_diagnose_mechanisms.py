@@ -229,3 +229,16 @@ def test_ascend_texts_name_their_cause(log, category):
 ])
 def test_more_ascend_texts(log, category):
     assert diagnose(log).primary_category == category
+
+
+def test_ignorable_allocator_line_does_not_hide_an_acl_memory_error():
+    log = ("torch_npu.memory: [ERROR] [269128] Get a block from the existing pool failed. Try to free cached blocks and "
+           "reallocate. This error log can be ignored.\n"
+           "RuntimeError: NPU function error: aclrtMalloc, error code is 207001\n")
+    assert diagnose(log).primary_category == Category.CAPACITY
+    assert diagnose(log.splitlines()[0] + "\n").primary_category == Category.BENIGN
+
+
+def test_runtime_reason_out_of_memory_is_memory():
+    log = "rtMalloc execute failed, reason=[driver error:out of memory][FUNC:FuncErrorReason][FILE:error_message_manage.cc]\n"
+    assert diagnose(log).primary_category == Category.CAPACITY
