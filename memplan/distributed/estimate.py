@@ -54,6 +54,8 @@ class RankEstimate:
     strategy_info: dict = field(default_factory=dict)  # FSDP units, DDP bucket cap
     notes: list = field(default_factory=list)
     seconds: float = 0.0
+    trace_mode: str = ""              # full (memplan.trace.blocks: why not block-once); "" for the model method
+    trace_mode_reason: str = ""
 
     @property
     def device_total_bytes(self) -> int:
@@ -134,6 +136,7 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
         "ddp_bucket_cap_mb": bucket_cap_mb or 25, "ddp_first_bucket_bytes": 1024 * 1024,
         "gradient_as_bucket_view": False}
     per_rank = []
+    modes: list[tuple[str, str]] = []
     single_peak = None
     if ranks is None:
         ranks = (0,) if sharding == "ddp" or world_size == 1 else (0, world_size - 1)
@@ -144,6 +147,7 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
             tr, got = trace_rank(workload, cfg, sharding, world_size, r, Target(family=dev.family),
                                  bucket_cap_mb=bucket_cap_mb, units=units)
             info.update(got)
+            modes.append((tr.mode, tr.mode_reason))
             s = summarize(tr)
             sim = simulate_allocator(tr, dev)
             reserved = sim.peak_reserved_bytes if sim is not None else s.peak_allocated_bytes
@@ -180,7 +184,16 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
         comm_buffer_bytes=comm, comm_buffer_note=comm_note, outside_allocator_bytes=dev.outside_allocator_bytes,
         single_device_peak_bytes=single_peak, model_states={"num_params": n_params, **states},
         strategy_info=info, notes=notes, seconds=round(time.perf_counter() - t0, 3),
+        trace_mode=_trace_mode(modes)[0], trace_mode_reason=_trace_mode(modes)[1],
     )
+
+
+def _trace_mode(modes: list[tuple[str, str]]) -> tuple[str, str]:
+    """One mode for the traced ranks (the first rank's unless one differs: then the first other's)."""
+    if not modes:
+        return "", ""
+    other = [m for m in modes if m != modes[0]]
+    return other[0] if other else modes[0]
 
 
 def _usable_method(method: str, sharding: str) -> tuple[str, list[str]]:
