@@ -54,7 +54,7 @@ class RankEstimate:
     strategy_info: dict = field(default_factory=dict)  # FSDP units, DDP bucket cap
     notes: list = field(default_factory=list)
     seconds: float = 0.0
-    trace_mode: str = ""              # full (memplan.trace.blocks: why not block-once); "" for the model method
+    trace_mode: str = ""              # block-once | full (memplan.trace.blocks); "" for the model method
     trace_mode_reason: str = ""
 
     @property
@@ -108,7 +108,8 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
                       sharding: str = "ddp", device=None, *, hf_config: str | None = None,
                       method: str = "trace", ranks: tuple[int, ...] | None = None,
                       bucket_cap_mb: float | None = None, units: tuple[str, ...] = (),
-                      communicators: int = 1, master_weights: bool = False, trace=None) -> RankEstimate:
+                      communicators: int = 1, master_weights: bool = False, trace=None,
+                      full_trace: bool = False) -> RankEstimate:
     """Per-rank peak memory of `world_size` data-parallel ranks under `sharding`.
 
     `method`: `trace` (torch's wrappers on a fake process group) or `model` (single-device trace +
@@ -116,6 +117,7 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
     partitions and FSDP padding). `master_weights`: model an fp32 master copy in the optimizer state
     (12 bytes/param with Adam, the ZeRO paper's mixed precision); model method only.
     `trace`: a single-device Trace already made for this workload and config (model method).
+    `full_trace`: trace every layer of every rank even where block-once applies (FSDP).
     """
     t0 = time.perf_counter()
     cfg = (cfg or TrainConfig()).validate()
@@ -145,7 +147,7 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
 
         for r in ranks:
             tr, got = trace_rank(workload, cfg, sharding, world_size, r, Target(family=dev.family),
-                                 bucket_cap_mb=bucket_cap_mb, units=units)
+                                 bucket_cap_mb=bucket_cap_mb, units=units, full_trace=full_trace)
             info.update(got)
             modes.append((tr.mode, tr.mode_reason))
             s = summarize(tr)
