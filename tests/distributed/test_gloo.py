@@ -56,10 +56,10 @@ def test_fsdp_fake_trace_shards_state():
     assert bd["parameters"] == 19_296_456             # padded half of 38_592_912
     assert bd["optimizer_state"] == 2 * 19_296_456 + 4 * 8   # m, v shards + 4 step counters... per param
     assert est.comm_buffer_bytes == 0
-    assert est.trace_mode == "full" and "all-gather" in est.to_dict()["trace_mode_reason"]
+    assert est.trace_mode == "full" and "model file" in est.to_dict()["trace_mode_reason"]
     from memplan.report.shard_text import render_rank_estimate
 
-    assert "trace: full (distributed (FSDP)" in render_rank_estimate(est)
+    assert "trace: full (a model file" in render_rank_estimate(est)
 
 
 def test_cli_shard_estimate_json():
