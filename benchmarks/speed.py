@@ -31,6 +31,10 @@ CASES = [
     ("Llama-2-7B", "fixtures/hf/llama-2-7b.json", 1, 4096, "bf16-amp", "910B3"),
     ("Llama-2-70B shape", "fixtures/hf/llama-2-70b.json", 1, 4096, "bf16-amp", "910B3"),
 ]
+DIST_CASES = [
+    # label, HF config, seq, precision, device, world size, sharding
+    ("Llama-2-7B", "fixtures/hf/llama-2-7b.json", 4096, "bf16-amp", "910B3", 8, "zero3"),
+]
 _SAME = ("peak_allocated_bytes", "peak_reserved_bytes", "peak_phase", "breakdown_at_peak", "phase_peaks",
          "first_step_peak_bytes", "modules", "n_events", "fragmentation_bytes")
 
@@ -95,6 +99,27 @@ def run_case(label, config, batch, seq, precision, device, repeat: int) -> dict:
             "peak_reserved_bytes": block["peak_reserved_bytes"], "n_events": block["n_events"]}
 
 
+def run_dist_case(label, config, seq, precision, device, world, sharding) -> dict:
+    """`analyze --world-size --sharding` block-once vs. `--full-trace` (processes, side by side); the
+    per-rank estimates must be equal."""
+    cmd = analyze_cmd(config, 1, seq, precision, device, False) + ["--world-size", str(world),
+                                                                   "--sharding", sharding]
+    out = {}
+    for key, extra in (("block", []), ("full", ["--full-trace"])):
+        wall, text = _timed(cmd + extra)
+        out[key] = (wall, json.loads(text))
+    (bw, block), (fw, full) = out["block"], out["full"]
+    same = ("per_rank", "peak_allocated_bytes", "peak_reserved_bytes", "strategy_info", "notes")
+    diff = [k for k in same if block[k] != full[k]]
+    if diff:
+        raise SystemExit(f"{label} {sharding}: block-once and full trace differ in {diff}")
+    return {"model": label, "config": config, "seq_len": seq, "precision": precision, "device": device,
+            "world_size": world, "sharding": sharding, "trace_mode": block["trace_mode"],
+            "trace_mode_reason": block["trace_mode_reason"], "analyze_block_once_s": round(bw, 2),
+            "analyze_full_trace_s": round(fw, 2), "block_once_over_full": round(bw / fw, 3), "identical": True,
+            "peak_reserved_bytes": block["peak_reserved_bytes"]}
+
+
 def plan_vs_analyze(config="fixtures/hf/llama-2-7b.json", seq=4096, precision="bf16-amp", device="910B3") -> dict:
     """`memplan plan` against one `memplan analyze` of the same workload (processes, side by side)."""
     analyze = analyze_cmd(config, 1, seq, precision, device, False)
@@ -108,12 +133,12 @@ def plan_vs_analyze(config="fixtures/hf/llama-2-7b.json", seq=4096, precision="b
             "plan_checkpoint": result.get("checkpoint")}
 
 
-def write(rows: list[dict], repeat: int, out: str, plan: dict | None = None) -> None:
+def write(rows: list[dict], repeat: int, out: str, plan: dict | None = None, dist: list | None = None) -> None:
     import torch
 
     result = {"benchmark": "speed", "torch": torch.__version__, "python": platform.python_version(),
               "cpus": os.cpu_count(), "load_avg_at_end": os.getloadavg(), "steps_traced": 2,
-              "repeat": repeat, "cases": rows, "plan_vs_analyze": plan}
+              "repeat": repeat, "cases": rows, "plan_vs_analyze": plan, "distributed": dist or []}
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out + ".json", "w") as f:
         json.dump(result, f, indent=2)
@@ -129,6 +154,14 @@ def write(rows: list[dict], repeat: int, out: str, plan: dict | None = None) -> 
         lines.append(f"| {r['model']} | b{r['batch_size']} s{r['seq_len']} {r['precision']} {r['device']} | "
                      f"{r['trace_mode']} | {r['bare_fake_process_s']} | {r['analyze_block_once_s']} | "
                      f"{r['analyze_full_trace_s']} | **{r['block_once_over_bare']}** | {r['full_over_bare']} |")
+    if dist:
+        lines += ["", "Distributed (`--world-size N --sharding S`, ranks 0 and N-1 traced), block-once vs. "
+                  "`--full-trace`, identical per-rank estimates:", "",
+                  "| model | config | mode | analyze block-once (s) | analyze full (s) | block-once / full |",
+                  "|---|---|---|---|---|---|"]
+        lines += [f"| {d['model']} | s{d['seq_len']} {d['precision']} {d['device']} {d['sharding']} x{d['world_size']} "
+                  f"| {d['trace_mode']} | {d['analyze_block_once_s']} | {d['analyze_full_trace_s']} | "
+                  f"**{d['block_once_over_full']}** |" for d in dist]
     if plan:
         lines += ["", f"`{plan['command']}`: **{plan['plan_s']} s**, one `memplan analyze` of the same "
                   f"workload {plan['analyze_s']} s: plan / analyze = **{plan['plan_over_analyze']}**."]
@@ -141,6 +174,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--only", default=None, help="run only the cases whose label contains this text")
     ap.add_argument("--no-plan", action="store_true", help="skip plan vs. analyze on Llama-2-7B")
+    ap.add_argument("--no-dist", action="store_true", help="skip the distributed (--world-size) cases")
     ap.add_argument("--out", default="benchmarks/results/speed")
     args = ap.parse_args()
     rows = []
@@ -150,10 +184,13 @@ def main() -> None:
         row = run_case(*case, repeat=args.repeat)
         print(json.dumps(row), flush=True)
         rows.append(row)
+    dist = [] if args.no_dist else [run_dist_case(*c) for c in DIST_CASES if not args.only or args.only in c[0]]
+    for d in dist:
+        print(json.dumps(d), flush=True)
     plan = None if args.no_plan else plan_vs_analyze()
     if plan:
         print(json.dumps(plan), flush=True)
-    write(rows, args.repeat, args.out, plan)
+    write(rows, args.repeat, args.out, plan, dist)
 
 
 if __name__ == "__main__":
