@@ -15,8 +15,9 @@ the rule must predict the (d+2)-layer trace from the d- and (d+1)-layer ones byt
 storage record, every event, every phase mark, every note), with the same chunks found between d+1 and
 d+2 as between d and d+1. Otherwise the full trace runs, and the trace says which mode ran and why.
 
-Covers Hugging Face configs of decoder-style models (one stack of layers: `num_hidden_layers`);
-model files and distributed traces are traced in full.
+Covers Hugging Face configs of decoder-style models (one stack of layers: `num_hidden_layers`), on
+one device and per rank under FSDP (memplan.distributed._fake_trace passes its own `trace_fn`, and
+starts at 2 layers); model files, DDP and ZeRO-1 are traced in full.
 """
 from __future__ import annotations
 
