@@ -150,12 +150,7 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
                                  bucket_cap_mb=bucket_cap_mb, units=units, full_trace=full_trace)
             info.update(got)
             modes.append((tr.mode, tr.mode_reason))
-            s = summarize(tr)
-            sim = simulate_allocator(tr, dev)
-            reserved = sim.peak_reserved_bytes if sim is not None else s.peak_allocated_bytes
-            per_rank.append({"rank": r, "peak_allocated_bytes": s.peak_allocated_bytes,
-                             "peak_reserved_bytes": reserved, "peak_phase": s.peak_phase,
-                             "breakdown_at_peak": s.breakdown_at_peak, "phase_peaks": s.phase_peaks})
+            per_rank.append(_rank_row(r, tr, dev))
             notes.extend(n for n in tr.notes if n not in notes)
     else:
         from memplan.trace.tracer import trace_workload
@@ -188,6 +183,15 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
         strategy_info=info, notes=notes, seconds=round(time.perf_counter() - t0, 3),
         trace_mode=_trace_mode(modes)[0], trace_mode_reason=_trace_mode(modes)[1],
     )
+
+
+def _rank_row(rank: int, tr, dev) -> dict:
+    """One traced rank's row: peaks (allocated, reserved by the device's allocator), phase, breakdown."""
+    s = summarize(tr)
+    sim = simulate_allocator(tr, dev)
+    reserved = sim.peak_reserved_bytes if sim is not None else s.peak_allocated_bytes
+    return {"rank": rank, "peak_allocated_bytes": s.peak_allocated_bytes, "peak_reserved_bytes": reserved,
+            "peak_phase": s.peak_phase, "breakdown_at_peak": s.breakdown_at_peak, "phase_peaks": s.phase_peaks}
 
 
 def _trace_mode(modes: list[tuple[str, str]]) -> tuple[str, str]:
