@@ -380,24 +380,49 @@ def same_trace(x: Trace, y: Trace) -> bool:
             and x.steps == y.steps and x.notes == y.notes)
 
 
+_COUNT = re.compile(r"\d+")
+
+
+def scaled_notes(notes: list[list[str]], depths: list[int], n_layers: int) -> list[str] | None:
+    """The trace notes at `n_layers` from those at the three depths: equal text, each number in it the
+    same at every depth or growing by the same count per layer (e.g. Adafactor's `.item()` reads, one
+    per parameter); None otherwise."""
+    if len({len(n) for n in notes}) != 1:
+        return None
+    out = []
+    for texts in zip(*notes):
+        parts = [_COUNT.split(t) for t in texts]
+        if len({tuple(p) for p in parts}) != 1:
+            return None
+        nums = [[int(x) for x in _COUNT.findall(t)] for t in texts]
+        scaled = []
+        for a, b, c in zip(*nums):
+            if b - a != c - b:
+                return None
+            scaled.append(str(a + (b - a) * (n_layers - depths[0])))
+        out.append("".join(p + (scaled[k] if k < len(scaled) else "") for k, p in enumerate(parts[0])))
+    return out
+
+
 def synthesize(traces: list[Trace], depths: list[int], path: str, n_layers: int) -> tuple[Trace | None, str]:
     """The `n_layers` trace from the traces at depths d and d+1 (the chunks one more layer adds, copied
     N-d-1 times), after checking that the same rule predicts the d+2 trace exactly (with the first
     chunk-finding strategy that does); (None, why) when none does."""
-    if not traces[0].notes == traces[1].notes == traces[2].notes:
-        return None, "the trace notes depend on the number of layers"
+    notes = scaled_notes([t.notes for t in traces[:3]], depths, n_layers)
+    if notes is None:
+        return None, "the trace notes depend on the number of layers other than by a count per layer"
     t0, t1 = (tokenize(t, path) for t in traces[:2])
     why = f"the {depths[1]}-layer trace is not the {depths[0]}-layer one plus repeated chunks"
     for how in STRATEGIES:
         first = extend(t0, t1, 1, how)
         if first is None:
             continue
-        predicted = untokenize(first[0], first[1], traces[1].steps, traces[1].notes)
+        predicted = untokenize(first[0], first[1], traces[1].steps, traces[2].notes)
         if predicted is None or not same_trace(predicted, traces[2]):
             why = f"the {depths[2]}-layer trace differs from its prediction from {depths[0]} and {depths[1]} layers"
             continue
         rest = extend(t0, t1, n_layers - depths[1], how)
-        trace = rest and untokenize(rest[0], rest[1], traces[2].steps, traces[2].notes)
+        trace = rest and untokenize(rest[0], rest[1], traces[2].steps, notes)
         if trace is not None:
             return trace, ""
         why = "a free could not be matched in the synthesized trace"

@@ -129,3 +129,24 @@ def test_estimate_json_has_the_mode():
     from memplan.report.text import render_estimate
 
     assert "trace: block-once (12 identical layers in transformer.h" in render_estimate(a.estimate)
+
+
+def test_per_layer_counts_in_notes_are_scaled():
+    """Adafactor reads one scalar per parameter (`.item()`): the trace note's count grows by the same
+    number per layer, so block-once writes the full depth's count -- and the notes equal the full trace's."""
+    from memplan import compat
+
+    if not compat.has_adafactor():
+        pytest.skip("this torch has no torch.optim.Adafactor")
+    fast, full = _both("910B3", hf_config=str(HF / "gpt2.json"), batch_size=1, seq_len=32, precision="fp32",
+                       optimizer="adafactor", optimizer_impl="for-loop")
+    _assert_identical(fast, full)
+    assert fast.trace.mode == "block-once", fast.trace.mode_reason
+    assert any(".item()" in n for n in fast.trace.notes)
+
+
+def test_scaled_notes_refuse_counts_that_are_not_per_layer():
+    notes = [["12 reads", "same"], ["20 reads", "same"], ["28 reads", "same"]]
+    assert blocks.scaled_notes(notes, [1, 2, 3], 10) == ["84 reads", "same"]
+    assert blocks.scaled_notes([["12 reads"], ["20 reads"], ["29 reads"]], [1, 2, 3], 10) is None
+    assert blocks.scaled_notes([["12 reads"], ["20 reads"], ["28 writes"]], [1, 2, 3], 10) is None
