@@ -41,6 +41,7 @@ import networkx as nx
 from memplan.errors import TraceError
 from memplan.plan.checkpoint_probe import ModuleProbe, probe_modules, saved_by_module
 from memplan.plan.knapsack import Selection, choose, find_blocks, max_reduction, module_graph, selection
+from memplan.trace.blocks import hf_stack
 from memplan.workload import TrainConfig
 
 MAX_ROUNDS = 3            # re-traces of the choice
@@ -141,8 +142,6 @@ def plan_checkpointing(ev, cfg: TrainConfig, *, every_k: int = 2, verify_alterna
 
 def _block_once(workload, cfg: TrainConfig) -> bool:
     """Whether `cfg` is traced block-once (memplan.trace.blocks): a cheap trace."""
-    from memplan.trace.blocks import hf_stack
-
     return hf_stack(workload, cfg)[0] is not None
 
 
