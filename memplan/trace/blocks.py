@@ -12,8 +12,9 @@ Nothing is assumed that was not checked: the stack's layers must be structurally
 full-depth model (class, parameter and buffer shapes and dtypes, hooks, plain attributes other than
 the layer index, activation checkpointing), every per-layer list in the config uniform over them; and
 the rule must predict the (d+2)-layer trace from the d- and (d+1)-layer ones byte for byte (every
-storage record, every event, every phase mark, every note), with the same chunks found between d+1 and
-d+2 as between d and d+1. Otherwise the full trace runs, and the trace says which mode ran and why.
+storage record, every event, every phase mark, every note; a count in a note may grow by the same number
+per layer, e.g. Adafactor's scalar reads, and is written for N layers), with the same chunks found between
+d+1 and d+2 as between d and d+1. Otherwise the full trace runs, and the trace says which mode ran and why.
 
 Covers Hugging Face configs of decoder-style models (one stack of layers: `num_hidden_layers`);
 model files and distributed traces are traced in full.
