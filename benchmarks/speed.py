@@ -11,12 +11,7 @@ start to exit (imports included, as a user waits for them):
 The two analyses must agree exactly (peak allocated and reserved, breakdown, phase peaks, module rows,
 event count), else the benchmark fails.
 
-Then `memplan plan` against one `memplan analyze` of the same workload (PLAN_CASES: Llama-2-7B on a 910B,
-two small model files), with the plan's traces counted by mode and its allocator replays.
-
-    python benchmarks/speed.py [--repeat 1] [--only NAME] [--no-plan | --only-plan]
-
-`--only-plan` writes its own results (`<out>_plan.json` / `.md`), leaving the analyze results as they are.
+    python benchmarks/speed.py [--repeat 1] [--only NAME]
 """
 from __future__ import annotations
 
@@ -100,48 +95,17 @@ def run_case(label, config, batch, seq, precision, device, repeat: int) -> dict:
             "peak_reserved_bytes": block["peak_reserved_bytes"], "n_events": block["n_events"]}
 
 
-# `memplan plan` against one `memplan analyze` of the same workload: label, the workload and device arguments
-PLAN_CASES = [
-    ("Llama-2-7B, 910B3", ["--hf-config", "fixtures/hf/llama-2-7b.json", "--seq-len", "4096",
-                           "--precision", "bf16-amp", "--device", "910B3"]),
-    ("mlp fixture", ["fixtures/models/mlp.py", "-b", "8", "--capacity", "150MiB"]),
-    ("llama_gqa fixture", ["fixtures/models/llama_gqa.py", "-b", "4", "--capacity", "420MB"]),
-]
-
-
-def plan_vs_analyze(label: str, args: list[str]) -> dict:
-    """One `memplan analyze` then one `memplan plan` of the same workload (processes, side by side), with
-    the plan's trace counts (by mode) and allocator replays, and the load average before and after."""
-    tail = ["--format", "json", "-q"]
-    load_before = os.getloadavg()
-    a_wall, _ = _timed([sys.executable, "-m", "memplan", "analyze", *args, *tail])
-    plan = [sys.executable, "-m", "memplan", "plan", *args, *tail]
+def plan_vs_analyze(config="fixtures/hf/llama-2-7b.json", seq=4096, precision="bf16-amp", device="910B3") -> dict:
+    """`memplan plan` against one `memplan analyze` of the same workload (processes, side by side)."""
+    analyze = analyze_cmd(config, 1, seq, precision, device, False)
+    plan = [sys.executable, "-m", "memplan", "plan", "--hf-config", config, "--seq-len", str(seq),
+            "--precision", precision, "--device", device, "--format", "json", "-q"]
+    a_wall, _ = _timed(analyze)
     p_wall, out = _timed(plan)
     result = json.loads(out)
-    return {"label": label, "command": " ".join(plan[2:]), "analyze_s": round(a_wall, 2), "plan_s": round(p_wall, 2),
-            "plan_over_analyze": round(p_wall / a_wall, 3), "n_traces": result.get("n_traces"),
-            "trace_counts": result.get("trace_counts"), "traces": result.get("traces"),
-            "plan_trace_seconds": result.get("trace_seconds"), "plan_fits": result.get("fits"),
-            "plan_batch_size": result.get("batch_size"), "plan_checkpoint": result.get("checkpoint"),
-            "load_avg_before": [round(x, 1) for x in load_before],
-            "load_avg_after": [round(x, 1) for x in os.getloadavg()]}
-
-
-def plan_lines(plans: list[dict]) -> list[str]:
-    """The plan section of the Markdown table."""
-    lines = ["", "## `memplan plan` vs. one `memplan analyze` of the same workload", "",
-             "| workload | analyze (s) | plan (s) | plan / analyze | traces (by mode) | allocator replays | "
-             "load avg before -> after |", "|---|---|---|---|---|---|---|"]
-    for p in plans:
-        counts = p.get("trace_counts") or {}
-        modes = ", ".join(f"{n} {m}" for m, n in sorted((counts.get("by_mode") or {}).items()))
-        lines.append(f"| {p['label']} | {p['analyze_s']} | {p['plan_s']} | **{p['plan_over_analyze']}** | "
-                     f"{p['n_traces']} ({modes}) | {counts.get('replays')} | "
-                     f"{p['load_avg_before'][0]} -> {p['load_avg_after'][0]} |")
-    for p in plans:
-        lines += ["", f"`{p['command']}`:"]
-        lines += [f"- {t['config']}: {t['seconds']} s, {t['mode']}" for t in p.get("traces") or []]
-    return lines
+    return {"command": " ".join(plan[2:]), "analyze_s": round(a_wall, 2), "plan_s": round(p_wall, 2),
+            "plan_over_analyze": round(p_wall / a_wall, 3), "plan_batch_size": result.get("batch_size"),
+            "plan_checkpoint": result.get("checkpoint")}
 
 
 def write(rows: list[dict], repeat: int, out: str, plan: dict | None = None) -> None:
@@ -166,51 +130,30 @@ def write(rows: list[dict], repeat: int, out: str, plan: dict | None = None) -> 
                      f"{r['trace_mode']} | {r['bare_fake_process_s']} | {r['analyze_block_once_s']} | "
                      f"{r['analyze_full_trace_s']} | **{r['block_once_over_bare']}** | {r['full_over_bare']} |")
     if plan:
-        lines += plan_lines(plan)
+        lines += ["", f"`{plan['command']}`: **{plan['plan_s']} s**, one `memplan analyze` of the same "
+                  f"workload {plan['analyze_s']} s: plan / analyze = **{plan['plan_over_analyze']}**."]
     with open(out + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")
-
-
-def write_plan(plans: list[dict], out: str) -> None:
-    """The plan section alone (`--only-plan`)."""
-    import torch
-
-    result = {"benchmark": "speed (plan vs. analyze)", "torch": torch.__version__,
-              "python": platform.python_version(), "cpus": os.cpu_count(), "plan_vs_analyze": plans}
-    with open(out + ".json", "w") as f:
-        json.dump(result, f, indent=2)
-    lines = ["# Speed: `memplan plan` vs. one `memplan analyze` of the same workload", "",
-             f"Wall time of whole processes (imports included), {os.cpu_count()} CPUs shared with other jobs "
-             "(load averages in the table). `python benchmarks/speed.py --only-plan`."]
-    with open(out + ".md", "w") as f:
-        f.write("\n".join(lines + plan_lines(plans)[1:]) + "\n")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--only", default=None, help="run only the cases whose label contains this text")
-    ap.add_argument("--no-plan", action="store_true", help="skip plan vs. analyze (PLAN_CASES)")
-    ap.add_argument("--only-plan", action="store_true", help="only plan vs. analyze (PLAN_CASES)")
+    ap.add_argument("--no-plan", action="store_true", help="skip plan vs. analyze on Llama-2-7B")
     ap.add_argument("--out", default="benchmarks/results/speed")
     args = ap.parse_args()
     rows = []
     for case in CASES:
-        if (args.only and args.only not in case[0]) or args.only_plan:
+        if args.only and args.only not in case[0]:
             continue
         row = run_case(*case, repeat=args.repeat)
         print(json.dumps(row), flush=True)
         rows.append(row)
-    plan = None if args.no_plan else []
-    for label, plan_args in PLAN_CASES if plan is not None else ():
-        if args.only and args.only not in label:
-            continue
-        plan.append(plan_vs_analyze(label, plan_args))
-        print(json.dumps(plan[-1]), flush=True)
-    if args.only_plan:
-        write_plan(plan or [], args.out + "_plan")
-    else:
-        write(rows, args.repeat, args.out, plan)
+    plan = None if args.no_plan else plan_vs_analyze()
+    if plan:
+        print(json.dumps(plan), flush=True)
+    write(rows, args.repeat, args.out, plan)
 
 
 if __name__ == "__main__":

@@ -12,9 +12,8 @@ Nothing is assumed that was not checked: the stack's layers must be structurally
 full-depth model (class, parameter and buffer shapes and dtypes, hooks, plain attributes other than
 the layer index, activation checkpointing), every per-layer list in the config uniform over them; and
 the rule must predict the (d+2)-layer trace from the d- and (d+1)-layer ones byte for byte (every
-storage record, every event, every phase mark, every note; a count in a note may grow by the same number
-per layer, e.g. Adafactor's scalar reads, and is written for N layers), with the same chunks found between
-d+1 and d+2 as between d and d+1. Otherwise the full trace runs, and the trace says which mode ran and why.
+storage record, every event, every phase mark, every note), with the same chunks found between d+1 and
+d+2 as between d and d+1. Otherwise the full trace runs, and the trace says which mode ran and why.
 
 Covers Hugging Face configs of decoder-style models (one stack of layers: `num_hidden_layers`);
 model files and distributed traces are traced in full.
@@ -387,7 +386,7 @@ _COUNT = re.compile(r"\d+")
 def scaled_notes(notes: list[list[str]], depths: list[int], n_layers: int) -> list[str] | None:
     """The trace notes at `n_layers` from those at the three depths: equal text, each number in it the
     same at every depth or growing by the same count per layer (e.g. Adafactor's `.item()` reads, one
-    per parameter); None otherwise."""
+    per parameter); None otherwise. `synthesize` then compares every depth's notes as at `n_layers`."""
     if len({len(n) for n in notes}) != 1:
         return None
     out = []
@@ -405,25 +404,33 @@ def scaled_notes(notes: list[list[str]], depths: list[int], n_layers: int) -> li
     return out
 
 
+def _with_notes(trace: Trace, notes: list[str]) -> Trace:
+    out = copy.copy(trace)
+    out.notes = list(notes)
+    return out
+
+
 def synthesize(traces: list[Trace], depths: list[int], path: str, n_layers: int) -> tuple[Trace | None, str]:
     """The `n_layers` trace from the traces at depths d and d+1 (the chunks one more layer adds, copied
     N-d-1 times), after checking that the same rule predicts the d+2 trace exactly (with the first
     chunk-finding strategy that does); (None, why) when none does."""
-    notes = scaled_notes([t.notes for t in traces[:3]], depths, n_layers)
-    if notes is None:
-        return None, "the trace notes depend on the number of layers other than by a count per layer"
+    scaled = scaled_notes([t.notes for t in traces[:3]], depths, n_layers)
+    if scaled is not None:   # a count per layer in a note: every depth's notes read as at `n_layers`
+        traces = [_with_notes(t, scaled) for t in traces]
+    if not traces[0].notes == traces[1].notes == traces[2].notes:
+        return None, "the trace notes depend on the number of layers"
     t0, t1 = (tokenize(t, path) for t in traces[:2])
     why = f"the {depths[1]}-layer trace is not the {depths[0]}-layer one plus repeated chunks"
     for how in STRATEGIES:
         first = extend(t0, t1, 1, how)
         if first is None:
             continue
-        predicted = untokenize(first[0], first[1], traces[1].steps, traces[2].notes)
+        predicted = untokenize(first[0], first[1], traces[1].steps, traces[1].notes)
         if predicted is None or not same_trace(predicted, traces[2]):
             why = f"the {depths[2]}-layer trace differs from its prediction from {depths[0]} and {depths[1]} layers"
             continue
         rest = extend(t0, t1, n_layers - depths[1], how)
-        trace = rest and untokenize(rest[0], rest[1], traces[2].steps, notes)
+        trace = rest and untokenize(rest[0], rest[1], traces[2].steps, traces[2].notes)
         if trace is not None:
             return trace, ""
         why = "a free could not be matched in the synthesized trace"

@@ -134,16 +134,6 @@ def test_align_finds_inserted_chunks():
     assert align(list("abc"), list("xyz")) is None
 
 
-def test_estimate_json_has_the_mode():
-    a = run_analysis(hf_config=str(HF / "gpt2.json"), batch_size=1, seq_len=16)
-    d = a.estimate.to_dict()
-    assert d["trace_mode"] == "block-once" and "identical layers" in d["trace_mode_reason"]
-    assert dataclasses.replace(a.estimate).trace_mode == "block-once"
-    from memplan.report.text import render_estimate
-
-    assert "trace: block-once (12 identical layers in transformer.h" in render_estimate(a.estimate)
-
-
 def test_per_layer_counts_in_notes_are_scaled(gpt2_5):
     """Adafactor reads one scalar per parameter (`.item()`): the trace note's count grows by the same
     number per layer, so block-once writes the full depth's count -- and the notes equal the full trace's."""
@@ -163,3 +153,13 @@ def test_scaled_notes_refuse_counts_that_are_not_per_layer():
     assert blocks.scaled_notes(notes, [1, 2, 3], 10) == ["84 reads", "same"]
     assert blocks.scaled_notes([["12 reads"], ["20 reads"], ["29 reads"]], [1, 2, 3], 10) is None
     assert blocks.scaled_notes([["12 reads"], ["20 reads"], ["28 writes"]], [1, 2, 3], 10) is None
+
+
+def test_estimate_json_has_the_mode():
+    a = run_analysis(hf_config=str(HF / "gpt2.json"), batch_size=1, seq_len=16)
+    d = a.estimate.to_dict()
+    assert d["trace_mode"] == "block-once" and "identical layers" in d["trace_mode_reason"]
+    assert dataclasses.replace(a.estimate).trace_mode == "block-once"
+    from memplan.report.text import render_estimate
+
+    assert "trace: block-once (12 identical layers in transformer.h" in render_estimate(a.estimate)
