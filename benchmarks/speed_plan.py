@@ -63,19 +63,20 @@ def plan_lines(plans: list[dict]) -> list[str]:
     return lines
 
 
-def write_plan(plans: list[dict], out: str) -> None:
+def write_plan(plans: list[dict], out: str, notes: list[str] = ()) -> None:
     """speed_plan.json (every number) and speed_plan.md (the table and each plan's traces)."""
     import torch
 
     result = {"benchmark": "speed_plan", "torch": torch.__version__,
-              "python": platform.python_version(), "cpus": os.cpu_count(), "plan_vs_analyze": plans}
+              "python": platform.python_version(), "cpus": os.cpu_count(), "plan_vs_analyze": plans,
+              "notes": list(notes)}
     with open(out + ".json", "w") as f:
         json.dump(result, f, indent=2)
     lines = ["# Speed: `memplan plan` vs. one `memplan analyze` of the same workload", "",
              f"Wall time of whole processes (imports included), {os.cpu_count()} CPUs shared with other jobs "
              "(load averages in the table). `python benchmarks/speed_plan.py`."]
     with open(out + ".md", "w") as f:
-        f.write("\n".join(lines + plan_lines(plans)[1:]) + "\n")
+        f.write("\n".join(lines + list(notes) + plan_lines(plans)) + "\n")
 
 
 def main() -> None:
