@@ -3,7 +3,7 @@
 For each case (Llama-2-7B on a 910B, two small model files), one `memplan analyze` process and then one
 `memplan plan` process of the same workload and device, each timed from start to exit (imports included,
 as a user waits for them), with the plan's traces counted by mode (block-once / full) and its allocator
-replays (the plan's JSON `trace_counts` and `traces`), and the load average before and after.
+replays: estimates from a trace, one per configuration and allocator setting (the plan's JSON `trace_counts` and `traces`), and the load average before and after.
 
     python benchmarks/speed_plan.py [--only NAME] [--out benchmarks/results/speed_plan]
 
@@ -30,7 +30,7 @@ PLAN_CASES = [
 
 def plan_vs_analyze(label: str, args: list[str]) -> dict:
     """One `memplan analyze` then one `memplan plan` of the same workload (processes, side by side), with
-    the plan's trace counts (by mode) and allocator replays, and the load average before and after."""
+    the plan's trace counts (by mode) and replays (estimates from traces), and the load average before and after."""
     tail = ["--format", "json", "-q"]
     load_before = os.getloadavg()
     a_wall, _ = _timed([sys.executable, "-m", "memplan", "analyze", *args, *tail])
@@ -49,7 +49,7 @@ def plan_vs_analyze(label: str, args: list[str]) -> dict:
 def plan_lines(plans: list[dict]) -> list[str]:
     """The plan section of the Markdown table."""
     lines = ["", "## `memplan plan` vs. one `memplan analyze` of the same workload", "",
-             "| workload | analyze (s) | plan (s) | plan / analyze | traces (by mode) | allocator replays | "
+             "| workload | analyze (s) | plan (s) | plan / analyze | traces (by mode) | replays (estimates from traces) | "
              "load avg before -> after |", "|---|---|---|---|---|---|---|"]
     for p in plans:
         counts = p.get("trace_counts") or {}

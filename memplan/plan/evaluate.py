@@ -31,7 +31,7 @@ class Evaluator:
         self._seconds: dict[TrainConfig, float] = {}
         self.n_traces = 0
         self.trace_seconds = 0.0
-        self.n_replays = 0                   # allocator replays (estimates), traces not counted
+        self.n_replays = 0                   # estimates from a trace (an allocator replay, or plain accounting on CPU)
         self.log: list[dict] = []            # one row per trace: what, how long, which mode
 
     # ---- the allocator configuration in force ------------------------------------------------

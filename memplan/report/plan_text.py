@@ -36,7 +36,7 @@ def _checked(p) -> str:
     modes = ", ".join(f"{n} {m}" for m, n in sorted((counts.get("by_mode") or {}).items()))
     replays = counts.get("replays")
     return (f"checked with {p.n_traces} traces" + (f" ({modes})" if modes else "")
-            + (f" and {replays} allocator replays" if replays else "") + f" in {p.seconds:.1f} s")
+            + (f" and {replays} replays of them" if replays else "") + f" in {p.seconds:.1f} s")
 
 
 def _headline(p) -> list[str]:
