@@ -2,8 +2,9 @@
 
 For each case (Llama-2-7B on a 910B, two small model files), one `memplan analyze` process and then one
 `memplan plan` process of the same workload and device, each timed from start to exit (imports included,
-as a user waits for them), with the plan's traces counted by mode (block-once / full) and its allocator
-replays: estimates from a trace, one per configuration and allocator setting (the plan's JSON `trace_counts` and `traces`), and the load average before and after.
+as a user waits for them), with the plan's traces counted by mode (block-once / full) and its replays
+(estimates from a trace, one per configuration and allocator setting; the plan's JSON `trace_counts` and
+`traces`), and the load average before and after.
 
     python benchmarks/speed_plan.py [--only NAME] [--out benchmarks/results/speed_plan]
 
@@ -49,7 +50,8 @@ def plan_vs_analyze(label: str, args: list[str]) -> dict:
 def plan_lines(plans: list[dict]) -> list[str]:
     """The plan section of the Markdown table."""
     lines = ["", "## `memplan plan` vs. one `memplan analyze` of the same workload", "",
-             "| workload | analyze (s) | plan (s) | plan / analyze | traces (by mode) | replays (estimates from traces) | "
+             "| workload | analyze (s) | plan (s) | plan / analyze | traces (by mode) | "
+             "replays (estimates from traces) | "
              "load avg before -> after |", "|---|---|---|---|---|---|---|"]
     for p in plans:
         counts = p.get("trace_counts") or {}
