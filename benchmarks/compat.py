@@ -176,7 +176,20 @@ def run_venv(python: str, args) -> dict:
     res = json.loads(last[-1])
     res["python_exe"] = python
     res["seconds"] = round(time.perf_counter() - t0, 1)
+    res["check_commits"] = {k: tree_commit() for k in res.get("checks", {})}
     return res
+
+
+def tree_commit() -> str:
+    """The memplan commit the worker imported (a copy of the tree says so in COMPAT_TREE_COMMIT)."""
+    if os.environ.get("COMPAT_TREE_COMMIT"):
+        return os.environ["COMPAT_TREE_COMMIT"]
+    try:
+        out = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
+                             capture_output=True, text=True, timeout=30)
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
 
 
 def from_partial(path: Path, python: str, note: str) -> dict:
@@ -192,6 +205,7 @@ def from_partial(path: Path, python: str, note: str) -> dict:
             res["checks"].setdefault(d["check"][:-2], []).append(d["value"])
         else:
             res["checks"][d["check"]] = d["value"]
+    res["check_commits"] = {k: tree_commit() for k in res["checks"]}
     return res
 
 
@@ -254,7 +268,11 @@ def save_run(runs: Path, res: dict, keep_existing: bool = False) -> None:
             if not (keep_existing and k in merged):
                 merged[k] = v
         top = {} if keep_existing else {k: v for k, v in res.items() if k != "checks"}
-        res = {**prev, **top, "checks": merged}
+        if not keep_existing and "note" not in res:
+            prev.pop("note", None)   # this run finished: the old note (what did not run) is stale
+        commits = {**prev.get("check_commits", {}),
+                   **{k: v for k, v in res.get("check_commits", {}).items() if not (keep_existing and k in prev.get("checks", {}))}}
+        res = {**prev, **top, "checks": merged, "check_commits": commits}
     path.write_text(json.dumps(res, indent=1, default=str))
 
 
