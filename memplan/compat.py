@@ -143,6 +143,22 @@ def storage_pyobject_preserved() -> bool:
 
 
 @functools.lru_cache(maxsize=None)
+def meta_set_keeps_storage_size() -> bool:
+    """Whether `set_` of a meta tensor onto a storage leaves that storage's size alone when the new view
+    needs less (torch >= 2.4). Older meta `set_` sets the storage's nbytes to the view's extent, and
+    torch 2.3's FakeTensorMode dispatch cache rebuilds every cached view output with `set_`: each
+    `weight[i]` then shrinks the weight's (fake) storage to one row, and the trace would read that as
+    the storage being freed (BERT's word embeddings vanished from the parameters on torch 2.3)."""
+    torch = _torch()
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    with _disable_current_modes():
+        st = torch.empty(16, device="meta").untyped_storage()
+        torch.empty(0, device="meta").set_(st, 0, (1,), (1,))
+        return st.nbytes() == 16 * 4
+
+
+@functools.lru_cache(maxsize=None)
 def has_adafactor() -> bool:
     return hasattr(_torch().optim, "Adafactor")
 
