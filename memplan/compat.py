@@ -158,6 +158,11 @@ def meta_set_keeps_storage_size() -> bool:
         return st.nbytes() == 16 * 4
 
 
+def has_swap_tensors() -> bool:
+    """`torch.utils.swap_tensors` (torch >= 2.3; `Module._apply` swaps parameters with it)."""
+    return hasattr(_torch().utils, "swap_tensors")
+
+
 @functools.lru_cache(maxsize=None)
 def has_adafactor() -> bool:
     return hasattr(_torch().optim, "Adafactor")
@@ -263,6 +268,67 @@ def fake_process_group() -> bool:
     except ImportError:
         return False
     return True
+
+
+@functools.lru_cache(maxsize=None)
+def param_flag_passes_as_uninitialized() -> bool:
+    """Whether a tensor flagged `_is_param` (what `nn.Parameter(fake)` gives: a FakeTensor, not a
+    Parameter subclass) also passes `isinstance(t, UninitializedParameter)` (torch < 2.5: the metaclass's
+    flag check answered for every Parameter subclass). DistributedDataParallel then refuses every fake
+    parameter as uninitialized."""
+    torch = _torch()
+    t = torch.empty(0)
+    t._is_param = True
+    return isinstance(t, torch.nn.parameter.UninitializedParameter)
+
+
+@contextlib.contextmanager
+def exact_parameter_subclass_checks():
+    """While active, the `_is_param` flag makes a tensor an instance of `Parameter` only, not of its
+    subclasses (`UninitializedParameter`), as in torch >= 2.5; a no-op where that already holds."""
+    if not param_flag_passes_as_uninitialized():
+        yield
+        return
+    from torch.nn.parameter import Parameter, _ParameterMeta
+
+    orig = _ParameterMeta.__instancecheck__
+
+    def check(cls, instance):
+        return orig(cls, instance) if cls is Parameter else type.__instancecheck__(cls, instance)
+
+    _ParameterMeta.__instancecheck__ = check
+    try:
+        yield
+    finally:
+        _ParameterMeta.__instancecheck__ = orig
+
+
+@contextlib.contextmanager
+def _skipped_ddp_init_sync():
+    """DDP without `init_sync` (torch 2.6 and older): skip its init-time parameter check and broadcast, as
+    `init_sync=False` does (on fake tensors they would read data that does not exist)."""
+    if ddp_has_init_sync():
+        yield
+        return
+    import torch.nn.parallel.distributed as ddp_mod
+
+    names = ("_verify_param_shape_across_processes", "_sync_module_states")
+    orig = {n: getattr(ddp_mod, n) for n in names}
+    for n in names:
+        setattr(ddp_mod, n, lambda *args, **kwargs: None)
+    try:
+        yield
+    finally:
+        for n, fn in orig.items():
+            setattr(ddp_mod, n, fn)
+
+
+@contextlib.contextmanager
+def fake_ddp_init():
+    """While active, DistributedDataParallel can be built on fake parameters in a fake process group
+    (the per-rank trace): they are not taken for uninitialized ones, and nothing is synced at init."""
+    with exact_parameter_subclass_checks(), _skipped_ddp_init_sync():
+        yield
 
 
 def grad_scaler(device: str):

@@ -104,3 +104,17 @@ def test_module_to_on_fake_parameters_keeps_ties_and_identity():
         assert model[1].weight is same
         model.to(torch.bfloat16)
         assert model[0].weight.dtype == torch.bfloat16 and model[0].weight is model[1].weight
+
+
+def test_torch_without_swap_tensors_traces(monkeypatch):
+    """torch 2.1/2.2 have no `torch.utils.swap_tensors` (nor swap parameters with it): the trace's
+    no-op-swap patch stands aside instead of failing every trace with AttributeError."""
+    from memplan.trace import composites
+
+    orig = torch.utils.swap_tensors
+    monkeypatch.setattr(compat, "has_swap_tensors", lambda: False)
+    monkeypatch.delattr(torch.utils, "swap_tensors")
+    with composites.unchanged_conversions():
+        assert not hasattr(torch.utils, "swap_tensors")
+    monkeypatch.undo()
+    assert torch.utils.swap_tensors is orig
