@@ -176,8 +176,7 @@ def run_venv(python: str, args) -> dict:
     res = json.loads(last[-1])
     res["python_exe"] = python
     res["seconds"] = round(time.perf_counter() - t0, 1)
-    res["check_commits"] = {k: tree_commit() for k in res.get("checks", {})}
-    return res
+    return _stamp(res)
 
 
 def tree_commit() -> str:
@@ -205,8 +204,7 @@ def from_partial(path: Path, python: str, note: str) -> dict:
             res["checks"].setdefault(d["check"][:-2], []).append(d["value"])
         else:
             res["checks"][d["check"]] = d["value"]
-    res["check_commits"] = {k: tree_commit() for k in res["checks"]}
-    return res
+    return _stamp(res)
 
 
 def main() -> None:
@@ -265,7 +263,11 @@ def save_run(runs: Path, res: dict, keep_existing: bool = False) -> None:
         prev = json.loads(path.read_text())
         merged = dict(prev.get("checks", {}))
         for k, v in res["checks"].items():
-            if not (keep_existing and k in merged):
+            if keep_existing and k in merged:
+                continue
+            if isinstance(v, list) and isinstance(merged.get(k), list):
+                merged[k] = _merge_rows(merged[k], v)   # a rerun of some cases (--only) keeps the others
+            else:
                 merged[k] = v
         top = {} if keep_existing else {k: v for k, v in res.items() if k != "checks"}
         if not keep_existing and "note" not in res:
@@ -274,6 +276,28 @@ def save_run(runs: Path, res: dict, keep_existing: bool = False) -> None:
                    **{k: v for k, v in res.get("check_commits", {}).items() if not (keep_existing and k in prev.get("checks", {}))}}
         res = {**prev, **top, "checks": merged, "check_commits": commits}
     path.write_text(json.dumps(res, indent=1, default=str))
+
+
+def _case(row: dict) -> tuple:
+    return row.get("model"), row.get("precision"), row.get("batch_size"), row.get("seq_len")
+
+
+def _merge_rows(old: list, new: list) -> list:
+    """The old case rows with those rerun replaced (same model, precision, batch, sequence length)."""
+    fresh = {_case(r): r for r in new}
+    kept = [fresh.pop(_case(r), r) for r in old]
+    return kept + list(fresh.values())
+
+
+def _stamp(res: dict) -> dict:
+    """Each check (and each case row of a list check) records the memplan commit it ran from."""
+    commit = tree_commit()
+    for k, v in res.get("checks", {}).items():
+        for row in v if isinstance(v, list) else []:
+            if isinstance(row, dict):
+                row.setdefault("memplan_commit", commit)
+    res["check_commits"] = {k: commit for k in res.get("checks", {})}
+    return res
 
 
 def summarize(res: dict) -> dict:
