@@ -226,17 +226,25 @@ def fully_shard():
     return None
 
 
+# FSDP2's storage alloc/free helpers: their names by torch line (2.4+: alloc_storage / free_storage in
+# _fsdp_param, also used from _fsdp_param_group in newer torch; 2.3: unsafe_alloc_storage / unsafe_free_storage)
+_FSDP2_STORAGE_FUNCS = {"alloc_storage": "alloc", "free_storage": "free",
+                        "unsafe_alloc_storage": "alloc", "unsafe_free_storage": "free"}
+
+
 @functools.lru_cache(maxsize=None)
-def fsdp2_internals():
-    """FSDP2's `_fsdp_param` and `_fsdp_param_group` modules (their storage alloc/free hooks), or None."""
+def fsdp2_storage_hooks() -> tuple:
+    """`(module, name, "alloc" | "free")` for each FSDP2 storage alloc/free helper this torch has (in
+    `_fsdp_param` and `_fsdp_param_group`, where FSDP2 calls them); empty without FSDP2."""
     for pkg in ("torch.distributed.fsdp._fully_shard", "torch.distributed._composable.fsdp"):
         try:
-            p = __import__(f"{pkg}._fsdp_param", fromlist=["alloc_storage"])
+            p = __import__(f"{pkg}._fsdp_param", fromlist=["FSDPParam"])
             g = __import__(f"{pkg}._fsdp_param_group", fromlist=["FSDPParamGroup"])
         except ImportError:
             continue
-        return p, g
-    return None
+        return tuple((m, name, kind) for m in (p, g) for name, kind in _FSDP2_STORAGE_FUNCS.items()
+                     if callable(getattr(m, name, None)))
+    return ()
 
 
 @functools.lru_cache(maxsize=None)

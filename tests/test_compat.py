@@ -118,3 +118,25 @@ def test_torch_without_swap_tensors_traces(monkeypatch):
         assert not hasattr(torch.utils, "swap_tensors")
     monkeypatch.undo()
     assert torch.utils.swap_tensors is orig
+
+
+def test_fsdp2_storage_hooks_by_either_name(monkeypatch):
+    """FSDP2's storage helpers are alloc_storage / free_storage from torch 2.4 and unsafe_alloc_storage /
+    unsafe_free_storage in 2.3: the fake-process-group trace hooks whichever this torch has."""
+    compat.fsdp2_storage_hooks.cache_clear()
+    hooks = compat.fsdp2_storage_hooks()
+    if compat.fully_shard() is None:
+        assert hooks == ()
+        return
+    assert {kind for _, _, kind in hooks} == {"alloc", "free"}
+    param_mod = hooks[0][0]
+    for name in ("alloc_storage", "free_storage"):   # as torch 2.3 names them
+        monkeypatch.setattr(param_mod, "unsafe_" + name, getattr(param_mod, name), raising=False)
+        monkeypatch.delattr(param_mod, name)
+    compat.fsdp2_storage_hooks.cache_clear()
+    try:
+        names = {name for m, name, _ in compat.fsdp2_storage_hooks() if m is param_mod}
+        assert names == {"unsafe_alloc_storage", "unsafe_free_storage"}
+    finally:
+        monkeypatch.undo()
+        compat.fsdp2_storage_hooks.cache_clear()
