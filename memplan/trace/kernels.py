@@ -294,6 +294,38 @@ def _cpu_batch_norm(args, kwargs, out):
     return measure_cpu_scratch(aten.native_batch_norm.default, args, kwargs, out) or []
 
 
+def _cpu_sum_cast(args, kwargs, out):
+    # a sum into another dtype than its input's (a boolean mask counted into int64, `dtype=` given)
+    # first copies the whole input to that dtype (`make_reduction`: `self.to(in_dtype)`, in_dtype =
+    # out_dtype on the CPU), after the output is allocated
+    x = args[0]
+    if not isinstance(out, torch.Tensor) or x.dim() == 0 or x.dtype == out.dtype or x.is_complex():
+        return []
+    return [OUTPUTS, x.numel() * out.element_size(), FREE(0)]
+
+
+for _op in (aten.sum.default, aten.sum.dim_IntList):
+    register(_op, ("cpu",), onednn=False, source="aten/src/ATen/native/ReduceOps.cpp sum_out -> make_reduction")(
+        _cpu_sum_cast)
+
+
+@register(aten._safe_softmax.default, ("cpu",), onednn=False,
+          source="aten/src/ATen/native/transformers/attention.cpp _safe_softmax")
+def _cpu_safe_softmax(args, kwargs, out):
+    # the math SDPA's softmax (taken on the CPU with an attention mask or dropout): after the softmax it
+    # finds fully masked rows, `all(self.isneginf(), dim, keepdim)` and a 0-dim zero of the output dtype,
+    # three temporaries the meta kernel does not show (the boolean mask is as large as the scores);
+    # measured once per layout, else that sequence (softmax in the input's dtype)
+    measured = measure_cpu_scratch(aten._safe_softmax.default, args, kwargs, out)
+    if measured is not None:
+        return measured
+    x, dim = args[0], args[1]
+    if x.dim() == 0 or x.dtype != out.dtype:
+        return []
+    rows = x.numel() // max(x.shape[dim], 1)
+    return [_nbytes(out), x.numel(), rows, out.element_size(), FREE(3), FREE(2), FREE(1), FREE(0), OUTPUTS]
+
+
 def _measured(op, only_strided: bool):
     # these CPU kernels make contiguous copies of strided inputs (`expect_contiguous()`), and the norm
     # backward kernels zero per-thread partial sums (`at::get_num_threads()` rows); the meta kernels show
@@ -310,7 +342,13 @@ for _op, _src, _strided in (
         (aten.native_layer_norm_backward.default, "layer_norm.cpp layer_norm_backward_cpu", False),
         (aten.native_group_norm.default, "group_norm.cpp native_group_norm", False),
         (aten.native_group_norm_backward.default, "group_norm.cpp native_group_norm_backward", False),
-        (aten.embedding_dense_backward.default, "Embedding.cpp embedding_dense_backward_cpu", True)):
+        (aten.embedding_dense_backward.default, "Embedding.cpp embedding_dense_backward_cpu", True),
+        # per-thread blocks of scores and partial outputs (`at::get_num_threads()` x split sizes)
+        (aten._scaled_dot_product_flash_attention_for_cpu.default,
+         "transformers/attention.cpp _scaled_dot_product_flash_attention_cpu -> cpu/FlashAttentionKernel.cpp", False),
+        (aten._scaled_dot_product_flash_attention_for_cpu_backward.default,
+         "transformers/attention.cpp _scaled_dot_product_flash_attention_cpu_backward -> "
+         "cpu/FlashAttentionKernel.cpp", False)):
     register(_op, ("cpu",), onednn=False, source=f"aten/src/ATen/native/{_src}")(_measured(_op, _strided))
 
 
@@ -498,6 +536,8 @@ def _real_like(x):
         return base.as_strided(x.shape, x.stride(), x.storage_offset())
     if isinstance(x, (list, tuple)):
         return type(x)(_real_like(i) for i in x)
+    if isinstance(x, dict):   # keyword tensors (an attention mask) are real too
+        return {k: _real_like(v) for k, v in x.items()}
     return x
 
 
@@ -512,7 +552,7 @@ def measure_cpu_scratch(func, args, kwargs, out) -> list | None:
     key = (func, _spec(args), _spec(tuple(sorted(kwargs.items()))))
     if key in _MEASURED:
         return _MEASURED[key]
-    tensors = [a for a in args if isinstance(a, torch.Tensor)]
+    tensors = [a for a in tree_flatten((args, kwargs))[0] if isinstance(a, torch.Tensor)]
     outs = [o for o in tree_flatten(out)[0] if isinstance(o, torch.Tensor)]
     if sum(t.untyped_storage().nbytes() for t in tensors + outs) > MEASURE_LIMIT_BYTES:
         return None

@@ -231,6 +231,20 @@ class Recorder:
 _MISSING = object()
 _ROUTING = datadep.ROUTING_OPS
 _WORST = datadep.WORST_CASE
+# Floating tensors of known values without a shadow of their own: constant-filled factories are noted
+# (value: the fill, or the index of the fill argument as a str), and an out-of-place scatter into one
+# with routing indices (JetMoE's `zeros(T, E).scatter(1, top_k_indices, 1)`, then `.sum(0).tolist()` as
+# split sizes) gets a real shadow, made only then
+_FILLS = {aten.zeros.default: 0, aten.zeros_like.default: 0, aten.new_zeros.default: 0,
+          aten.ones.default: 1, aten.ones_like.default: 1, aten.new_ones.default: 1,
+          aten.full.default: "1", aten.full_like.default: "1", aten.new_full.default: "2"}
+_SCATTERS = frozenset((aten.scatter.value, aten.scatter.src, aten.scatter_add.default))
+# A float tensor of unknown values compared with a number (BLT's `entropies > threshold`, whose True
+# entries start patches): True everywhere, as datadep's worst case selects every element -- stated in the
+# notes. Unlike that rule the mask gets a shadow, so what is derived from it (its negation, a
+# concatenation, a count read with `.item()`) stays consistent with it.
+_THRESHOLDS = frozenset((aten.gt.Scalar, aten.ge.Scalar, aten.lt.Scalar, aten.le.Scalar))
+_VALUE_OPS = {**_FILLS, **dict.fromkeys(_SCATTERS), **dict.fromkeys(_THRESHOLDS)}
 
 
 BUILD_SHADOW_MAX_NUMEL = 1 << 16
@@ -282,6 +296,7 @@ class RecordingMode(TorchDispatchMode):
         self.last_failed_op: str | None = None
         self.assumed = 0  # all()/any() of unknown values answered with the common case
         self.shadows = WeakIdKeyDictionary()
+        self.fills = WeakIdKeyDictionary()   # floating factory output -> its constant fill value
         self._mutable: dict = {}
         self.counts: Counter = Counter()   # (rule, op name) -> times: exact | routing | worst | custom | zeros
         self.unfaked: dict[str, tuple[str, str]] = {}   # op run on zeros -> (module, op packet name)
@@ -302,13 +317,15 @@ class RecordingMode(TorchDispatchMode):
             elif self.in_linear:
                 self._linear_bias(args, out)
         rule = self.kernel_rules.get(func)
-        if rule is not None:
-            plan = rule(args, kwargs, out)
-            if plan:
-                out = real_layouts(plan, out)
-                self.rec.scratch(plan, lambda: self._see_outputs(func, out), self._opname(func))
-                return out
-        scalar_out = self._see_outputs(func, out)
+        plan = rule(args, kwargs, out) if rule is not None else None
+        if plan:
+            # the kernel's scratch around its outputs; the outputs then get shadows like any op's
+            out = real_layouts(plan, out)
+            seen = []
+            self.rec.scratch(plan, lambda: seen.append(self._see_outputs(func, out)), self._opname(func))
+            scalar_out = seen[0]
+        else:
+            scalar_out = self._see_outputs(func, out)
         if func in _UNIT_RANDOM and isinstance(out, torch.Tensor) and out.numel() == 1 \
                 and out.is_floating_point():
             self._random_draw(func, args, kwargs, out)
@@ -319,6 +336,8 @@ class RecordingMode(TorchDispatchMode):
         if scalar_out or ((_small(out) and not _has_nonfloat(out)) if self.building else
                           (len(self.shadows) and (mutable or _has_nonfloat(out)))):
             self._shadow(func, args, kwargs, out)
+        if func in _VALUE_OPS and isinstance(out, torch.Tensor) and out.numel() <= datadep.SHADOW_MAX_NUMEL:
+            self._known_values(func, args, kwargs, out)
         routing = _ROUTING.get(func)
         if routing is not None:
             self._route(routing, func, args, kwargs, out)
@@ -504,6 +523,42 @@ class RecordingMode(TorchDispatchMode):
             if isinstance(f, torch.Tensor) and isinstance(r, torch.Tensor) and (
                     f.dim() == 0 or not f.is_floating_point() or building):
                 shadows[f] = r
+
+    def _known_values(self, func, args, kwargs, out) -> None:
+        """Note a constant fill (`_FILLS`); shadow a scatter whose inputs all have known values, or a
+        comparison of unknown floats with a number (`_THRESHOLDS`)."""
+        if func in _THRESHOLDS:
+            x = args[0]
+            if isinstance(x, FakeTensor) and x.is_floating_point() and x.dim() and out not in self.shadows \
+                    and self._shadow_of(x) is None:
+                with _disable_current_modes():
+                    self.shadows[out] = torch.ones(out.shape, dtype=torch.bool)
+                self.counts["threshold", func.name()] += 1
+            return
+        if not out.is_floating_point():
+            return
+        fill = _FILLS.get(func, _MISSING)
+        if fill is not _MISSING:
+            value = kwargs.get("fill_value", args[int(fill)] if len(args) > int(fill) else None) \
+                if isinstance(fill, str) else fill
+            if isinstance(value, (int, float, bool)):
+                self.fills[out] = value
+            return
+        flat, spec = tree_flatten((args, kwargs))
+        real = []
+        for a in flat:
+            if isinstance(a, torch.Tensor):
+                s = self._shadow_of(a)
+                if s is None and a in self.fills:
+                    with _disable_current_modes():
+                        s = torch.full(a.shape, self.fills[a], dtype=a.dtype)
+                if s is None:
+                    return
+                a = s
+            real.append(a)
+        rargs, rkwargs = tree_unflatten(real, spec)
+        with _disable_current_modes():
+            self.shadows[out] = func(*rargs, **rkwargs)
 
     def _random_draw(self, func, args, kwargs, out) -> None:
         """A one-element uniform draw: shadowed by the largest value below its upper bound."""
