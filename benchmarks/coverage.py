@@ -1,8 +1,10 @@
 """Coverage benchmark: does memplan produce an estimate on the architectures people train, and how good?
 
-Every causal-LM, masked-LM, seq2seq, image- and audio-classification architecture the installed
-`transformers` can build from a config (benchmarks/coverage_zoo.py derives a small config from each
-config class), plus timm models when timm is installed. For each:
+Every causal-LM, masked-LM, seq2seq, image- and audio-classification, CTC and speech-to-text
+architecture the installed `transformers` can build from a config (benchmarks/coverage_zoo.py derives a
+small config from each config class), timm models when timm is installed, and recurrent / speech models
+written with torch.nn (benchmarks/recurrent_zoo.py: every fp32 RNN/GRU/LSTM variant of rnn_cpu.py, a
+DeepSpeech2-style CTC model, an LSTM tagger). For each:
 1. `memplan analyze` by tracing (fake tensors; batch 2, sequence 64 or the model's own input size,
    fp32 AdamW, 2 steps), recording success and, on failure, the cause;
 2. when the trace fails (or the build fails only under fake tensors), the fallback
@@ -132,6 +134,10 @@ def run_one(item: dict, measure_max_params: int, fallback_check: bool, fallback_
     try:
         if item["source"] == "timm":
             wl, n_params, how = _timm_workload(item["cls"])
+        elif item["source"] == "torch":
+            import recurrent_zoo
+
+            (wl, n_params), how = recurrent_zoo.workload(item["cls"]), "as written"
         else:
             wl, n_params, how = _hf_workload(item["task"], item["model_type"], item["cls"])
     except Exception as exc:  # noqa: BLE001
@@ -151,7 +157,7 @@ def run_one(item: dict, measure_max_params: int, fallback_check: bool, fallback_
         else:
             res.update(status="traced", estimate=est.peak_allocated_bytes, trace_s=est.trace_seconds,
                        notes=[n for n in est.notes if "scalar reads" in n or "sized" in n or "routing" in n
-                              or "custom ops" in n])
+                              or "custom ops" in n or "assumed" in n])
     except Exception as exc:  # noqa: BLE001 - a TraceError, a UserError (bad batch, bad build) or a bug
         if isinstance(exc, TraceError):
             res.update(status="trace-failed", cause=_cause(exc), error=str(exc)[:300])
@@ -240,6 +246,9 @@ def items(args) -> list[dict]:
         out += [dict(source="timm", task="image-classification", model_type="timm", cls=n) for n in TIMM_MODELS]
     except ImportError:
         pass
+    import recurrent_zoo
+
+    out += [dict(source="torch", task="recurrent/speech", model_type="torch.nn", cls=n) for n in recurrent_zoo.names()]
     if args.only:
         keys = [k for k in args.only.split(",") if k]
         out = [i for i in out if any(k in i["model_type"] or k in i["cls"] for k in keys)]
@@ -367,7 +376,8 @@ def render_md(s: dict, results: list[dict]) -> str:
         f"transformers {s['transformers']}, torch {s['torch']}; batch {s['batch_size']}, fp32 AdamW, "
         f"small configs derived from each config class (benchmarks/coverage_zoo.py); {s['seconds']} s.", "",
         "| | count | share |", "|---|---:|---:|",
-        f"| architectures (5 task mappings{' + timm' if any(r['source'] == 'timm' for r in results) else ''}) "
+        f"| architectures (7 task mappings{' + timm' if any(r['source'] == 'timm' for r in results) else ''}"
+        f"{' + torch.nn recurrent/speech' if any(r['source'] == 'torch' for r in results) else ''}) "
         f"| {s['architectures']} | |",
         f"| not buildable from a generic small config | {s['not_buildable']} | |",
         f"| buildable, but the generic batch fails for real too | {s['invalid_workloads']} | |",

@@ -356,13 +356,24 @@ for _op, _src, _strided in (
 
 # nn.LSTM traced for a GPU / NPU target reaches the oneDNN layer op (the trace runs on fake CPU tensors);
 # its empty workspace output stands for what the device kernel keeps for backward, as long as autograd
-# keeps it. Both sizes are approximate (not measurable on this host):
-# - CUDA: `_cudnn_rnn` keeps a reserve of `cudnnGetRNNTrainingReserveSize` bytes
-#   (aten/src/ATen/native/cudnn/RNN.cpp), a number cuDNN computes internally; approximated by what it
-#   holds, the per-step gate activations and cell states: T x B x 5H elements per layer and direction.
-# - NPU: torch_npu's `npu_lstm` (op-plugin, DynamicRNN) returns, besides y, the per-step h, c and the
+# keeps it. Both sizes are APPROXIMATE and UNMEASURED (no GPU or NPU measured them):
+# - CUDA: `_cudnn_rnn` (aten/src/ATen/native/cudnn/RNN.cpp) allocates a training `reserve` of the size
+#   cuDNN reports (`cudnnGetRNNTempSpaceSizes`, v8 API; `cudnnGetRNNTrainingReserveSize` before), kept for
+#   `_cudnn_rnn_backward`. cuDNN does not document its make-up; approximated by what it must hold, the
+#   per-step gate activations and cell states: T x B x 5H elements per layer and direction. The forward /
+#   backward `workspace` (a transient of cuDNN's size) is not modelled.
+# - NPU: torch_npu's `npu_lstm` (op-plugin, CANN DynamicRNN) returns, besides y, the per-step h, c and the
 #   gates i, j, f, o and tanh(c), all (T, B, H) and saved for `npu_lstm_backward`: 7 x T x B x H elements.
+# nn.GRU / nn.RNN get no rule: for these targets they are traced as the CPU's native path runs them
+# (per-step cell ops with their saved gates), an approximation of cuDNN's reserve / torch_npu's `npu_gru`
+# (DynamicGRUV2: y, output_h, update, reset, new, hidden_new saved); docs/coverage.md says so.
 _RNN_KEPT_PER_STEP = {"cuda": 5, "npu": 7}
+_RNN_SOURCES = {
+    "cuda": "approximate, unmeasured: cuDNN training reserve of aten/src/ATen/native/cudnn/RNN.cpp _cudnn_rnn "
+            "(cudnnGetRNNTempSpaceSizes), taken as T x B x 5H per layer and direction",
+    "npu": "approximate, unmeasured: torch_npu npu_lstm outputs saved for npu_lstm_backward (Ascend op-plugin, "
+           "CANN DynamicRNN): h, c, i, j, f, o, tanh(c), 7 x T x B x H",
+}
 
 
 def _device_rnn_layer(family: str):
@@ -380,9 +391,7 @@ def _device_rnn_layer(family: str):
 
 
 for _fam in ("cuda", "npu"):
-    register(aten.mkldnn_rnn_layer.default, (_fam,),
-             source="approximate: cuDNN reserve (aten/src/ATen/native/cudnn/RNN.cpp) / torch_npu npu_lstm "
-                    "outputs (Ascend/op-plugin)")(_device_rnn_layer(_fam))
+    register(aten.mkldnn_rnn_layer.default, (_fam,), source=_RNN_SOURCES[_fam])(_device_rnn_layer(_fam))
 
 
 # aten/src/ATen/cuda/CublasHandlePool.cpp `getChosenWorkspaceSize`: CUBLAS_WORKSPACE_CONFIG default
