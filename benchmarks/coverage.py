@@ -251,7 +251,8 @@ def items(args) -> list[dict]:
     out += [dict(source="torch", task="recurrent/speech", model_type="torch.nn", cls=n) for n in recurrent_zoo.names()]
     if args.only:
         keys = [k for k in args.only.split(",") if k]
-        out = [i for i in out if any(k in i["model_type"] or k in i["cls"] for k in keys)]
+        out = [i for i in out if any(k in i["model_type"] or k in i["cls"] or k == "task:" + i["task"]
+                                     for k in keys)]
     if args.limit:
         out = out[: args.limit]
     for k, i in enumerate(out):
@@ -268,16 +269,25 @@ def main(argv=None) -> int:
                     help="run the fallback on trace failures of models up to this size (0: all; the fallback "
                          "itself refuses models whose real step would not fit in memory)")
     ap.add_argument("--fallback-check", type=int, default=0, metavar="N")
-    ap.add_argument("--only", default=None, help="comma-separated substrings of model_type or class name")
+    ap.add_argument("--only", default=None, help="comma-separated substrings of model_type or class name, "
+                                                 "or task:NAME for a whole task")
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    ap.add_argument("--resume-from", default=None, metavar="JSONL",
+                    help="rows of an interrupted run (its coverage.partial.jsonl): kept, and not run again")
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the rows of the existing coverage.json that this run does not redo (a partial "
+                         "rerun); the result says which rows are from this run")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
         worker(args.measure_max_params, args.timeout, args.fallback_check > 0, args.fallback_max_params)
         return 0
     todo = items(args)
-    results: list[dict] = []
+    results: list[dict] = _resumed(args.resume_from)
+    done = {_key(r) for r in results}
+    todo = [i for i in todo if _key(i) not in done]
+    total = len(todo) + len(results)
     workers = [_Worker(args) for _ in range(max(args.jobs, 1))]
     t0 = time.monotonic()
     queue = list(todo)
@@ -307,7 +317,7 @@ def main(argv=None) -> int:
             results.append(res)
             partial.write(json.dumps(res) + "\n")
             partial.flush()
-            print(f"[{len(results)}/{len(todo)} {time.monotonic() - t0:6.0f}s] {res['model_type']:28s} "
+            print(f"[{len(results)}/{total} {time.monotonic() - t0:6.0f}s] {res['model_type']:28s} "
                   f"{res['cls']:45s} {res['status']:13s} "
                   f"{format(res['error_pct'], '+.3f') if 'error_pct' in res else '':>7} {res.get('cause', '')}",
                   flush=True)
@@ -321,14 +331,40 @@ def main(argv=None) -> int:
         w.p.stdin.close()
         w.kill()
     partial.close()
-    write_results(results, time.monotonic() - t0, args)
+    rerun = [_key(r) for r in results]
+    if args.merge:
+        results = _merged(os.path.join(args.out, "coverage.json"), results)
+    write_results(results, time.monotonic() - t0, args, rerun if args.merge else None)
     return 0
 
 
-def write_results(results, seconds, args) -> None:
+def _key(r: dict) -> tuple:
+    return (r["source"], r["task"], r["model_type"], r["cls"])
+
+
+def _resumed(path: str | None) -> list[dict]:
+    if not path:
+        return []
+    rows = [json.loads(line) for line in open(path) if line.strip()]
+    return [r for r in rows if r["status"] not in ("crashed", "timeout")]
+
+
+def _merged(path: str, results: list[dict]) -> list[dict]:
+    """The previous full run's rows, with those of this run in their place (and new ones added)."""
+    with open(path) as f:
+        old = json.load(f)["results"]
+    new = {_key(r): r for r in results}
+    kept = [new.pop(_key(r), r) for r in old]
+    return kept + list(new.values())
+
+
+def write_results(results, seconds, args, rerun: list | None = None) -> None:
     summary = summarize(results, seconds, args)
+    if rerun is not None:
+        summary["rows_from_this_run"] = len(rerun)
+        summary["rows_from_previous_run"] = len(results) - len(rerun)
     with open(os.path.join(args.out, "coverage.json"), "w") as f:
-        json.dump({"summary": summary, "results": results}, f, indent=1)
+        json.dump({"summary": summary, "results": results, "rerun": rerun}, f, indent=1)
     with open(os.path.join(args.out, "coverage.md"), "w") as f:
         f.write(render_md(summary, results))
     print(json.dumps(summary, indent=1))
@@ -375,6 +411,9 @@ def render_md(s: dict, results: list[dict]) -> str:
         "# Coverage benchmark", "",
         f"transformers {s['transformers']}, torch {s['torch']}; batch {s['batch_size']}, fp32 AdamW, "
         f"small configs derived from each config class (benchmarks/coverage_zoo.py); {s['seconds']} s.", "",
+        *([f"A partial rerun merged into the previous full run (`--merge`): {s['rows_from_this_run']} rows "
+           f"from this run (listed under `rerun` in coverage.json), {s['rows_from_previous_run']} kept from "
+           "the previous one.", ""] if "rows_from_this_run" in s else []),
         "| | count | share |", "|---|---:|---:|",
         f"| architectures (7 task mappings{' + timm' if any(r['source'] == 'timm' for r in results) else ''}"
         f"{' + torch.nn recurrent/speech' if any(r['source'] == 'torch' for r in results) else ''}) "
