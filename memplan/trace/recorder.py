@@ -297,6 +297,7 @@ class RecordingMode(TorchDispatchMode):
         self.assumed = 0  # all()/any() of unknown values answered with the common case
         self.shadows = WeakIdKeyDictionary()
         self.fills = WeakIdKeyDictionary()   # floating factory output -> its constant fill value
+        self.assumed_values = WeakIdKeyDictionary()   # shadows that rest on an assumption (`_THRESHOLDS`)
         self._mutable: dict = {}
         self.counts: Counter = Counter()   # (rule, op name) -> times: exact | routing | worst | custom | zeros
         self.unfaked: dict[str, tuple[str, str]] = {}   # op run on zeros -> (module, op packet name)
@@ -356,13 +357,16 @@ class RecordingMode(TorchDispatchMode):
         if isinstance(exc, (DynamicOutputShapeException, DataDependentOutputException)) or func in _WORST:
             out = self._exact(func, args, kwargs)
             if out is not _MISSING:
-                self.counts["exact", func.name()] += 1
+                assumed = any(o in self.assumed_values for o in tree_flatten(out)[0] if isinstance(o, torch.Tensor))
+                self.counts["worst" if assumed else "exact", func.name()] += 1
                 return out
             handler = _WORST.get(func)
             if handler is not None:
                 sizer = datadep.Sizer(self._shadow_of, self.rec.see, self._attach)
                 out = handler(sizer, args, kwargs)
-                self.counts["exact" if sizer.exact else "worst", func.name()] += 1
+                exact = sizer.exact and not any(a in self.assumed_values for a in tree_flatten((args, kwargs))[0]
+                                                if isinstance(a, torch.Tensor))
+                self.counts["exact" if exact else "worst", func.name()] += 1
                 return out
         rec = self.rec
         module = rec.bw_module if rec.phase == "backward" else rec.module_stack[-1]
@@ -401,12 +405,14 @@ class RecordingMode(TorchDispatchMode):
         flat, spec = tree_flatten((args, kwargs))
         real = []
         device = None
+        assumed = False
         for a in flat:
             if isinstance(a, torch.Tensor):
                 device = device or a.device
                 s = self._shadow_of(a) if isinstance(a, FakeTensor) else a
                 if s is None:
                     return _MISSING
+                assumed = assumed or a in self.assumed_values
                 real.append(s)
             else:
                 real.append(a)
@@ -420,6 +426,8 @@ class RecordingMode(TorchDispatchMode):
                 f = torch.empty_strided(r.shape, r.stride(), dtype=r.dtype, device=device)
                 if not r.is_floating_point():
                     self._attach(f, r)
+                if assumed:
+                    self.assumed_values[f] = True
                 fakes.append(f)
             else:
                 fakes.append(r)
@@ -491,8 +499,10 @@ class RecordingMode(TorchDispatchMode):
         flat, spec = tree_flatten((args, kwargs))
         real = []
         shadows = self.shadows
+        assumed = False
         for a in flat:
             if isinstance(a, torch.Tensor):
+                assumed = assumed or a in self.assumed_values
                 s = shadows.get(a)
                 if s is None:
                     if a.dim() != 0:
@@ -523,6 +533,8 @@ class RecordingMode(TorchDispatchMode):
             if isinstance(f, torch.Tensor) and isinstance(r, torch.Tensor) and (
                     f.dim() == 0 or not f.is_floating_point() or building):
                 shadows[f] = r
+                if assumed:
+                    self.assumed_values[f] = True
 
     def _known_values(self, func, args, kwargs, out) -> None:
         """Note a constant fill (`_FILLS`); shadow a scatter whose inputs all have known values, or a
@@ -533,6 +545,7 @@ class RecordingMode(TorchDispatchMode):
                     and self._shadow_of(x) is None:
                 with _disable_current_modes():
                     self.shadows[out] = torch.ones(out.shape, dtype=torch.bool)
+                self.assumed_values[out] = True
                 self.counts["threshold", func.name()] += 1
             return
         if not out.is_floating_point():
