@@ -333,7 +333,7 @@ def main(argv=None) -> int:
     partial.close()
     rerun = [_key(r) for r in results]
     if args.merge:
-        results = _merged(os.path.join(args.out, "coverage.json"), results)
+        results, rerun = _merged(os.path.join(args.out, "coverage.json"), results)
     write_results(results, time.monotonic() - t0, args, rerun if args.merge else None)
     return 0
 
@@ -349,13 +349,15 @@ def _resumed(path: str | None) -> list[dict]:
     return [r for r in rows if r["status"] not in ("crashed", "timeout")]
 
 
-def _merged(path: str, results: list[dict]) -> list[dict]:
-    """The previous full run's rows, with those of this run in their place (and new ones added)."""
+def _merged(path: str, results: list[dict]) -> tuple[list[dict], list]:
+    """The previous full run's rows, with those of this run in their place (and new ones added), and the
+    keys of every row rerun since that full run (earlier merged reruns included)."""
     with open(path) as f:
-        old = json.load(f)["results"]
+        prev = json.load(f)
     new = {_key(r): r for r in results}
-    kept = [new.pop(_key(r), r) for r in old]
-    return kept + list(new.values())
+    rerun = {tuple(k) for k in prev.get("rerun") or []} | set(new)
+    kept = [new.pop(_key(r), r) for r in prev["results"]]
+    return kept + list(new.values()), sorted(rerun)
 
 
 def write_results(results, seconds, args, rerun: list | None = None) -> None:
@@ -411,9 +413,9 @@ def render_md(s: dict, results: list[dict]) -> str:
         "# Coverage benchmark", "",
         f"transformers {s['transformers']}, torch {s['torch']}; batch {s['batch_size']}, fp32 AdamW, "
         f"small configs derived from each config class (benchmarks/coverage_zoo.py); {s['seconds']} s.", "",
-        *([f"A partial rerun merged into the previous full run (`--merge`): {s['rows_from_this_run']} rows "
-           f"from this run (listed under `rerun` in coverage.json), {s['rows_from_previous_run']} kept from "
-           "the previous one.", ""] if "rows_from_this_run" in s else []),
+        *([f"Partial reruns merged into the previous full run (`--merge`): {s['rows_from_this_run']} rows "
+           f"rerun with this code (listed under `rerun` in coverage.json), {s['rows_from_previous_run']} kept "
+           "from the full run; the time above is the last rerun's.", ""] if "rows_from_this_run" in s else []),
         "| | count | share |", "|---|---:|---:|",
         f"| architectures (7 task mappings{' + timm' if any(r['source'] == 'timm' for r in results) else ''}"
         f"{' + torch.nn recurrent/speech' if any(r['source'] == 'torch' for r in results) else ''}) "
