@@ -1,5 +1,6 @@
 """Text renderings of memplan.distributed results (`memplan shard ...`, `analyze --world-size`)."""
 from __future__ import annotations
+from memplan.report.text import trace_mode_line
 from memplan.units import fmt_bytes
 
 
@@ -11,6 +12,8 @@ def render_rank_estimate(est) -> str:
             for r in est.per_rank]
     lines = [f"{est.workload}: {est.sharding} on {est.world_size} ranks ({est.method}: {est.method_note})",
              tabulate(rows, headers=["rank", "peak allocated", "peak reserved", "phase"]), ""]
+    if est.trace_mode:
+        lines[1:1] = [trace_mode_line(est.trace_mode, est.trace_mode_reason)]
     bd = est.per_rank[0]["breakdown_at_peak"]
     lines.append(tabulate([[k, fmt_bytes(v)] for k, v in bd.items() if v], headers=["rank 0 at peak", "bytes"]))
     lines.append(f"communication buffers (outside the allocator): {fmt_bytes(est.comm_buffer_bytes)} — "
