@@ -102,8 +102,20 @@ def _sort(args, kwargs, out):
 
 
 def _arg_reduce(args, kwargs, out):
-    t = out[1] if isinstance(out, (tuple, list)) else out
-    return (1 if isinstance(out, (tuple, list)) else None), torch.zeros(tuple(t.shape), dtype=torch.long)
+    """argmax / max(dim) over router logits: top-1 routing, the policy of `_first_k` with k = 1 (a Switch
+    router's argmax; all zeros would leave every other expert without tokens, gradients and optimizer
+    state, below any real run). A reduction over all elements picks the first."""
+    pos = 1 if isinstance(out, (tuple, list)) else None
+    t = out[1] if pos else out
+    x = args[0]
+    dim = args[1] if len(args) > 1 else kwargs.get("dim")
+    if dim is None or not x.dim() or not t.dim():
+        return pos, torch.zeros(tuple(t.shape), dtype=torch.long)
+    dim %= x.dim()
+    keepdim = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
+    shape = tuple(t.shape) if keepdim else tuple(t.shape[:dim]) + (1,) + tuple(t.shape[dim:])
+    idx = _first_k(shape, dim, 1, x.shape[dim])
+    return pos, (idx if keepdim else idx.squeeze(dim))
 
 
 ROUTING_OPS: dict = {
