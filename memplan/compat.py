@@ -219,6 +219,20 @@ def fsdp2_internals():
 
 
 @functools.lru_cache(maxsize=None)
+def fsdp2_mixed_precision_policy():
+    """FSDP2's `MixedPrecisionPolicy` (public in `torch.distributed.fsdp` from 2.6, `_composable.fsdp`
+    in 2.4-2.5), or None."""
+    for mod in ("torch.distributed.fsdp", "torch.distributed._composable.fsdp"):
+        try:
+            cls = getattr(__import__(mod, fromlist=["MixedPrecisionPolicy"]), "MixedPrecisionPolicy", None)
+        except ImportError:
+            continue
+        if cls is not None:
+            return cls
+    return None
+
+
+@functools.lru_cache(maxsize=None)
 def fsdp2_collectives():
     """FSDP2's `_fsdp_collectives` module when it has the DefaultAllGather / DefaultReduceScatter
     classes (torch >= 2.6), else None."""

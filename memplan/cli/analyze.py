@@ -29,7 +29,7 @@ def command(model, hf_config, task, device, capacity, alloc_conf, world_size, sh
             full_trace, quiet, fmt, debug, **kw):
     """Estimate the peak memory of training MODEL (a model file, or --hf-config) on fake tensors."""
     run_command(debug, lambda: precheck(kw, model, hf_config, device, capacity, alloc_conf,
-                                        report_path=report_path))
+                                        report_path=report_path, sharding=sharding if world_size else None))
     if kw.get("deepspeed_config") or _config_has_deepspeed(kw):
         return _deepspeed(model, hf_config, task, world_size or 1, fmt, debug, kw)
     if world_size:

@@ -24,7 +24,7 @@ from dataclasses import replace
 
 from memplan import compat
 from memplan.errors import UserError
-from memplan.workload import SHARDINGS, TrainConfig, Workload
+from memplan.workload import SHARDINGS, TrainConfig, Workload, check_precision_sharding
 from memplan.step import apply_checkpointing
 from memplan.step import cast_batch
 from memplan.step import optimizer_class
@@ -90,6 +90,27 @@ def _cast_and_checkpoint(model, cfg: TrainConfig, run_device: str):
     return model
 
 
+def mp_policy(cfg: TrainConfig):
+    """FSDP2's `MixedPrecisionPolicy` for `bf16-mp` (param_dtype bf16; reduce_dtype fp32, bf16 or torch's
+    default None = the param dtype), else None."""
+    if cfg.precision != "bf16-mp":
+        return None
+    import torch
+
+    cls = compat.fsdp2_mixed_precision_policy()
+    if cls is None:
+        raise UserError(compat.missing("FSDP2 MixedPrecisionPolicy (needed for bf16-mp)", "torch >= 2.4"))
+    reduce = {"fp32": torch.float32, "bf16": torch.bfloat16, None: None}[cfg.reduce_dtype]
+    return cls(param_dtype=torch.bfloat16, reduce_dtype=reduce)
+
+
+def mp_policy_text(cfg: TrainConfig) -> str:
+    """The policy as the code that makes it."""
+    reduce = {"fp32": "torch.float32", "bf16": "torch.bfloat16"}.get(cfg.reduce_dtype)
+    return ("MixedPrecisionPolicy(param_dtype=torch.bfloat16"
+            + (f", reduce_dtype={reduce})" if reduce else ")"))
+
+
 def _fake_allreduce_hook(state, bucket):
     """A DDP comm hook for the fake process group: the real default hook divides the bucket in place and
     all-reduces it in place; the fake group's future carries no tensor, so hand the bucket back."""
@@ -131,6 +152,7 @@ def wrap_workload(workload: Workload, cfg: TrainConfig, sharding: str, *, run_de
     import torch
 
     sharding = check_sharding(sharding)
+    check_precision_sharding(cfg.precision, sharding)
     info = info if info is not None else {}
     orig_build = workload.build_model
     cap = DEFAULT_BUCKET_CAP_MB if bucket_cap_mb is None else bucket_cap_mb
@@ -158,9 +180,13 @@ def wrap_workload(workload: Workload, cfg: TrainConfig, sharding: str, *, run_de
         reshard = sharding != "zero2"
         names = fsdp_units(model, units)
         info["fsdp_units"] = names
+        mp = mp_policy(cfg)
+        if mp is not None:
+            info["mp_policy"] = mp_policy_text(cfg)
+        extra = {"mp_policy": mp} if mp is not None else {}
         for n in names:
-            fully_shard(model.get_submodule(n), mesh=mesh, reshard_after_forward=reshard)
-        fully_shard(model, mesh=mesh, reshard_after_forward=reshard)
+            fully_shard(model.get_submodule(n), mesh=mesh, reshard_after_forward=reshard, **extra)
+        fully_shard(model, mesh=mesh, reshard_after_forward=reshard, **extra)
         return model
 
     make_opt = workload.make_optimizer
@@ -187,6 +213,8 @@ def wrap_workload(workload: Workload, cfg: TrainConfig, sharding: str, *, run_de
             return cast_batch(tuple(b) if isinstance(b, list) else b, torch.bfloat16)
 
         run_cfg = run_cfg.with_(precision="fp32")
+    elif cfg.precision == "bf16-mp":   # fp32 parameters; FSDP's policy casts, no autocast
+        run_cfg = run_cfg.with_(precision="fp32", reduce_dtype=None)
     wl = replace(workload, build_model=build, make_optimizer=make_opt, make_batch=make_batch,
                  name=f"{workload.name}[{sharding}]")
     return wl, run_cfg

@@ -14,12 +14,13 @@ from dataclasses import asdict, dataclass, field
 
 from memplan import compat
 from memplan.distributed import strategies as S
-from memplan.distributed._wrap import check_sharding, fsdp_units
+from memplan.distributed._wrap import check_sharding, fsdp_units, mp_policy_text
+from memplan.distributed.mixed_precision import cache_note
 from memplan.core import load_workload, resolve_device, simulate_allocator
 from memplan.errors import UserError
 from memplan.step import Target
 from memplan.trace.analysis import summarize
-from memplan.workload import TrainConfig, Workload
+from memplan.workload import TrainConfig, Workload, check_precision_sharding
 
 METHOD_NOTES = {
     "trace": "traced torch's own {wrapper} on fake tensors with torch's fake process group "
@@ -118,6 +119,7 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
     t0 = time.perf_counter()
     cfg = (cfg or TrainConfig()).validate()
     sharding = check_sharding(sharding)
+    check_precision_sharding(cfg.precision, sharding)
     if world_size < 1:
         raise UserError(f"world size must be >= 1, got {world_size}")
     if method not in ("trace", "model"):
@@ -154,7 +156,8 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
     else:
         from memplan.trace.tracer import trace_workload
 
-        tr = trace if trace is not None else trace_workload(workload, cfg, Target(family=dev.family))
+        tr = trace if trace is not None else trace_workload(workload, S.single_device_config(cfg),
+                                                            Target(family=dev.family))
         s = summarize(tr)
         single_peak = s.peak_allocated_bytes
         sim = simulate_allocator(tr, dev)
@@ -164,12 +167,18 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
         if master_weights:
             notes.append("optimizer state modelled as an fp32 master copy + Adam moments: 12 bytes/param")
         for r in ranks:
-            m = S.model_rank_bytes(states, params, sharding, world_size, r, unit_params, opt_bytes)
+            m = S.model_rank_bytes(states, params, sharding, world_size, r, unit_params, opt_bytes,
+                                   0.5 if cfg.precision == "bf16-mp" else 1.0)
             per_rank.append({"rank": r, "peak_allocated_bytes": m["peak_bytes"],
                              "peak_reserved_bytes": m["peak_bytes"] + max(frag, 0), "peak_phase": m["peak_phase"],
                              "breakdown_at_peak": m["components"], "phase_peaks": m["phase_totals"]})
         if frag > 0:
             notes.append("reserved = allocated + the single-device trace's allocator overhead at its peak")
+    note = cache_note(cfg, sharding, sum(p.numel for p in params if p.trainable and p.itemsize == 4))
+    if note:
+        notes.append(note)
+    if cfg.precision == "bf16-mp":
+        info["mp_policy"] = mp_policy_text(cfg)
     top = max(per_rank, key=lambda row: row["peak_reserved_bytes"])
     states = _model_states(params, sharding, world_size, master_weights)
     return RankEstimate(

@@ -47,6 +47,13 @@ def render_sharding_plan(plan) -> str:
         lines += ["", "launch:", f"  {plan.torchrun}", "code:"] + [f"  {c}" for c in plan.code]
         lines += [f"env: {k}={v}" for k, v in plan.env.items()]
     lines += [f"note: {n}" for n in plan.notes]
+    if plan.precision_changes:
+        lines += ["", "instead of autocast over FSDP (re-traced on the fake process group):"]
+        for ch in plan.precision_changes:
+            verdict = "" if ch["fits"] is None else (", fits" if ch["fits"] else ", does not fit")
+            lines.append(f"  {ch['title']}: {fmt_bytes(ch['predicted_total_bytes'])} per device "
+                         f"(saves {fmt_bytes(ch['saving_bytes'])}{verdict})")
+            lines.append(f"    {ch['code']}")
     return "\n".join(lines)
 
 
