@@ -66,6 +66,7 @@ class TrainConfig:
                                         # only the loss does (HF Trainer's compute_loss returns the loss alone)
     autocast_cache: bool = True         # torch.autocast(cache_enabled=...) of the *-amp precisions
     reduce_dtype: str | None = None     # bf16-mp: gradient reduce dtype (None: the param dtype, torch's default)
+    mp_autocast: bool = False           # bf16-mp: torch.autocast over the bf16 parameters too (HF accelerate does)
 
     def validate(self) -> "TrainConfig":
         problems = []
@@ -90,6 +91,8 @@ class TrainConfig:
             problems.append("at least 2 optimizer steps are needed (the first one creates optimizer state)")
         if self.reduce_dtype is not None and (self.precision != "bf16-mp" or self.reduce_dtype not in REDUCE_DTYPES):
             problems.append(f"reduce dtype {self.reduce_dtype!r}: fp32 or bf16, with --precision bf16-mp only")
+        if self.mp_autocast and self.precision != "bf16-mp":
+            problems.append("autocast over FSDP's bf16 parameters (mp_autocast) needs --precision bf16-mp")
         if not self.autocast_cache and not self.precision.endswith("-amp"):
             problems.append("the autocast cache setting needs an autocast precision (fp16-amp / bf16-amp)")
         if self.clip_grad_norm is not None and self.clip_grad_norm <= 0:
@@ -110,6 +113,7 @@ class TrainConfig:
             **({} if self.keep_outputs else {"keep_outputs": False}),
             **({} if self.autocast_cache else {"autocast_cache": False}),
             **({} if self.reduce_dtype is None else {"reduce_dtype": self.reduce_dtype}),
+            **({"mp_autocast": True} if self.mp_autocast else {}),
         }
 
 

@@ -21,6 +21,8 @@ def workload_options(fn):
                      help="With --precision bf16-mp: FSDP's gradient reduce dtype (default: the param dtype, bf16)."),
         click.option("--autocast-cache/--no-autocast-cache", default=True, show_default=True,
                      help="torch.autocast(cache_enabled=...) of fp16-amp / bf16-amp."),
+        click.option("--mp-autocast", is_flag=True,
+                     help="With --precision bf16-mp: torch.autocast over the bf16 parameters too (HF accelerate does)."),
         click.option("--optimizer", type=click.Choice(OPTIMIZERS), default="adamw", show_default=True),
         click.option("--optimizer-impl", type=click.Choice(OPTIMIZER_IMPLS), default="default",
                      show_default=True, help="default = what torch picks on the target device."),
@@ -60,6 +62,7 @@ def train_config(kw: dict) -> TrainConfig:
         grad_accum=kw["grad_accum"], clip_grad_norm=kw["clip_grad_norm"],
         checkpoint=tuple(kw["checkpoint"]), steps=kw["steps"], moe_routing=kw.get("moe_routing", "worst"),
         reduce_dtype=kw.get("reduce_dtype"), autocast_cache=kw.get("autocast_cache", True),
+        mp_autocast=kw.get("mp_autocast", False),
     )
 
 

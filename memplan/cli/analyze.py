@@ -81,9 +81,14 @@ def _per_rank(model, hf_config, task, device, capacity, world_size, sharding, fm
         from memplan.report.progress import progress
 
         dev = api.resolve_device(device, capacity)
-        workload, cfg, _job = job_inputs(model, hf_config, task, kw)
-        with progress(None, f"tracing {world_size} ranks ({sharding})", quiet=quiet, fmt=fmt):
-            return api.estimate_per_rank(workload, cfg, world_size, sharding, dev)
+        workload, cfg, job = job_inputs(model, hf_config, task, kw)
+        sh = sharding
+        if job is not None and job.sharding:   # the config's fsdp, unless --sharding was given
+            if click.get_current_context().get_parameter_source("sharding") == click.core.ParameterSource.DEFAULT:
+                sh = job.sharding
+            cfg = job.per_rank_config(cfg, sh)
+        with progress(None, f"tracing {world_size} ranks ({sh})", quiet=quiet, fmt=fmt):
+            return api.estimate_per_rank(workload, cfg, world_size, sh, dev)
 
     est = run_command(debug, work)
     from memplan.report.shard_text import render_rank_estimate

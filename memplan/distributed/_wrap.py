@@ -213,8 +213,9 @@ def wrap_workload(workload: Workload, cfg: TrainConfig, sharding: str, *, run_de
             return cast_batch(tuple(b) if isinstance(b, list) else b, torch.bfloat16)
 
         run_cfg = run_cfg.with_(precision="fp32")
-    elif cfg.precision == "bf16-mp":   # fp32 parameters; FSDP's policy casts, no autocast
-        run_cfg = run_cfg.with_(precision="fp32", reduce_dtype=None)
+    elif cfg.precision == "bf16-mp":   # fp32 parameters; FSDP's policy casts (autocast only with mp_autocast)
+        run_cfg = run_cfg.with_(precision="bf16-amp" if cfg.mp_autocast else "fp32", reduce_dtype=None,
+                                mp_autocast=False)
     wl = replace(workload, build_model=build, make_optimizer=make_opt, make_batch=make_batch,
                  name=f"{workload.name}[{sharding}]")
     return wl, run_cfg
