@@ -117,15 +117,7 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
     `trace`: a single-device Trace already made for this workload and config (model method).
     """
     t0 = time.perf_counter()
-    cfg = (cfg or TrainConfig()).validate()
-    sharding = check_sharding(sharding)
-    check_precision_sharding(cfg.precision, sharding)
-    if world_size < 1:
-        raise UserError(f"world size must be >= 1, got {world_size}")
-    if method not in ("trace", "model"):
-        raise UserError(f"unknown method {method!r} (trace or model)")
-    if master_weights and method != "model":
-        raise UserError("master_weights is modelled arithmetic: use method='model'")
+    cfg, sharding = _checked(cfg, sharding, world_size, method, master_weights)
     workload = _workload(model_or_workload, hf_config)
     dev = _device(device)
     method, notes = _usable_method(method, sharding)
@@ -174,11 +166,7 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
                              "breakdown_at_peak": m["components"], "phase_peaks": m["phase_totals"]})
         if frag > 0:
             notes.append("reserved = allocated + the single-device trace's allocator overhead at its peak")
-    note = cache_note(cfg, sharding, sum(p.numel for p in params if p.trainable and p.itemsize == 4))
-    if note:
-        notes.append(note)
-    if cfg.precision == "bf16-mp":
-        info["mp_policy"] = mp_policy_text(cfg)
+    _precision_info(cfg, sharding, params, info, notes)
     top = max(per_rank, key=lambda row: row["peak_reserved_bytes"])
     states = _model_states(params, sharding, world_size, master_weights)
     return RankEstimate(
@@ -190,6 +178,28 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
         single_device_peak_bytes=single_peak, model_states={"num_params": n_params, **states},
         strategy_info=info, notes=notes, seconds=round(time.perf_counter() - t0, 3),
     )
+
+
+def _checked(cfg, sharding: str, world_size: int, method: str, master_weights: bool) -> tuple[TrainConfig, str]:
+    cfg = (cfg or TrainConfig()).validate()
+    sharding = check_sharding(sharding)
+    check_precision_sharding(cfg.precision, sharding)
+    if world_size < 1:
+        raise UserError(f"world size must be >= 1, got {world_size}")
+    if method not in ("trace", "model"):
+        raise UserError(f"unknown method {method!r} (trace or model)")
+    if master_weights and method != "model":
+        raise UserError("master_weights is modelled arithmetic: use method='model'")
+    return cfg, sharding
+
+
+def _precision_info(cfg: TrainConfig, sharding: str, params: list[S.ParamInfo], info: dict, notes: list) -> None:
+    """FSDP's mixed-precision policy in `info`; autocast's weight-cache note in `notes`."""
+    note = cache_note(cfg, sharding, sum(p.numel for p in params if p.trainable and p.itemsize == 4))
+    if note:
+        notes.append(note)
+    if cfg.precision == "bf16-mp":
+        info["mp_policy"] = mp_policy_text(cfg)
 
 
 def _usable_method(method: str, sharding: str) -> tuple[str, list[str]]:

@@ -122,3 +122,14 @@ def test_fsdp_mixed_precision_two_gloo_ranks_within_half_percent():
         assert not v.errors, v.errors
         for r in v.ranks:
             assert abs(r["error_pct"]) <= 0.5, (kw, r)
+
+
+def test_trainer_args_fsdp_bf16_maps_to_accelerates_policy():
+    from memplan.configs import read_train_config
+
+    job = read_train_config("fixtures/train_configs/trainer_args_fsdp.json")
+    assert job.sharding == "zero3" and job.train.precision == "bf16-amp"   # one device: autocast, as before
+    per_rank = job.per_rank_config(job.train, "zero3")
+    assert (per_rank.precision, per_rank.reduce_dtype, per_rank.mp_autocast) == ("bf16-mp", "bf16", True)
+    assert job.per_rank_config(job.train, "ddp") == job.train
+    assert any(u.key == "fsdp + bf16" and "MixedPrecisionPolicy" in u.maps_to for u in job.used)
