@@ -42,28 +42,37 @@ MODES = {  # label: TrainConfig edits
 OUT = ROOT / "benchmarks/results/fsdp_mixed_precision_cpu"
 
 
-def run_real(names, modes, sharding="zero3"):
+FSDP1_CASES = (("llama_small", "bf16-amp"), ("llama_small", "bf16-mp reduce-fp32"), ("gpt2", "bf16-mp reduce-fp32"))
+"""FSDP1 (`FullyShardedDataParallel(FULL_SHARD, use_orig_params=True)` + `MixedPrecision`) cases."""
+
+
+def run_real(names, modes, fsdp1=True):
+    cases = [(n, m, "zero3") for n in names for m in modes]
+    cases += [(n, m, "fsdp1") for n, m in FSDP1_CASES if fsdp1 and n in names]
+    return [row for case in cases for row in _real_case(*case)]
+
+
+def _real_case(name, label, sharding):
     from memplan.distributed import validate_distributed
     from memplan.workload import TrainConfig
 
     rows = []
-    for name in names:
-        model, hf, bs, seq, ckpt = FIXTURES[name]
-        for label in modes:
-            cfg = TrainConfig(batch_size=bs, seq_len=seq, checkpoint=(ckpt,), **MODES[label])
-            t0 = time.perf_counter()
-            v = validate_distributed(str(ROOT / model) if model else None, cfg, 2, sharding, "cpu",
-                                     hf_config=str(ROOT / hf) if hf else None)
-            for r in v.ranks:
-                rows.append({"fixture": name, "mode": label, "sharding": sharding, "rank": r["rank"],
-                             "batch_size": bs, "seq_len": seq, "checkpoint": ckpt,
-                             "predicted_bytes": r["predicted"]["peak_allocated_bytes"],
-                             "measured_bytes": r["measured"]["peak_allocated_bytes"], "error_pct": r["error_pct"],
-                             "predicted_phase_peaks": r["predicted"]["phase_peaks"],
-                             "measured_phase_peaks": r["measured"]["phase_peaks"],
-                             "seconds": round(time.perf_counter() - t0, 1)})
-            rows += [{"fixture": name, "mode": label, "rank": e["rank"], "error": e["error"]} for e in v.errors]
-            print(name, label, [(r["rank"], r["error_pct"]) for r in v.ranks], v.errors[:1], flush=True)
+    model, hf, bs, seq, ckpt = FIXTURES[name]
+    cfg = TrainConfig(batch_size=bs, seq_len=seq, checkpoint=(ckpt,), **MODES[label])
+    t0 = time.perf_counter()
+    v = validate_distributed(str(ROOT / model) if model else None, cfg, 2, sharding, "cpu",
+                             hf_config=str(ROOT / hf) if hf else None)
+    for r in v.ranks:
+        rows.append({"fixture": name, "mode": label, "sharding": sharding, "rank": r["rank"],
+                     "batch_size": bs, "seq_len": seq, "checkpoint": ckpt,
+                     "predicted_bytes": r["predicted"]["peak_allocated_bytes"],
+                     "measured_bytes": r["measured"]["peak_allocated_bytes"], "error_pct": r["error_pct"],
+                     "predicted_phase_peaks": r["predicted"]["phase_peaks"],
+                     "measured_phase_peaks": r["measured"]["phase_peaks"],
+                     "seconds": round(time.perf_counter() - t0, 1)})
+    rows += [{"fixture": name, "mode": label, "sharding": sharding, "rank": e["rank"], "error": e["error"]}
+             for e in v.errors]
+    print(name, label, sharding, [(r["rank"], r["error_pct"]) for r in v.ranks], v.errors[:1], flush=True)
     return rows
 
 
@@ -90,19 +99,23 @@ def write_md(res, path):
     from memplan.units import fmt_bytes
 
     L = ["# FSDP mixed precision vs autocast (CPU, gloo)", "",
-         f"torch {res.get('torch')}. FSDP2 `fully_shard` per decoder block + root (zero3), every block "
+         f"torch {res.get('torch')}. zero3: FSDP2 `fully_shard` per decoder block + root; fsdp1: FSDP1 "
+         "`FullyShardedDataParallel(FULL_SHARD, use_orig_params=True)` with the blocks auto-wrapped and "
+         "`MixedPrecision(param_dtype=bf16, reduce_dtype, buffer_dtype=bf16)` for bf16-mp; every block "
          "checkpointed, 2 real gloo ranks. Predicted: memplan's per-rank trace (torch's wrapper on the fake "
          "process group); measured: the CPU allocator over the last optimizer step. Error = (predicted - "
          "measured) / measured.", "",
-         "| fixture | mode | rank | predicted | measured | error | measured forward peak |",
-         "|---|---|---|---|---|---|---|"]
+         "| fixture | sharding | mode | rank | predicted | measured | error | predicted forward peak | measured forward peak |",
+         "|---|---|---|---|---|---|---|---|---|"]
     for r in res.get("real", []):
         if "error" in r:
-            L.append(f"| {r['fixture']} | {r['mode']} | {r['rank']} | failed: {r['error']} | | | |")
+            L.append(f"| {r['fixture']} | {r.get('sharding')} | {r['mode']} | {r['rank']} | failed: {r['error']} | | | | |")
             continue
         fwd = r["measured_phase_peaks"].get("forward")
-        L.append(f"| {r['fixture']} | {r['mode']} | {r['rank']} | {fmt_bytes(r['predicted_bytes'])} | "
-                 f"{fmt_bytes(r['measured_bytes'])} | {r['error_pct']:+.3f} % | {fmt_bytes(fwd) if fwd else '-'} |")
+        pfwd = r["predicted_phase_peaks"].get("forward")
+        L.append(f"| {r['fixture']} | {r['sharding']} | {r['mode']} | {r['rank']} | {fmt_bytes(r['predicted_bytes'])} | "
+                 f"{fmt_bytes(r['measured_bytes'])} | {r['error_pct']:+.3f} % | {fmt_bytes(pfwd) if pfwd else '-'} | "
+                 f"{fmt_bytes(fwd) if fwd else '-'} |")
     errs = [abs(r["error_pct"]) for r in res.get("real", []) if r.get("error_pct") is not None]
     if errs:
         L += ["", f"{sum(e <= 0.5 for e in errs)} of {len(errs)} rank measurements within 0.5 %; "

@@ -26,9 +26,10 @@ PRECISIONS = ("fp32", "bf16", "fp16-amp", "bf16-amp", "bf16-mp")
 parameters, all-gathered and computed in bf16, no autocast; only with a sharded (FSDP) strategy."""
 REDUCE_DTYPES = ("fp32", "bf16")
 """The gradient reduce dtype of `bf16-mp` (None: torch's default, the param dtype)."""
-SHARDINGS = ("ddp", "zero1", "zero2", "zero3", "fsdp")
-"""Data-parallel strategies: DDP, ZeRO-1 (ZeroRedundancyOptimizer), ZeRO-2/3 and FSDP2 (fully_shard)."""
-FSDP_SHARDINGS = ("zero2", "zero3", "fsdp")
+SHARDINGS = ("ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp1")
+"""Data-parallel strategies: DDP, ZeRO-1 (ZeroRedundancyOptimizer), ZeRO-2/3 and FSDP2 (fully_shard),
+FSDP1 (FullyShardedDataParallel, FULL_SHARD)."""
+FSDP_SHARDINGS = ("zero2", "zero3", "fsdp", "fsdp1")
 
 
 def check_precision_sharding(precision: str, sharding: str | None) -> None:

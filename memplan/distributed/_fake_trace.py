@@ -86,6 +86,7 @@ def _unwrap(out):
 
 
 def _strip(name: str) -> str:
+    name = name.replace("_fsdp_wrapped_module.", "").removesuffix("_fsdp_wrapped_module")   # FSDP1's wrappers
     return name[len("module."):] if name.startswith("module.") else ("" if name == "module" else name)
 
 
@@ -140,6 +141,32 @@ def _fsdp_storage_events(rec: Recorder):
 
 
 @contextlib.contextmanager
+def _fsdp1_storage_events(rec: Recorder):
+    """Report FSDP1's `_alloc_storage` / `_free_storage` (storage `_resize_`, torch/distributed/utils.py,
+    imported by name into torch/distributed/fsdp/_flat_param.py) to the recorder."""
+    try:
+        from torch.distributed.fsdp import _flat_param as fp
+    except ImportError:
+        yield
+        return
+    orig_alloc, orig_free = fp._alloc_storage, fp._free_storage
+
+    def alloc_storage(tensor, size):
+        orig_alloc(tensor, size)
+        rec.see(tensor, "fsdp1.alloc_storage")
+
+    def free_storage(tensor):
+        orig_free(tensor)
+        rec.see(tensor, "fsdp1.free_storage")
+
+    fp._alloc_storage, fp._free_storage = alloc_storage, free_storage
+    try:
+        yield
+    finally:
+        fp._alloc_storage, fp._free_storage = orig_alloc, orig_free
+
+
+@contextlib.contextmanager
 def _gloo_collective_copies():
     """Allocate, around FSDP2's collectives, the temporaries gloo's CPU collectives make (the fake
     process group makes none). Seen in the CPU allocator's record of real gloo ranks:
@@ -182,6 +209,7 @@ def _dist_trace_context(family: str):
     def ctx(rec: Recorder):
         with contextlib.ExitStack() as stack:
             stack.enter_context(_fsdp_storage_events(rec))
+            stack.enter_context(_fsdp1_storage_events(rec))
             if family == "cpu":
                 stack.enter_context(_gloo_collective_copies())
             yield

@@ -104,11 +104,30 @@ def mp_policy(cfg: TrainConfig):
     return cls(param_dtype=torch.bfloat16, reduce_dtype=reduce)
 
 
-def mp_policy_text(cfg: TrainConfig) -> str:
-    """The policy as the code that makes it."""
+def mp_policy_text(cfg: TrainConfig, fsdp1: bool = False) -> str:
+    """The policy as the code that makes it (FSDP2's `MixedPrecisionPolicy`, or FSDP1's `MixedPrecision`)."""
     reduce = {"fp32": "torch.float32", "bf16": "torch.bfloat16"}.get(cfg.reduce_dtype)
-    return ("MixedPrecisionPolicy(param_dtype=torch.bfloat16"
-            + (f", reduce_dtype={reduce})" if reduce else ")"))
+    name = "MixedPrecision" if fsdp1 else "MixedPrecisionPolicy"
+    return (f"{name}(param_dtype=torch.bfloat16" + (f", reduce_dtype={reduce}" if reduce else "")
+            + (", buffer_dtype=torch.bfloat16)" if fsdp1 else ")"))
+
+
+def _fsdp1(model, cfg: TrainConfig, names: list[str], run_device: str):
+    """FSDP1: `FullyShardedDataParallel(FULL_SHARD, use_orig_params=True)`, the `names` units wrapped by
+    an auto-wrap policy, FSDP1's `MixedPrecision(param_dtype=bf16, reduce_dtype, buffer_dtype=bf16)`
+    for bf16-mp."""
+    import torch
+    from torch.distributed.fsdp import FullyShardedDataParallel, MixedPrecision, ShardingStrategy
+    from torch.distributed.fsdp.wrap import lambda_auto_wrap_policy
+
+    unit_ids = {id(model.get_submodule(n)) for n in names}
+    policy = functools.partial(lambda_auto_wrap_policy, lambda_fn=lambda m: id(m) in unit_ids)
+    mp = None
+    if cfg.precision == "bf16-mp":
+        reduce = {"fp32": torch.float32, "bf16": torch.bfloat16, None: None}[cfg.reduce_dtype]
+        mp = MixedPrecision(param_dtype=torch.bfloat16, reduce_dtype=reduce, buffer_dtype=torch.bfloat16)
+    return FullyShardedDataParallel(model, auto_wrap_policy=policy, sharding_strategy=ShardingStrategy.FULL_SHARD,
+                                    mixed_precision=mp, device_id=torch.device(run_device), use_orig_params=True)
 
 
 def _fake_allreduce_hook(state, bucket):
@@ -173,6 +192,11 @@ def wrap_workload(workload: Workload, cfg: TrainConfig, sharding: str, *, run_de
                 ddp.reducer = _NoRebuild(ddp.reducer)
             info["ddp_bucket_cap_mb"] = cap
             return ddp
+        if sharding == "fsdp1":
+            info["fsdp_units"] = fsdp_units(model, units)
+            if cfg.precision == "bf16-mp":
+                info["mp_policy"] = mp_policy_text(cfg, fsdp1=True)
+            return _fsdp1(model, cfg, info["fsdp_units"], run_device)
         fully_shard = compat.fully_shard()
         if fully_shard is None:
             raise UserError(compat.missing(f"FSDP2 fully_shard (needed for {sharding})",

@@ -20,7 +20,7 @@ from memplan.core import load_workload, resolve_device, simulate_allocator
 from memplan.errors import UserError
 from memplan.step import Target
 from memplan.trace.analysis import summarize
-from memplan.workload import TrainConfig, Workload, check_precision_sharding
+from memplan.workload import FSDP_SHARDINGS, TrainConfig, Workload, check_precision_sharding
 
 METHOD_NOTES = {
     "trace": "traced torch's own {wrapper} on fake tensors with torch's fake process group "
@@ -30,7 +30,8 @@ METHOD_NOTES = {
 }
 WRAPPERS = {"ddp": "DistributedDataParallel", "zero1": "DistributedDataParallel + ZeroRedundancyOptimizer",
             "zero2": "FSDP2 fully_shard(reshard_after_forward=False)",
-            "zero3": "FSDP2 fully_shard(reshard_after_forward=True)", "fsdp": "FSDP2 fully_shard"}
+            "zero3": "FSDP2 fully_shard(reshard_after_forward=True)", "fsdp": "FSDP2 fully_shard",
+            "fsdp1": "FSDP1 FullyShardedDataParallel(FULL_SHARD, use_orig_params=True)"}
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,7 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
     params, unit_params, unit_names = model_params(workload, cfg)
     n_params = sum(p.numel for p in params)
     comm, comm_note = S.comm_buffer_bytes(dev.family, communicators, world_size)
-    info: dict = {"fsdp_units": unit_names} if sharding in ("zero2", "zero3", "fsdp") else {
+    info: dict = {"fsdp_units": unit_names} if sharding in FSDP_SHARDINGS else {
         "ddp_bucket_cap_mb": bucket_cap_mb or 25, "ddp_first_bucket_bytes": 1024 * 1024,
         "gradient_as_bucket_view": False}
     per_rank = []
@@ -210,7 +211,7 @@ def _usable_method(method: str, sharding: str) -> tuple[str, list[str]]:
         return method, []
     if not compat.fake_process_group():
         return "model", [compat.missing("torch's fake process group", instead)]
-    if sharding in ("zero2", "zero3", "fsdp") and compat.fully_shard() is None:
+    if sharding in ("zero2", "zero3", "fsdp") and compat.fully_shard() is None:   # fsdp1: FSDP1, in every torch
         return "model", [compat.missing("FSDP2 fully_shard", instead)]
     return method, []
 

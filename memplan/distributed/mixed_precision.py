@@ -13,6 +13,8 @@ unsharded fp32 parameter is a leaf `nn.Parameter` that requires grad, so autocas
 and that copy outlives FSDP's resharding after the unit's forward: at the end of forward every rank
 holds one bf16 copy of *every* weight, whatever the world size. With activation checkpointing nothing
 else keeps those copies (the checkpointed region saves no casts), so the cache alone holds them.
+FSDP1 is not affected: it exposes the unsharded parameters as views into its flat parameter
+(`FlatParamHandle._use_unsharded_views`), and `cached_cast` skips views (`!arg.is_view()`).
 Two ways out, both re-traced here before they are offered:
 - FSDP's mixed precision (FSDP2 `MixedPrecisionPolicy(param_dtype=torch.bfloat16)`; FSDP1
   `MixedPrecision(param_dtype=...)`): parameters are all-gathered in bf16, no autocast cast of weights
@@ -42,8 +44,9 @@ ALTERNATIVES = (
 
 
 def autocast_over_fsdp(cfg: TrainConfig, sharding: str) -> bool:
-    """Whether the job runs autocast with its weight cache over FSDP's all-gathered parameters."""
-    return cfg.precision.endswith("-amp") and cfg.autocast_cache and sharding in FSDP_SHARDINGS
+    """Whether the job runs autocast with its weight cache over FSDP2's all-gathered parameters."""
+    return (cfg.precision.endswith("-amp") and cfg.autocast_cache and sharding in FSDP_SHARDINGS
+            and sharding != "fsdp1")
 
 
 def cache_note(cfg: TrainConfig, sharding: str, trainable_fp32_numel: int) -> str | None:

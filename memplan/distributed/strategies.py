@@ -113,7 +113,7 @@ def comm_buffer_bytes(family: str, communicators: int = 1, world_size: int = 1) 
     return 0, "gloo (cpu): no device buffers"
 
 
-ZERO_STAGE = {"ddp": 0, "zero1": 1, "zero2": 2, "zero3": 3, "fsdp": 3}
+ZERO_STAGE = {"ddp": 0, "zero1": 1, "zero2": 2, "zero3": 3, "fsdp": 3, "fsdp1": 3}
 """The ZeRO stage each sharding corresponds to (FSDP's full sharding is stage 3)."""
 ZERO_PAPER_FORMULA = ("(2+2+K)Ψ", "(2+2+K/Nd)Ψ", "(2+(2+K)/Nd)Ψ", "(2+2+K)Ψ/Nd")
 """Model-state bytes per rank by ZeRO stage (Rajbhandari et al. 2020, Figure 1; K=12 for mixed-precision Adam)."""
