@@ -200,7 +200,7 @@ def _precision_info(cfg: TrainConfig, sharding: str, params: list[S.ParamInfo], 
     if note:
         notes.append(note)
     if cfg.precision == "bf16-mp":
-        info["mp_policy"] = mp_policy_text(cfg)
+        info["mp_policy"] = mp_policy_text(cfg, fsdp1=sharding == "fsdp1")
 
 
 def _usable_method(method: str, sharding: str) -> tuple[str, list[str]]:

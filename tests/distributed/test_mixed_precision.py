@@ -133,3 +133,29 @@ def test_trainer_args_fsdp_bf16_maps_to_accelerates_policy():
     assert (per_rank.precision, per_rank.reduce_dtype, per_rank.mp_autocast) == ("bf16-mp", "bf16", True)
     assert job.per_rank_config(job.train, "ddp") == job.train
     assert any(u.key == "fsdp + bf16" and "MixedPrecisionPolicy" in u.maps_to for u in job.used)
+
+
+def test_fsdp1_views_are_not_cached_and_its_policy_is_traced():
+    """FSDP1's unsharded parameters are views of its flat parameter: autocast's cache skips them."""
+    from memplan.distributed import estimate_per_rank
+
+    def est(**kw):
+        return estimate_per_rank(MLP, TrainConfig(batch_size=8, checkpoint=("net.*",), **kw), 2, "fsdp1", ranks=(0,))
+
+    on, off, mp = est(precision="bf16-amp"), est(precision="bf16-amp", autocast_cache=False), est(precision="bf16-mp")
+    assert on.per_rank[0]["phase_peaks"] == off.per_rank[0]["phase_peaks"]
+    assert not any("weight-cast cache" in n for n in on.notes)
+    assert mp.strategy_info["mp_policy"] == "MixedPrecision(param_dtype=torch.bfloat16, buffer_dtype=torch.bfloat16)"
+    assert mp.peak_allocated_bytes < on.peak_allocated_bytes
+    assert "FSDP1" in mp.method_note
+
+
+@pytest.mark.slow
+def test_fsdp1_mixed_precision_two_gloo_ranks_within_half_percent():
+    from memplan.distributed import validate_distributed
+
+    v = validate_distributed(MLP, TrainConfig(batch_size=8, precision="bf16-mp", reduce_dtype="fp32"), 2, "fsdp1",
+                             "cpu", timeout_s=300)
+    assert not v.errors, v.errors
+    for r in v.ranks:
+        assert abs(r["error_pct"]) <= 0.5, r
