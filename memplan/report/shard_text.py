@@ -9,8 +9,10 @@ def render_rank_estimate(est) -> str:
 
     rows = [[r["rank"], fmt_bytes(r["peak_allocated_bytes"]), fmt_bytes(r["peak_reserved_bytes"]), r["peak_phase"]]
             for r in est.per_rank]
-    lines = [f"{est.workload}: {est.sharding} on {est.world_size} ranks ({est.method}: {est.method_note})",
-             tabulate(rows, headers=["rank", "peak allocated", "peak reserved", "phase"]), ""]
+    lines = [f"{est.workload}: {est.sharding} on {est.world_size} ranks ({est.method}: {est.method_note})"]
+    if est.strategy_info.get("mp_policy"):
+        lines.append(f"mixed precision: {est.strategy_info['mp_policy']}")
+    lines += [tabulate(rows, headers=["rank", "peak allocated", "peak reserved", "phase"]), ""]
     bd = est.per_rank[0]["breakdown_at_peak"]
     lines.append(tabulate([[k, fmt_bytes(v)] for k, v in bd.items() if v], headers=["rank 0 at peak", "bytes"]))
     lines.append(f"communication buffers (outside the allocator): {fmt_bytes(est.comm_buffer_bytes)} — "
