@@ -192,17 +192,23 @@ def has_custom_op() -> bool:
     return hasattr(lib, "custom_op") and hasattr(lib, "register_fake")
 
 
-@functools.lru_cache(maxsize=None)
-def fully_shard():
-    """FSDP2's `fully_shard` (public from 2.6, `torch.distributed._composable.fsdp` in 2.4-2.5), or None."""
+def _fsdp2_name(name: str):
+    """An FSDP2 name from `torch.distributed.fsdp` (public from 2.6) or `torch.distributed._composable.fsdp`
+    (2.4-2.5), or None."""
     for mod in ("torch.distributed.fsdp", "torch.distributed._composable.fsdp"):
         try:
-            fn = getattr(__import__(mod, fromlist=["fully_shard"]), "fully_shard", None)
+            obj = getattr(__import__(mod, fromlist=[name]), name, None)
         except ImportError:
             continue
-        if fn is not None:
-            return fn
+        if obj is not None:
+            return obj
     return None
+
+
+@functools.lru_cache(maxsize=None)
+def fully_shard():
+    """FSDP2's `fully_shard`, or None."""
+    return _fsdp2_name("fully_shard")
 
 
 @functools.lru_cache(maxsize=None)
@@ -220,16 +226,8 @@ def fsdp2_internals():
 
 @functools.lru_cache(maxsize=None)
 def fsdp2_mixed_precision_policy():
-    """FSDP2's `MixedPrecisionPolicy` (public in `torch.distributed.fsdp` from 2.6, `_composable.fsdp`
-    in 2.4-2.5), or None."""
-    for mod in ("torch.distributed.fsdp", "torch.distributed._composable.fsdp"):
-        try:
-            cls = getattr(__import__(mod, fromlist=["MixedPrecisionPolicy"]), "MixedPrecisionPolicy", None)
-        except ImportError:
-            continue
-        if cls is not None:
-            return cls
-    return None
+    """FSDP2's `MixedPrecisionPolicy`, or None."""
+    return _fsdp2_name("MixedPrecisionPolicy")
 
 
 @functools.lru_cache(maxsize=None)
