@@ -15,8 +15,9 @@ micro-batch 1, every decoder layer checkpointed, traced (no real run: the shape 
 machine) in three of the modes: the forward temporaries autocast's cache holds, and what each alternative
 leaves.
 
-    python benchmarks/fsdp_mixed_precision_cpu.py [--part real|shape70b|all]
-Writes benchmarks/results/fsdp_mixed_precision_cpu.{json,md}; each part keeps the other's last results.
+    python benchmarks/fsdp_mixed_precision_cpu.py [--part real|shape70b|all] [--fixtures gpt2] [--modes ...]
+Writes benchmarks/results/fsdp_mixed_precision_cpu.{json,md} after each case; a run replaces the rows of
+the cases it ran and keeps the others (and the other part's).
 """
 from __future__ import annotations
 
@@ -46,10 +47,18 @@ FSDP1_CASES = (("llama_small", "bf16-amp"), ("llama_small", "bf16-mp reduce-fp32
 """FSDP1 (`FullyShardedDataParallel(FULL_SHARD, use_orig_params=True)` + `MixedPrecision`) cases."""
 
 
-def run_real(names, modes, fsdp1=True):
+def run_real(cases, res):
+    """Each (fixture, mode, sharding) case in turn; its rows replace that case's earlier ones in `res`
+    and the results are written after each case."""
+    for case in cases:
+        rows = _real_case(*case)
+        res["real"] = [r for r in res.get("real", []) if (r["fixture"], r["mode"], r.get("sharding")) != case] + rows
+        save(res)
+
+
+def real_cases(names, modes, fsdp1_modes) -> list[tuple[str, str, str]]:
     cases = [(n, m, "zero3") for n in names for m in modes]
-    cases += [(n, m, "fsdp1") for n, m in FSDP1_CASES if fsdp1 and n in names]
-    return [row for case in cases for row in _real_case(*case)]
+    return cases + [(n, m, "fsdp1") for n, m in FSDP1_CASES if n in names and m in fsdp1_modes]
 
 
 def _real_case(name, label, sharding):
@@ -141,6 +150,8 @@ def main(argv=None):
     ap.add_argument("--fixtures", default=",".join(FIXTURES))
     ap.add_argument("--modes", default=",".join(MODES), help="comma-separated labels of MODES (part real)")
     ap.add_argument("--modes70b", default="bf16-amp,bf16-amp no-cache,bf16-mp reduce-fp32")
+    ap.add_argument("--fsdp1-modes", default=",".join(m for _, m in FSDP1_CASES),
+                    help="modes of FSDP1_CASES to run (part real)")
     a = ap.parse_args(argv)
     import torch
 
@@ -149,12 +160,17 @@ def main(argv=None):
     res = json.loads(prev.read_text()) if prev.exists() else {}
     res.update({"torch": torch.__version__, "world_size_real": 2, "backend": "gloo"})
     if a.part in ("real", "all"):
-        res["real"] = run_real(a.fixtures.split(","), modes)
+        fsdp1 = [m.strip() for m in a.fsdp1_modes.split(",")]
+        run_real(real_cases(a.fixtures.split(","), modes, fsdp1), res)
     if a.part in ("shape70b", "all"):
         res["shape70b"] = run_shape70b([m.strip() for m in a.modes70b.split(",")])
-    prev.write_text(json.dumps(res, indent=1, default=str), encoding="utf-8")
-    write_md(res, OUT.with_suffix(".md"))
+    save(res)
     print(OUT.with_suffix(".md").read_text())
+
+
+def save(res):
+    OUT.with_suffix(".json").write_text(json.dumps(res, indent=1, default=str), encoding="utf-8")
+    write_md(res, OUT.with_suffix(".md"))
 
 
 if __name__ == "__main__":
