@@ -155,12 +155,12 @@ def main(argv=None):
     a = ap.parse_args(argv)
     import torch
 
-    modes = [m.strip() for m in a.modes.split(",")]
+    modes = [m.strip() for m in a.modes.split(",") if m.strip()]
     prev = OUT.with_suffix(".json")
     res = json.loads(prev.read_text()) if prev.exists() else {}
     res.update({"torch": torch.__version__, "world_size_real": 2, "backend": "gloo"})
     if a.part in ("real", "all"):
-        fsdp1 = [m.strip() for m in a.fsdp1_modes.split(",")]
+        fsdp1 = [m.strip() for m in a.fsdp1_modes.split(",") if m.strip()]
         run_real(real_cases(a.fixtures.split(","), modes, fsdp1), res)
     if a.part in ("shape70b", "all"):
         res["shape70b"] = run_shape70b([m.strip() for m in a.modes70b.split(",")])
