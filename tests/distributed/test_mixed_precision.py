@@ -159,3 +159,23 @@ def test_fsdp1_mixed_precision_two_gloo_ranks_within_half_percent():
     assert not v.errors, v.errors
     for r in v.ranks:
         assert abs(r["error_pct"]) <= 0.5, r
+
+
+def test_shard_plan_offers_the_retraced_alternatives_to_autocast_over_fsdp():
+    from memplan.distributed import choose_sharding
+    from memplan.report.shard_text import render_sharding_plan
+
+    cfg = TrainConfig(batch_size=8, precision="bf16-amp", checkpoint=("net.*",))
+    plan = choose_sharding(MLP, cfg, 2, "1GiB", shardings=("zero3",))
+    assert plan.fits and plan.sharding == "zero3"
+    base = plan.predicted["device_total_bytes"]
+    ids = [c["id"] for c in plan.precision_changes]
+    assert ids == ["fsdp-mixed-precision", "autocast-no-cache"]
+    for c in plan.precision_changes:
+        assert c["method"] == "trace" and c["fits"] is True
+        assert c["predicted_total_bytes"] + c["saving_bytes"] == base
+    assert plan.precision_changes[0]["predicted_total_bytes"] < base
+    assert "instead of autocast over FSDP" in render_sharding_plan(plan)
+    mp = choose_sharding(MLP, cfg.with_(precision="bf16-mp", checkpoint=()), 2, "1GiB", shardings=("ddp", "zero3"))
+    assert mp.sharding == "zero3" and not mp.precision_changes        # bf16-mp: FSDP shardings only
+    assert any("mp_policy=MixedPrecisionPolicy(param_dtype=torch.bfloat16)" in line for line in mp.code)
