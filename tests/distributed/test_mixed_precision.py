@@ -161,6 +161,7 @@ def test_fsdp1_mixed_precision_two_gloo_ranks_within_half_percent():
         assert abs(r["error_pct"]) <= 0.5, r
 
 
+@pytest.mark.slow
 def test_shard_plan_offers_the_retraced_alternatives_to_autocast_over_fsdp():
     from memplan.distributed import choose_sharding
     from memplan.report.shard_text import render_sharding_plan
