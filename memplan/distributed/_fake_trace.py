@@ -203,26 +203,40 @@ def _gloo_collective_copies():
 
 @contextlib.contextmanager
 def _gloo_fsdp1_collective_copies():
-    """The buffer gloo's CPU all-gather of a tensor list allocates (one of the outputs' total size, freed
-    before the call returns) around `dist.all_gather`, which FSDP1 calls for CPU tensors
-    (torch/distributed/fsdp/_flat_param.py `_all_gather_flat_param`). Measured on 2 gloo ranks (mlp):
-    the forward peak of a real FSDP1 run is the unsharded unit plus one more unit's bytes. Its
-    reduce-scatter needs nothing: the traced backward peak equals the measured one byte for byte.
-    Patched for FSDP1 traces only."""
+    """gloo's temporaries around the collectives FSDP1 calls on CPU tensors: `dist.all_gather` of a
+    tensor list (torch/distributed/fsdp/_flat_param.py `_all_gather_flat_param`) allocates a buffer of
+    the outputs' total size, freed before it returns; `dist.reduce_scatter_single` (_runtime_utils.py
+    `_reduce_grad`; `reduce_scatter_tensor` before 2.13) copies its input for the call, as for FSDP2.
+    Measured on 2 gloo ranks: mlp's forward peak is one unsharded unit plus the all-gather buffer,
+    llama_small's backward peak (bf16-mp, fp32 reduce) is the root unit's reduce-scatter input plus its
+    copy. Patched for FSDP1 traces only."""
     import torch.distributed as dist
 
-    orig = dist.all_gather
+    def all_gather(orig):
+        def call(tensor_list, tensor, *args, **kwargs):
+            buf = torch.empty(sum(t.numel() for t in tensor_list), dtype=tensor.dtype)
+            del buf
+            return orig(tensor_list, tensor, *args, **kwargs)
+        return call
 
-    def all_gather(tensor_list, tensor, *args, **kwargs):
-        buf = torch.empty(sum(t.numel() for t in tensor_list), dtype=tensor.dtype)
-        del buf
-        return orig(tensor_list, tensor, *args, **kwargs)
+    def reduce_scatter(orig):
+        def call(output, input, *args, **kwargs):
+            copy = input.clone()
+            work = orig(output, input, *args, **kwargs)
+            del copy
+            return work
+        return call
 
-    dist.all_gather = all_gather
+    wrap = {"all_gather": all_gather, "reduce_scatter_single": reduce_scatter,
+            "reduce_scatter_tensor": reduce_scatter}
+    saved = {n: getattr(dist, n) for n in wrap if hasattr(dist, n)}
+    for n, orig in saved.items():
+        setattr(dist, n, wrap[n](orig))
     try:
         yield
     finally:
-        dist.all_gather = orig
+        for n, orig in saved.items():
+            setattr(dist, n, orig)
 
 
 def _dist_trace_context(family: str, sharding: str):
