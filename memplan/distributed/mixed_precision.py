@@ -5,8 +5,9 @@
 lower-precision dtype, fp32 input, requires_grad, is_leaf, not a view, `cache_enabled`), keyed by the
 parameter, and frees the cache only when the outermost autocast region exits (`clear_cache()` from
 `torch.autocast.__exit__` when the nesting level drops to 0, torch/amp/autocast_mode.py). The check
-is the same for every device type: CPU, CUDA, and torch_npu's `AutocastPrivateUse1` kernels go through
-the same `cached_cast`.
+is the same for every device type: CPU, CUDA (pytorch at 008ec6b1), and torch_npu's
+`AutocastPrivateUse1` kernels (Ascend/pytorch torch_npu/csrc/aten/AutoCastOps.cpp at cfb19ef5,
+`KERNEL_PRIVATEUSEONE(..., lower_precision_fp)`) go through the same `cached_cast`.
 
 Under FSDP the parameters the model uses in forward are the all-gathered, unsharded ones: each unit's
 unsharded fp32 parameter is a leaf `nn.Parameter` that requires grad, so autocast caches its bf16 copy,
