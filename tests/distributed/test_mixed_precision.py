@@ -180,3 +180,17 @@ def test_shard_plan_offers_the_retraced_alternatives_to_autocast_over_fsdp():
     mp = choose_sharding(MLP, cfg.with_(precision="bf16-mp", checkpoint=()), 2, "1GiB", shardings=("ddp", "zero3"))
     assert mp.sharding == "zero3" and not mp.precision_changes        # bf16-mp: FSDP shardings only
     assert any("mp_policy=MixedPrecisionPolicy(param_dtype=torch.bfloat16)" in line for line in mp.code)
+
+
+@pytest.mark.slow
+def test_cli_trainer_config_fsdp_bf16_runs_accelerates_policy_per_rank():
+    from memplan.cli.main import cli
+
+    res = CliRunner().invoke(cli, ["analyze", "--hf-config", "fixtures/hf/llama_small.json", "--seq-len", "64",
+                                   "--train-config", "fixtures/train_configs/trainer_args_fsdp.json",
+                                   "--world-size", "2", "--format", "json"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    d = json.loads(res.output)
+    assert d["sharding"] == "zero3" and d["config"]["precision"] == "bf16-mp" and d["config"]["mp_autocast"]
+    assert d["strategy_info"]["mp_policy"] == ("MixedPrecisionPolicy(param_dtype=torch.bfloat16, "
+                                               "reduce_dtype=torch.bfloat16)")
