@@ -132,3 +132,48 @@ class Ev:
 def ev():
     """An allocator event-list builder (alloc tests)."""
     return Ev()
+
+
+# ---- the planner's traces of fixture model files, taken once per test session ---------------------------
+_PLAN_TRACES: dict = {}
+
+
+def _fixture_file(workload) -> Path | None:
+    """The fixture model file `workload` is, unchanged (every callable defined in that file: no LoRA or
+    other wrapper, no extra settings), else None."""
+    src = getattr(workload, "source", "") or ""
+    if not src.endswith(".py") or getattr(workload, "extra", None):
+        return None
+    path = Path(src).resolve()
+    if path.parent != MODELS:
+        return None
+    for fn in (workload.build_model, workload.make_batch, workload.loss_fn, workload.make_optimizer,
+               workload.train_step):
+        code = getattr(fn, "__code__", None)
+        if fn is not None and (code is None or Path(code.co_filename).resolve() != path):
+            return None
+    return path
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _planner_trace_cache():
+    """Many plan tests (API, CLI, preflight) plan the same fixture model files at other capacities or
+    options, and each plan's Evaluator traces every configuration it checks. Within the session a trace of
+    an unchanged fixture model file at one configuration and target is taken once: a trace is
+    device-neutral data the planner only reads (its Evaluator still counts it as a trace)."""
+    from memplan.plan import evaluate
+
+    real = evaluate.trace
+
+    def trace(workload, cfg, dev, *args, **kwargs):
+        path = _fixture_file(workload)
+        if path is None or args or kwargs:
+            return real(workload, cfg, dev, *args, **kwargs)
+        key = (str(path), path.stat().st_mtime_ns, workload.name, cfg, dev.family, dev.name)
+        if key not in _PLAN_TRACES:
+            _PLAN_TRACES[key] = real(workload, cfg, dev)
+        return _PLAN_TRACES[key]
+
+    evaluate.trace = trace
+    yield
+    evaluate.trace = real

@@ -7,6 +7,10 @@ Catalogs, each row with the repository, path and commit it was read from:
 - `torch_npu_codes.tsv`: torch_npu's `ERRxxyyy` codes (sub-module x error kind).
 - `cuda_nccl_codes.tsv`: the CUDA runtime and NCCL results users meet in training, with the exact texts
   of `cudaGetErrorString` / `ncclGetErrorString`.
+- `cuda_legacy_codes.tsv`: the CUDA runtime numbering before CUDA 10.1 (74 = misaligned address, 77 = illegal
+  address, 59 = device-side assert), with the texts of that era, for THC / Caffe lines (`cuda runtime error (N)`).
+- `cuda_lib_status.tsv`: the status names of the CUDA libraries (cuBLAS, cuDNN, cuRAND, cuFFT, cuSOLVER,
+  cuSPARSE) with the category each argues for.
 - `drv_codes.tsv`: the Ascend driver's `drvError_t` values (`drvRetCode=N` in CANN plog lines).
 - `messages.tsv`: message texts that name a cause, each with its source; `code_contexts.tsv`: where a bare
   number in a log is an error code (compiled by `_rules`).
@@ -62,6 +66,14 @@ def cuda_nccl_rows() -> tuple[dict[str, str], ...]:
 
 def drv_rows() -> tuple[dict[str, str], ...]:
     return _rows("drv_codes.tsv")
+
+
+def cuda_legacy_rows() -> tuple[dict[str, str], ...]:
+    return _rows("cuda_legacy_codes.tsv")
+
+
+def cuda_lib_rows() -> tuple[dict[str, str], ...]:
+    return _rows("cuda_lib_status.tsv")
 
 
 def message_rows() -> tuple[dict[str, str], ...]:
@@ -141,6 +153,11 @@ def _npu_err_by_code() -> dict[str, dict[str, str]]:
 @functools.lru_cache(maxsize=None)
 def _cuda_by_value() -> dict[str, dict[str, str]]:
     return {r["value"]: r for r in cuda_nccl_rows() if r["family"] == "cuda"}
+
+
+@functools.lru_cache(maxsize=None)
+def _cuda_legacy_by_value() -> dict[str, dict[str, str]]:
+    return {r["value"]: r for r in cuda_legacy_rows()}
 
 
 @functools.lru_cache(maxsize=None)
@@ -292,7 +309,8 @@ def _family(row: dict[str, str]) -> str:
 def _row_info(row: dict[str, str], kind: str, code: str, others: list[dict[str, str]] | None = None) -> CodeInfo:
     cat = Category(row["category"])
     key = row["value"] if kind in ("acl", "hccl") else row["name"]
-    meaning = _note_meaning(key) or _note_meaning(row["name"]) or (humanize(row["name"]).capitalize() + ".")
+    meaning = _note_meaning(key) or _note_meaning(row["name"]) or _runtime_text(row) or (
+        humanize(row["name"]).capitalize() + ".")
     fault = row.get("fault") or ("system" if kind in ("nccl",) else "unknown")
     if kind in ("cuda", "drv"):
         fault = {"capacity": "resource", "environment": "system", "invalid-param": "caller",
@@ -306,6 +324,12 @@ def _row_info(row: dict[str, str], kind: str, code: str, others: list[dict[str, 
         category=cat, advice=_advice_for(key if key in notes() else row["name"], cat), status=row.get("status"),
         history=tuple(history), sources=_sources(row),
     )
+
+
+def _runtime_text(row: dict[str, str]) -> str | None:
+    """A CUDA / NCCL result explained by the text its runtime prints for it."""
+    text = row.get("message")
+    return f"The runtime's text for this result: \u201c{text.rstrip('.')}\u201d." if text else None
 
 
 def _decode_number(num: str) -> CodeInfo:

@@ -69,7 +69,8 @@ class Group:
 
 
 _PREFIXED = {"HCCL": ("_hccl_by_value", "HCCL result"), "CUDA": ("_cuda_by_value", "cuda runtime error"),
-             "NCCL": ("_nccl_by_value", "NCCL result"), "DRV": ("_drv_by_value", "driver error")}
+             "NCCL": ("_nccl_by_value", "NCCL result"), "DRV": ("_drv_by_value", "driver error"),
+             "CUDA10": ("_cuda_legacy_by_value", "cuda runtime error (CUDA <= 10.0 numbering)")}
 
 
 @functools.lru_cache(maxsize=4096)
@@ -316,6 +317,20 @@ _LEAD = {
 }
 
 
+def _memory_lead(flags: set[str]) -> tuple[Category, str]:
+    """An out-of-memory without numbers: where it happened decides the category."""
+    if "device_open" in flags:
+        return Category.FOREIGN_MEMORY, "The device's memory was already taken when this process tried to open it"
+    if "outside_allocator" in flags:
+        return Category.FOREIGN_MEMORY, ("The CUDA runtime itself ran out of device memory, outside PyTorch's caching "
+                                         "allocator (context creation, library workspaces): on a shared GPU this means "
+                                         "other processes hold the memory")
+    if "host" in flags:
+        return Category.CAPACITY, ("Host RAM ran out: the process was killed (the kernel's OOM killer, a container or "
+                                   "job memory limit), not a device allocation failure")
+    return Category.CAPACITY, _LEAD["memory"]
+
+
 def classify_text(evidence: list[Evidence]) -> tuple[Category, float, str, list[Evidence], set[str]]:
     """Weigh codes and sentences. Returns (category, confidence, lead sentence, deciding evidence, flags)."""
     best: dict[str, int] = {}
@@ -342,9 +357,7 @@ def classify_text(evidence: list[Evidence]) -> tuple[Category, float, str, list[
     if strong_others:
         conf -= 0.1
     if chosen == "memory":
-        category = Category.FOREIGN_MEMORY if "device_open" in flags else Category.CAPACITY
-        lead = ("The device's memory was already taken when this process tried to open it"
-                if category == Category.FOREIGN_MEMORY else _LEAD["memory"])
+        category, lead = _memory_lead(flags)
     else:
         category = Category(chosen)
         lead = _LEAD[chosen]

@@ -279,7 +279,7 @@ def _finish(group: Group, estimate: Mapping[str, Any] | None) -> Iterable[Incide
 
 
 def _display_code(code: str) -> str:
-    if code.startswith(("HCCL:", "CUDA:", "NCCL:", "DRV:")):
+    if code.startswith(("HCCL:", "CUDA:", "CUDA10:", "NCCL:", "DRV:")):
         return code_category(code)[2]
     return code
 

@@ -148,6 +148,9 @@ _TRIGGER = re.compile(
     r"|symbol|No module|binary|Optype|engine|op store|devmm|hal[A-Z]|drvRetCode|Dist\w+Error|Socket|store|rendezvous"
     r"|version|incompatib|code|ret(?:Code)?=|result = |Status|ASCEND_|kernel image|ECC|NVLink|PTX|device|Device"
     r"|Invalid|invalid|argument|format does not match|Inner|Internal|launch|Op \w+ does not|[Kk]illed|must match"
+    r"|oom|OOM|Out Of Memory|SIGKILL|signal 9|exitcode|已杀死|[Ss]oc[_ ]?[Vv]ersion|SOC|aclInit|NumPy|numpy|Numpy"
+    r"|_ARRAY_API|binary incompat|has no attribute|_OpNamespace|socket|C10d|vs\. 0\)|connect\(\)|waiting for"
+    r"|CUBLAS_|CUDNN_|CURAND_|CUFFT_|CUSOLVER_|CUSPARSE_|CUDA_HOME|nvcc|GNU version|Exception"
 )
 _ERROR_LIKE = re.compile(r"(?i)error\b|exception\b|\bfailed\b|\bfailure\b|\bfatal\b|\babort|segmentation fault|\bkilled\b")
 _FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')

@@ -4,8 +4,11 @@
   source of the text). Strength: 3 = a sentence naming the cause, 2 = a specific but indirect text, 1 = weak
   or generic; category `memory` = an out-of-memory without numbers, `-` = context only (flags).
 - `cuda_nccl_codes.tsv`, column `message`: the exact texts of `cudaGetErrorString` / `ncclGetErrorString`.
-  A text of 25 characters or more is matched anywhere; a short one ("invalid argument") only right after
-  `CUDA error:` / `cuda runtime error (N) :` so that ordinary prose does not trigger it.
+  A text of 25 characters or more is matched anywhere, in any letter case (threads retype them); a short
+  one ("invalid argument") only right after `CUDA error:`, `cuda runtime error (N) :`, THC's `error=N : `
+  or Caffe's `(N vs. 0)`, so that ordinary prose does not trigger it.
+- `cuda_lib_status.tsv`: cuBLAS / cuDNN / cuRAND / cuFFT / cuSOLVER / cuSPARSE status names, matched as words.
+- `cuda_legacy_codes.tsv`: pre-10.1 CUDA runtime texts, handled like `cuda_nccl_codes.tsv`.
 - `code_contexts.tsv`: where a bare number is an error code (`<acl call> ... code: 100000`,
   `error code is 507899`, `drvRetCode=6`, `ret=0x...`), with the catalog it is looked up in.
 
@@ -48,28 +51,50 @@ def text_rules() -> tuple[TextRule, ...]:
         flags = frozenset(f for f in r["flags"].split(",") if f)
         rules.append(TextRule(r["id"], r["kind"], cat, int(r["strength"]), flags, re.compile(r["pattern"]), r["code"]))
     rules.extend(_runtime_text_rules())
+    rules.extend(_library_status_rules())
     return tuple(rules)
 
 
+# Where a short runtime text may follow: `CUDA error: `, THC's `cuda runtime error (N) : ` and
+# `THCudaCheck FAIL ... error=N : `, Caffe's `Check failed: error == cudaSuccess (N vs. 0)  `.
+_SHORT_PREFIX = r"(?:(?i:cuda(?: runtime)? error)(?: \(\d+\))?\s*:\s*|\(\d+ vs\. 0\)\s+|\berror=\d+ : )"
+_DEVICE_OPEN_NAMES = ("cudaErrorDevicesUnavailable", "cudaErrorDeviceAlreadyInUse")
+
+
 def _runtime_text_rules() -> list[TextRule]:
-    """One rule per CUDA / NCCL result text (long texts anywhere, short ones after a `CUDA error:` prefix)."""
-    out = []
-    for r in cat_mod.cuda_nccl_rows():
+    """One rule per CUDA / NCCL result text, current and pre-10.1 (long texts anywhere, short ones only after
+    one of the prefixes above, so that ordinary prose does not trigger them)."""
+    out, seen = [], set()
+    for r in (*cat_mod.cuda_nccl_rows(), *cat_mod.cuda_legacy_rows()):
         text = r.get("message", "")
-        if not text or r["category"] == "benign":
+        if not text or r["category"] == "benign" or (r["family"], text) in seen:
             continue
-        family = r["family"]
+        seen.add((r["family"], text))
+        family = "cuda" if r["family"].startswith("cuda") else r["family"]
         body = re.escape(text.rstrip("."))
         if family == "cuda" and len(text) < _LONG_TEXT:
-            body = r"(?i:cuda(?: runtime)? error)(?: \(\d+\))?\s*:\s*" + body + r"\b"
+            body = _SHORT_PREFIX + body + r"\b"
+        else:
+            body = "(?i:" + body + ")"  # a long text is distinctive in any case; threads often retype it
         cat = "memory" if r["category"] in ("capacity", "fragmentation", "foreign-memory") else r["category"]
         strength = 2 if cat == "unknown" else 3
         flags = {"cuda"} if family == "cuda" else set()
-        if r["name"] in ("cudaErrorDevicesUnavailable", "cudaErrorDeviceAlreadyInUse"):
+        if r["name"] in _DEVICE_OPEN_NAMES:
             flags.add("device_open")
-        code = f"{'CUDA' if family == 'cuda' else 'NCCL'}:{r['value']}"
-        out.append(TextRule(f"{family}-{r['value']}", f"{family}-text", cat, strength, frozenset(flags),
-                            re.compile(body), code))
+        prefix = {"cuda": "CUDA", "cuda-legacy": "CUDA10"}.get(r["family"], "NCCL")
+        out.append(TextRule(f"{r['family']}-{r['value']}", f"{family}-text", cat, strength, frozenset(flags),
+                            re.compile(body), f"{prefix}:{r['value']}"))
+    return out
+
+
+def _library_status_rules() -> list[TextRule]:
+    """One rule per CUDA library status name (`CUBLAS_STATUS_ALLOC_FAILED`, `CUDNN_STATUS_NOT_INITIALIZED`):
+    a specific code (strength 2), a catch-all internal error only weakly (1)."""
+    out = []
+    for r in cat_mod.cuda_lib_rows():
+        cat = r["category"]
+        out.append(TextRule(f"lib-{r['name']}", f"{r['library']}-status", cat, 1 if cat == "unknown" else 2,
+                            frozenset({"cuda"}), re.compile(r"\b" + re.escape(r["name"]) + r"\b"), r["name"]))
     return out
 
 
@@ -104,5 +129,20 @@ def _key(namespace: str, raw: str, line: str) -> str | None:
             return None
     if namespace == "acl":
         return str(value) if 100000 <= value <= 999999 else None
+    if namespace == "cudalegacy":
+        return _legacy_cuda_key(str(value), line)
     prefix = {"hccl": "HCCL", "cuda": "CUDA", "drv": "DRV"}.get(namespace)
     return f"{prefix}:{value}" if prefix else None
+
+
+def _legacy_cuda_key(value: str, line: str) -> str:
+    """THC / Caffe lines print the number of the CUDA runtime they were built with: before CUDA 10.1 the
+    numbering was different (74 = misaligned address then, 716 now). The text on the line decides; without
+    one, a number the old table knows is read with the old numbering (these formats predate CUDA 10.1)."""
+    new = cat_mod._cuda_by_value().get(value)
+    old = cat_mod._cuda_legacy_by_value().get(value)
+    if new and new["message"].rstrip(".").lower() in line.lower():
+        return f"CUDA:{value}"
+    if old:
+        return f"CUDA10:{value}"
+    return f"CUDA:{value}"

@@ -31,6 +31,8 @@ class Evaluator:
         self._seconds: dict[TrainConfig, float] = {}
         self.n_traces = 0
         self.trace_seconds = 0.0
+        self.n_replays = 0                   # estimates from a trace (an allocator replay, or plain accounting on CPU)
+        self.log: list[dict] = []            # one row per trace: what, how long, which mode
 
     # ---- the allocator configuration in force ------------------------------------------------
     @property
@@ -59,6 +61,8 @@ class Evaluator:
                 dt = time.perf_counter() - t0
                 self.n_traces += 1
                 self.trace_seconds += dt
+                self.log.append({"config": describe(cfg), "seconds": round(dt, 2),
+                                 "mode": getattr(tr, "mode", None) if tr is not None else "failed"})
             self._traces[cfg] = tr
             self._seconds[cfg] = dt
         return tr
@@ -72,8 +76,16 @@ class Evaluator:
             tr = self.trace(cfg)
             dev = self.dev if conf == self.dev.alloc_conf else replace(self.dev, alloc_conf=conf)
             est = estimate_from_trace(self.workload, cfg, dev, tr, self._seconds[cfg])
+            self.n_replays += 1
             self._est[key] = est
         return est
+
+    def counts(self) -> dict:
+        """Traces by mode (block-once / full / failed) and allocator replays, for the plan's output."""
+        modes: dict[str, int] = {}
+        for row in self.log:
+            modes[row["mode"] or "full"] = modes.get(row["mode"] or "full", 0) + 1
+        return {"traces": self.n_traces, "by_mode": modes, "replays": self.n_replays}
 
     def traced(self, cfg: TrainConfig) -> bool:
         return cfg in self._traces

@@ -72,6 +72,8 @@ class Plan:
     trace_seconds: float = 0.0
     seconds: float = 0.0
     numerics_reason: str = ""                 # why the plan changes precision / optimizer ("" when it does not)
+    trace_counts: dict | None = None          # traces by mode and allocator replays (Evaluator.counts)
+    trace_log: tuple = ()                     # per trace: configuration, seconds, mode
 
     def to_dict(self) -> dict:
         def est(e):
@@ -93,6 +95,7 @@ class Plan:
             "if_nothing_fits": self.if_nothing_fits, "snippet": self.snippet, "notes": list(self.notes),
             "thorough": self.thorough, "n_traces": self.n_traces, "trace_seconds": round(self.trace_seconds, 2),
             "seconds": round(self.seconds, 2), "numerics_reason": self.numerics_reason,
+            "trace_counts": self.trace_counts, "traces": list(self.trace_log),
         }
 
 
@@ -196,6 +199,7 @@ def plan_on(ev: Evaluator, cfg: TrainConfig, *, margin: float = 0.0, target_glob
         seq_search=search.seq_search, checkpointing=search.ckpt_plan, accumulation=accumulation,
         if_nothing_fits=nothing, notes=tuple(notes), thorough=thorough, n_traces=ev.n_traces,
         trace_seconds=ev.trace_seconds, seconds=time.perf_counter() - t_start, numerics_reason=numerics_reason,
+        trace_counts=ev.counts(), trace_log=tuple(ev.log),
     )
     return replace(result, snippet=plan_snippet(result))
 

@@ -23,11 +23,20 @@ def render_plan(p) -> str:
         out += section(p)
     for note in p.notes:
         out.append(f"note: {note}")
-    out.append(f"checked with {p.n_traces} traces in {p.seconds:.1f} s")
+    out.append(_checked(p))
     out.append("")
     out.append("Ready to paste:")
     out.append(p.snippet)
     return "\n".join(out)
+
+
+def _checked(p) -> str:
+    """How much checking the plan did: traces (by mode) and allocator replays."""
+    counts = p.trace_counts or {}
+    modes = ", ".join(f"{n} {m}" for m, n in sorted((counts.get("by_mode") or {}).items()))
+    replays = counts.get("replays")
+    return (f"checked with {p.n_traces} traces" + (f" ({modes})" if modes else "")
+            + (f" and {replays} replays of them" if replays else "") + f" in {p.seconds:.1f} s")
 
 
 def _headline(p) -> list[str]:

@@ -380,10 +380,43 @@ def same_trace(x: Trace, y: Trace) -> bool:
             and x.steps == y.steps and x.notes == y.notes)
 
 
+_COUNT = re.compile(r"\d+")
+
+
+def scaled_notes(notes: list[list[str]], depths: list[int], n_layers: int) -> list[str] | None:
+    """The trace notes at `n_layers` from those at the three depths: equal text, each number in it the
+    same at every depth or growing by the same count per layer (e.g. Adafactor's `.item()` reads, one
+    per parameter); None otherwise. `synthesize` then compares every depth's notes as at `n_layers`."""
+    if len({len(n) for n in notes}) != 1:
+        return None
+    out = []
+    for texts in zip(*notes):
+        parts = [_COUNT.split(t) for t in texts]
+        if len({tuple(p) for p in parts}) != 1:
+            return None
+        nums = [[int(x) for x in _COUNT.findall(t)] for t in texts]
+        scaled = []
+        for a, b, c in zip(*nums):
+            if b - a != c - b:
+                return None
+            scaled.append(str(a + (b - a) * (n_layers - depths[0])))
+        out.append("".join(p + (scaled[k] if k < len(scaled) else "") for k, p in enumerate(parts[0])))
+    return out
+
+
+def _with_notes(trace: Trace, notes: list[str]) -> Trace:
+    out = copy.copy(trace)
+    out.notes = list(notes)
+    return out
+
+
 def synthesize(traces: list[Trace], depths: list[int], path: str, n_layers: int) -> tuple[Trace | None, str]:
     """The `n_layers` trace from the traces at depths d and d+1 (the chunks one more layer adds, copied
     N-d-1 times), after checking that the same rule predicts the d+2 trace exactly (with the first
     chunk-finding strategy that does); (None, why) when none does."""
+    scaled = scaled_notes([t.notes for t in traces[:3]], depths, n_layers)
+    if scaled is not None:   # a count per layer in a note: every depth's notes read as at `n_layers`
+        traces = [_with_notes(t, scaled) for t in traces]
     if not traces[0].notes == traces[1].notes == traces[2].notes:
         return None, "the trace notes depend on the number of layers"
     t0, t1 = (tokenize(t, path) for t in traces[:2])

@@ -138,12 +138,14 @@ def test_every_message_rule_has_a_source_and_a_valid_category():
         assert r["source"].strip() and r["category"] in valid, r["id"]
         assert 0 <= int(r["strength"]) <= 3
         re.compile(r["pattern"])
-    for r in cat_mod.cuda_nccl_rows():
+    for r in (*cat_mod.cuda_nccl_rows(), *cat_mod.cuda_legacy_rows()):
         assert r["message"] and r["message_source"], r["name"]
     for ctx in code_contexts():
-        assert "code" in ctx.rx.groupindex and ctx.namespace in ("acl", "hccl", "cuda", "drv", "auto")
+        assert "code" in ctx.rx.groupindex and ctx.namespace in ("acl", "hccl", "cuda", "cudalegacy", "drv", "auto")
     for r in cat_mod.drv_rows():
         assert r["repo"] and r["path"] and r["commit"]
+    for r in cat_mod.cuda_lib_rows():
+        assert r["source"] and r["category"] in valid, r["name"]
 
 
 def test_trigger_lets_through_every_line_a_rule_matches():

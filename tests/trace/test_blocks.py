@@ -49,8 +49,21 @@ def _block_once_from_4_layers(monkeypatch):
     monkeypatch.setattr(blocks, "MIN_LAYERS", 4)
 
 
-def _hf_case(name, seq, precision, checkpoint, device):
-    kw = dict(hf_config=str(HF / name), batch_size=1, seq_len=seq, precision=precision)
+@pytest.fixture(scope="module")
+def gpt2_5(tmp_path_factory) -> str:
+    """GPT-2 with 5 layers: block-once (1, 2, 3 layers, MIN_LAYERS patched to 4) against a full trace of 5,
+    the same code paths as 12 layers at two thirds of the traced layers."""
+    import json
+
+    cfg = json.loads((HF / "gpt2.json").read_text())
+    cfg["n_layer"] = 5
+    path = tmp_path_factory.mktemp("gpt2_5") / "gpt2.json"
+    path.write_text(json.dumps(cfg))
+    return str(path)
+
+
+def _hf_case(name, seq, precision, checkpoint, device, path=None):
+    kw = dict(hf_config=path or str(HF / name), batch_size=1, seq_len=seq, precision=precision)
     if checkpoint:
         kw["checkpoint"] = ("model.layers.*",) if "gpt2" not in name else ("transformer.h.*",)
     fast, full = _both(device, **kw)
@@ -60,8 +73,8 @@ def _hf_case(name, seq, precision, checkpoint, device):
 
 @pytest.mark.parametrize("precision", ["fp32", pytest.param("bf16-amp", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("checkpoint", [False, True])
-def test_gpt2_block_once_is_the_full_trace(precision, checkpoint):
-    fast = _hf_case("gpt2.json", 32, precision, checkpoint, "910B3")
+def test_gpt2_block_once_is_the_full_trace(precision, checkpoint, gpt2_5):
+    fast = _hf_case("gpt2.json", 32, precision, checkpoint, "910B3", gpt2_5)
     assert fast.trace.mode == "block-once", fast.trace.mode_reason
     assert fast.estimate.trace_mode == "block-once"
 
@@ -119,6 +132,27 @@ def test_align_finds_inserted_chunks():
     assert rebuilt == b
     assert [op[2] for op in ops if op[0] == "ins"] == [3, 2]
     assert align(list("abc"), list("xyz")) is None
+
+
+def test_per_layer_counts_in_notes_are_scaled(gpt2_5):
+    """Adafactor reads one scalar per parameter (`.item()`): the trace note's count grows by the same
+    number per layer, so block-once writes the full depth's count -- and the notes equal the full trace's."""
+    from memplan import compat
+
+    if not compat.has_adafactor():
+        pytest.skip("this torch has no torch.optim.Adafactor")
+    fast, full = _both("910B3", hf_config=gpt2_5, batch_size=1, seq_len=32, precision="fp32",
+                       optimizer="adafactor", optimizer_impl="for-loop")
+    _assert_identical(fast, full)
+    assert fast.trace.mode == "block-once", fast.trace.mode_reason
+    assert any(".item()" in n for n in fast.trace.notes)
+
+
+def test_scaled_notes_refuse_counts_that_are_not_per_layer():
+    notes = [["12 reads", "same"], ["20 reads", "same"], ["28 reads", "same"]]
+    assert blocks.scaled_notes(notes, [1, 2, 3], 10) == ["84 reads", "same"]
+    assert blocks.scaled_notes([["12 reads"], ["20 reads"], ["29 reads"]], [1, 2, 3], 10) is None
+    assert blocks.scaled_notes([["12 reads"], ["20 reads"], ["28 writes"]], [1, 2, 3], 10) is None
 
 
 def test_estimate_json_has_the_mode():

@@ -1,4 +1,6 @@
 """What the trace says about a model whose numbers can be worked out by hand."""
+from pathlib import Path
+
 import torch
 
 from memplan import api
@@ -68,10 +70,16 @@ def test_user_train_step_is_honoured(model_path):
     assert "step" in est.phase_peaks
 
 
-def test_trace_uses_no_real_memory(model_path):
-    # a 1.1B-parameter model at batch 32: far beyond this machine's memory, traced in seconds
-    est = api.analyze(load_model_file(model_path("decoder_1b")),
-                      config=TrainConfig(batch_size=32, seq_len=256, precision="bf16-amp"))
+def test_trace_uses_no_real_memory(model_path, tmp_path):
+    # the decoder_1b fixture's blocks at width 4096 and 5 layers (~1.1B parameters), batch 32, seq 512: far
+    # beyond this machine's memory, traced in seconds (its 22 layers of width 2048 take longer, to the same end)
+    src = Path(model_path("decoder_1b")).read_text()
+    line = "DIM, LAYERS, HEADS, KV_HEADS, VOCAB, FFN = 2048, 22, 32, 4, 32000, 5632"
+    assert line in src
+    wide = tmp_path / "decoder_wide.py"
+    wide.write_text(src.replace(line, "DIM, LAYERS, HEADS, KV_HEADS, VOCAB, FFN = 4096, 5, 32, 4, 32000, 11008"))
+    est = api.analyze(load_model_file(str(wide)),
+                      config=TrainConfig(batch_size=32, seq_len=512, precision="bf16-amp"))
     assert est.peak_allocated_bytes > 24 * 2**30
     assert est.breakdown_at_peak["parameters"] > 4 * 10**9
 
