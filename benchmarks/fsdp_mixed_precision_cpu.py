@@ -47,11 +47,11 @@ FSDP1_CASES = (("llama_small", "bf16-amp"), ("llama_small", "bf16-mp reduce-fp32
 """FSDP1 (`FullyShardedDataParallel(FULL_SHARD, use_orig_params=True)` + `MixedPrecision`) cases."""
 
 
-def run_real(cases, res):
+def run_real(cases, res, timeout_s=600.0):
     """Each (fixture, mode, sharding) case in turn; its rows replace that case's earlier ones in `res`
     and the results are written after each case."""
     for case in cases:
-        rows = _real_case(*case)
+        rows = _real_case(*case, timeout_s=timeout_s)
         res["real"] = [r for r in res.get("real", []) if (r["fixture"], r["mode"], r.get("sharding")) != case] + rows
         save(res)
 
@@ -61,7 +61,7 @@ def real_cases(names, modes, fsdp1_modes) -> list[tuple[str, str, str]]:
     return cases + [(n, m, "fsdp1") for n, m in FSDP1_CASES if n in names and m in fsdp1_modes]
 
 
-def _real_case(name, label, sharding):
+def _real_case(name, label, sharding, timeout_s=600.0):
     from memplan.distributed import validate_distributed
     from memplan.workload import TrainConfig
 
@@ -70,7 +70,7 @@ def _real_case(name, label, sharding):
     cfg = TrainConfig(batch_size=bs, seq_len=seq, checkpoint=(ckpt,), **MODES[label])
     t0 = time.perf_counter()
     v = validate_distributed(str(ROOT / model) if model else None, cfg, 2, sharding, "cpu",
-                             hf_config=str(ROOT / hf) if hf else None)
+                             hf_config=str(ROOT / hf) if hf else None, timeout_s=timeout_s)
     for r in v.ranks:
         rows.append({"fixture": name, "mode": label, "sharding": sharding, "rank": r["rank"],
                      "batch_size": bs, "seq_len": seq, "checkpoint": ckpt,
@@ -171,6 +171,7 @@ def main(argv=None):
     ap.add_argument("--modes70b", default="bf16-amp,bf16-amp no-cache,bf16-mp reduce-fp32")
     ap.add_argument("--fsdp1-modes", default=",".join(m for _, m in FSDP1_CASES),
                     help="modes of FSDP1_CASES to run (part real)")
+    ap.add_argument("--timeout", type=float, default=600.0, help="seconds for each real 2-rank job")
     ap.add_argument("--md-only", action="store_true", help="rewrite the .md from the committed .json")
     a = ap.parse_args(argv)
     if a.md_only:
@@ -184,7 +185,7 @@ def main(argv=None):
     res.update({"torch": torch.__version__, "world_size_real": 2, "backend": "gloo"})
     if a.part in ("real", "all"):
         fsdp1 = [m.strip() for m in a.fsdp1_modes.split(",") if m.strip()]
-        run_real(real_cases(a.fixtures.split(","), modes, fsdp1), res)
+        run_real(real_cases(a.fixtures.split(","), modes, fsdp1), res, a.timeout)
     if a.part in ("shape70b", "all"):
         res["shape70b"] = run_shape70b([m.strip() for m in a.modes70b.split(",")])
     save(res)
