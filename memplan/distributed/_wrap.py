@@ -112,6 +112,22 @@ def mp_policy_text(cfg: TrainConfig, fsdp1: bool = False) -> str:
             + (", buffer_dtype=torch.bfloat16)" if fsdp1 else ")"))
 
 
+def _fsdp2(model, cfg: TrainConfig, sharding: str, names: list[str], mesh):
+    """FSDP2: `fully_shard` on each unit and the root (zero2: `reshard_after_forward=False`), with the
+    `MixedPrecisionPolicy` of bf16-mp."""
+    fully_shard = compat.fully_shard()
+    if fully_shard is None:
+        raise UserError(compat.missing(f"FSDP2 fully_shard (needed for {sharding})",
+                                       "use ddp or zero1 on this torch, or torch >= 2.4"))
+    reshard = sharding != "zero2"
+    mp = mp_policy(cfg)
+    extra = {"mp_policy": mp} if mp is not None else {}
+    for n in names:
+        fully_shard(model.get_submodule(n), mesh=mesh, reshard_after_forward=reshard, **extra)
+    fully_shard(model, mesh=mesh, reshard_after_forward=reshard, **extra)
+    return model
+
+
 def _fsdp1(model, cfg: TrainConfig, names: list[str], run_device: str):
     """FSDP1: `FullyShardedDataParallel(FULL_SHARD, use_orig_params=True)`, the `names` units wrapped by
     an auto-wrap policy, FSDP1's `MixedPrecision(param_dtype=bf16, reduce_dtype, buffer_dtype=bf16)`
@@ -192,26 +208,12 @@ def wrap_workload(workload: Workload, cfg: TrainConfig, sharding: str, *, run_de
                 ddp.reducer = _NoRebuild(ddp.reducer)
             info["ddp_bucket_cap_mb"] = cap
             return ddp
+        info["fsdp_units"] = fsdp_units(model, units)
+        if cfg.precision == "bf16-mp":
+            info["mp_policy"] = mp_policy_text(cfg, fsdp1=sharding == "fsdp1")
         if sharding == "fsdp1":
-            info["fsdp_units"] = fsdp_units(model, units)
-            if cfg.precision == "bf16-mp":
-                info["mp_policy"] = mp_policy_text(cfg, fsdp1=True)
             return _fsdp1(model, cfg, info["fsdp_units"], run_device)
-        fully_shard = compat.fully_shard()
-        if fully_shard is None:
-            raise UserError(compat.missing(f"FSDP2 fully_shard (needed for {sharding})",
-                                           "use ddp or zero1 on this torch, or torch >= 2.4"))
-        reshard = sharding != "zero2"
-        names = fsdp_units(model, units)
-        info["fsdp_units"] = names
-        mp = mp_policy(cfg)
-        if mp is not None:
-            info["mp_policy"] = mp_policy_text(cfg)
-        extra = {"mp_policy": mp} if mp is not None else {}
-        for n in names:
-            fully_shard(model.get_submodule(n), mesh=mesh, reshard_after_forward=reshard, **extra)
-        fully_shard(model, mesh=mesh, reshard_after_forward=reshard, **extra)
-        return model
+        return _fsdp2(model, cfg, sharding, info["fsdp_units"], mesh)
 
     make_opt = workload.make_optimizer
     if sharding == "zero1":
