@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import subprocess
 import sys
 import time
@@ -30,6 +31,10 @@ CASES = [
     ("TinyLlama-1.1B", "fixtures/hf/tinyllama-1.1b.json", 1, 2048, "fp32", None),
     ("Llama-2-7B", "fixtures/hf/llama-2-7b.json", 1, 4096, "bf16-amp", "910B3"),
     ("Llama-2-70B shape", "fixtures/hf/llama-2-70b.json", 1, 4096, "bf16-amp", "910B3"),
+]
+DIST_CASES = [
+    # label, HF config, seq, precision, device, world size, sharding
+    ("Llama-2-7B", "fixtures/hf/llama-2-7b.json", 4096, "bf16-amp", "910B3", 8, "zero3"),
 ]
 _SAME = ("peak_allocated_bytes", "peak_reserved_bytes", "peak_phase", "breakdown_at_peak", "phase_peaks",
          "first_step_peak_bytes", "modules", "n_events", "fragmentation_bytes")
@@ -50,16 +55,28 @@ with _FakeMode(allow_non_fake_inputs=True):
 """
 
 
-def _timed(cmd: list[str]) -> tuple[float, str]:
-    """(wall seconds, stdout) of one process."""
+# the floor of any process that builds the model with transformers: the same imports, config and model
+# class (built on the meta device), no step
+_IMPORTS = _BARE.split("dev = resolve_device")[0] + """import torch
+with torch.device("meta"):   # imports the model class; no memory, no step
+    load_hf_config({config!r}).build_model()
+"""
+
+
+def _timed(cmd: list[str]) -> tuple[float, str, float]:
+    """(wall seconds, stdout, CPU seconds: user + system) of one process. On a shared machine the wall
+    time follows the load; the CPU time is the work the process did."""
     env = dict(os.environ, PYTHONPATH=ROOT, TRANSFORMERS_VERBOSITY="error")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
     out, err = proc.communicate()
     wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{err[-2000:]}")
-    return wall, out
+    return wall, out, cpu
 
 
 def analyze_cmd(config, batch, seq, precision, device, full: bool) -> list[str]:
@@ -73,26 +90,62 @@ def analyze_cmd(config, batch, seq, precision, device, full: bool) -> list[str]:
 def run_case(label, config, batch, seq, precision, device, repeat: int) -> dict:
     bare_src = _BARE.format(root=ROOT, device=device, batch=batch, seq=seq, precision=precision, config=config)
     walls: dict[str, list[float]] = {"bare": [], "block": [], "full": []}
+    cpus: dict[str, list[float]] = {"bare": [], "block": [], "full": []}
     results = {}
     for _ in range(repeat):
-        walls["bare"].append(_timed([sys.executable, "-c", bare_src])[0])
+        wall, _, cpu = _timed([sys.executable, "-c", bare_src])
+        walls["bare"].append(wall)
+        cpus["bare"].append(cpu)
+        wall, _, cpu = _timed([sys.executable, "-c", _IMPORTS.format(root=ROOT, config=config)])
+        walls.setdefault("imports", []).append(wall)
+        cpus.setdefault("imports", []).append(cpu)
         for key, full in (("block", False), ("full", True)):
-            wall, out = _timed(analyze_cmd(config, batch, seq, precision, device, full))
+            wall, out, cpu = _timed(analyze_cmd(config, batch, seq, precision, device, full))
             walls[key].append(wall)
+            cpus[key].append(cpu)
             results[key] = json.loads(out)
     block, full = results["block"], results["full"]
     diff = [k for k in _SAME if block[k] != full[k]]
     if diff:
         raise SystemExit(f"{label}: block-once and full trace differ in {diff}")
     best = {k: min(v) for k, v in walls.items()}
+    cpu = {k: min(v) for k, v in cpus.items()}
     return {"model": label, "config": config, "batch_size": batch, "seq_len": seq, "precision": precision,
             "device": device or "cpu", "trace_mode": block["trace_mode"],
             "trace_mode_reason": block["trace_mode_reason"], "bare_fake_process_s": round(best["bare"], 2),
             "analyze_block_once_s": round(best["block"], 2), "analyze_full_trace_s": round(best["full"], 2),
             "block_once_over_bare": round(best["block"] / best["bare"], 3),
             "full_over_bare": round(best["full"] / best["bare"], 3),
+            "imports_only_s": round(best["imports"], 2), "imports_only_cpu_s": round(cpu["imports"], 2),
+            "bare_fake_process_cpu_s": round(cpu["bare"], 2), "analyze_block_once_cpu_s": round(cpu["block"], 2),
+            "analyze_full_trace_cpu_s": round(cpu["full"], 2),
+            "block_once_over_bare_cpu": round(cpu["block"] / cpu["bare"], 3),
+            "full_over_bare_cpu": round(cpu["full"] / cpu["bare"], 3),
             "identical": True, "peak_allocated_bytes": block["peak_allocated_bytes"],
             "peak_reserved_bytes": block["peak_reserved_bytes"], "n_events": block["n_events"]}
+
+
+def run_dist_case(label, config, seq, precision, device, world, sharding) -> dict:
+    """`analyze --world-size --sharding` block-once vs. `--full-trace` (processes, side by side); the
+    per-rank estimates must be equal."""
+    cmd = analyze_cmd(config, 1, seq, precision, device, False) + ["--world-size", str(world),
+                                                                   "--sharding", sharding]
+    out = {}
+    for key, extra in (("block", []), ("full", ["--full-trace"])):
+        wall, text, cpu = _timed(cmd + extra)
+        out[key] = (wall, json.loads(text), cpu)
+    (bw, block, bc), (fw, full, fc) = out["block"], out["full"]
+    same = ("per_rank", "peak_allocated_bytes", "peak_reserved_bytes", "strategy_info", "notes")
+    diff = [k for k in same if block[k] != full[k]]
+    if diff:
+        raise SystemExit(f"{label} {sharding}: block-once and full trace differ in {diff}")
+    return {"model": label, "config": config, "seq_len": seq, "precision": precision, "device": device,
+            "world_size": world, "sharding": sharding, "trace_mode": block["trace_mode"],
+            "trace_mode_reason": block["trace_mode_reason"], "analyze_block_once_s": round(bw, 2),
+            "analyze_full_trace_s": round(fw, 2), "block_once_over_full": round(bw / fw, 3),
+            "analyze_block_once_cpu_s": round(bc, 2), "analyze_full_trace_cpu_s": round(fc, 2),
+            "block_once_over_full_cpu": round(bc / fc, 3), "identical": True,
+            "peak_reserved_bytes": block["peak_reserved_bytes"]}
 
 
 def plan_vs_analyze(config="fixtures/hf/llama-2-7b.json", seq=4096, precision="bf16-amp", device="910B3") -> dict:
@@ -100,20 +153,20 @@ def plan_vs_analyze(config="fixtures/hf/llama-2-7b.json", seq=4096, precision="b
     analyze = analyze_cmd(config, 1, seq, precision, device, False)
     plan = [sys.executable, "-m", "memplan", "plan", "--hf-config", config, "--seq-len", str(seq),
             "--precision", precision, "--device", device, "--format", "json", "-q"]
-    a_wall, _ = _timed(analyze)
-    p_wall, out = _timed(plan)
+    a_wall = _timed(analyze)[0]
+    p_wall, out, _ = _timed(plan)
     result = json.loads(out)
     return {"command": " ".join(plan[2:]), "analyze_s": round(a_wall, 2), "plan_s": round(p_wall, 2),
             "plan_over_analyze": round(p_wall / a_wall, 3), "plan_batch_size": result.get("batch_size"),
             "plan_checkpoint": result.get("checkpoint")}
 
 
-def write(rows: list[dict], repeat: int, out: str, plan: dict | None = None) -> None:
+def write(rows: list[dict], repeat: int, out: str, plan: dict | None = None, dist: list | None = None) -> None:
     import torch
 
     result = {"benchmark": "speed", "torch": torch.__version__, "python": platform.python_version(),
               "cpus": os.cpu_count(), "load_avg_at_end": os.getloadavg(), "steps_traced": 2,
-              "repeat": repeat, "cases": rows, "plan_vs_analyze": plan}
+              "repeat": repeat, "cases": rows, "plan_vs_analyze": plan, "distributed": dist or []}
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out + ".json", "w") as f:
         json.dump(result, f, indent=2)
@@ -123,12 +176,28 @@ def write(rows: list[dict], repeat: int, out: str, plan: dict | None = None) -> 
              f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}). Block-once and full trace gave identical "
              "estimates (peak allocated and reserved, breakdown, phase peaks, module rows, event count) in every "
              "row.", "",
-             "| model | config | mode | bare fake (s) | analyze block-once (s) | analyze full (s) | "
-             "block-once / bare | full / bare |", "|---|---|---|---|---|---|---|---|"]
+             "Wall seconds, and in brackets CPU seconds (user + system: the work done, which the load does not "
+             "change as much); the ratios are wall (CPU). `imports`: a process that only imports what the bare "
+             "one imports and loads the config (torch, transformers, the model class): the floor of any of them.",
+             "",
+             "| model | config | mode | imports (s) | bare fake (s) | analyze block-once (s) | analyze full (s) | "
+             "block-once / bare | full / bare |", "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['model']} | b{r['batch_size']} s{r['seq_len']} {r['precision']} {r['device']} | "
-                     f"{r['trace_mode']} | {r['bare_fake_process_s']} | {r['analyze_block_once_s']} | "
-                     f"{r['analyze_full_trace_s']} | **{r['block_once_over_bare']}** | {r['full_over_bare']} |")
+                     f"{r['trace_mode']} | {r['imports_only_s']} ({r['imports_only_cpu_s']}) | "
+                     f"{r['bare_fake_process_s']} ({r['bare_fake_process_cpu_s']}) | "
+                     f"{r['analyze_block_once_s']} ({r['analyze_block_once_cpu_s']}) | {r['analyze_full_trace_s']} "
+                     f"({r['analyze_full_trace_cpu_s']}) | **{r['block_once_over_bare']}** "
+                     f"(**{r['block_once_over_bare_cpu']}**) | {r['full_over_bare']} ({r['full_over_bare_cpu']}) |")
+    if dist:
+        lines += ["", "Distributed (`--world-size N --sharding S`, ranks 0 and N-1 traced), block-once vs. "
+                  "`--full-trace`, identical per-rank estimates:", "",
+                  "| model | config | mode | analyze block-once (s) | analyze full (s) | block-once / full |",
+                  "|---|---|---|---|---|---|"]
+        lines += [f"| {d['model']} | s{d['seq_len']} {d['precision']} {d['device']} {d['sharding']} x{d['world_size']} "
+                  f"| {d['trace_mode']} | {d['analyze_block_once_s']} ({d['analyze_block_once_cpu_s']}) | "
+                  f"{d['analyze_full_trace_s']} ({d['analyze_full_trace_cpu_s']}) | **{d['block_once_over_full']}** "
+                  f"(**{d['block_once_over_full_cpu']}**) |" for d in dist]
     if plan:
         lines += ["", f"`{plan['command']}`: **{plan['plan_s']} s**, one `memplan analyze` of the same "
                   f"workload {plan['analyze_s']} s: plan / analyze = **{plan['plan_over_analyze']}**."]
@@ -141,6 +210,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--only", default=None, help="run only the cases whose label contains this text")
     ap.add_argument("--no-plan", action="store_true", help="skip plan vs. analyze on Llama-2-7B")
+    ap.add_argument("--no-dist", action="store_true", help="skip the distributed (--world-size) cases")
     ap.add_argument("--out", default="benchmarks/results/speed")
     args = ap.parse_args()
     rows = []
@@ -150,10 +220,13 @@ def main() -> None:
         row = run_case(*case, repeat=args.repeat)
         print(json.dumps(row), flush=True)
         rows.append(row)
+    dist = [] if args.no_dist else [run_dist_case(*c) for c in DIST_CASES if not args.only or args.only in c[0]]
+    for d in dist:
+        print(json.dumps(d), flush=True)
     plan = None if args.no_plan else plan_vs_analyze()
     if plan:
         print(json.dumps(plan), flush=True)
-    write(rows, args.repeat, args.out, plan)
+    write(rows, args.repeat, args.out, plan, dist)
 
 
 if __name__ == "__main__":

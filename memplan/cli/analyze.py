@@ -33,7 +33,8 @@ def command(model, hf_config, task, device, capacity, alloc_conf, world_size, sh
     if kw.get("deepspeed_config") or _config_has_deepspeed(kw):
         return _deepspeed(model, hf_config, task, world_size or 1, fmt, debug, kw)
     if world_size:
-        return _per_rank(model, hf_config, task, device, capacity, world_size, sharding, fmt, debug, kw, quiet)
+        return _per_rank(model, hf_config, task, device, capacity, world_size, sharding, fmt, debug, kw, quiet,
+                         full_trace)
 
     def work():
         from memplan import api
@@ -73,7 +74,7 @@ def _with_mapping(job, text: str) -> str:
     return render_mapping(job) + "\n\n" + text
 
 
-def _per_rank(model, hf_config, task, device, capacity, world_size, sharding, fmt, debug, kw, quiet):
+def _per_rank(model, hf_config, task, device, capacity, world_size, sharding, fmt, debug, kw, quiet, full_trace):
     """`--world-size N`: the per-rank estimate of memplan.distributed, enveloped as `analyze`."""
 
     def work():
@@ -88,7 +89,7 @@ def _per_rank(model, hf_config, task, device, capacity, world_size, sharding, fm
                 sh = job.sharding
             cfg = job.per_rank_config(cfg, sh)
         with progress(None, f"tracing {world_size} ranks ({sh})", quiet=quiet, fmt=fmt):
-            return api.estimate_per_rank(workload, cfg, world_size, sh, dev)
+            return api.estimate_per_rank(workload, cfg, world_size, sh, dev, full_trace=full_trace)
 
     est = run_command(debug, work)
     from memplan.report.shard_text import render_rank_estimate

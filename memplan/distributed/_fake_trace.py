@@ -26,10 +26,20 @@ from memplan import compat
 from memplan.errors import UserError
 from memplan.step import Target
 from memplan.trace.events import Trace
+from memplan.trace.blocks import trace_block_once
 from memplan.trace.recorder import Recorder, RecordingMode
 from memplan.trace.tracer import TraceHooks, trace_workload
 from memplan.workload import TrainConfig, Workload
-from memplan.distributed._wrap import wrap_workload
+from memplan.distributed._wrap import depth_free_units, wrap_workload
+
+
+# Why DDP / ZeRO-1 ranks are traced in full, not block-once (memplan.trace.blocks): checked on a 6-layer
+# Llama at 8 ranks, the 3-layer trace is not the 2-layer one plus repeated chunks.
+_DDP_REASON = ("distributed (DDP): the gradient buckets are cut over all parameters, so what one more layer "
+               "adds depends on the depth")
+FULL_TRACE_REASONS = {"ddp": _DDP_REASON, "zero1": _DDP_REASON.replace("(DDP)", "(DDP, ZeRO-1 partition)"),
+                      "fsdp1": "FSDP1 flattens each unit's parameters into one flat parameter: traced in full"}
+FSDP_MIN_DEPTH = 2   # with one layer, its all-gathers are issued from the root unit: no seam between layers
 
 
 def _local(t):
@@ -259,21 +269,48 @@ def _dist_trace_context(family: str, sharding: str):
 
 def trace_rank(workload: Workload, cfg: TrainConfig, sharding: str, world_size: int, rank: int = 0,
                target: Target = Target(), bucket_cap_mb: float | None = None,
-               units: tuple[str, ...] = ()) -> tuple[Trace, dict]:
-    """Trace rank `rank` of a `world_size`-rank job wrapped in `sharding`; returns (trace, info)."""
+               units: tuple[str, ...] = (), full_trace: bool = False) -> tuple[Trace, dict]:
+    """Trace rank `rank` of a `world_size`-rank job wrapped in `sharding`; returns (trace, info).
+    FSDP (zero2, zero3, fsdp): block-once (memplan.trace.blocks) when the model's layers are proven
+    identical, each reduced depth wrapped the same way (units chosen by depth-free globs); DDP and ZeRO-1
+    are traced in full (`FULL_TRACE_REASONS`), as is everything with `full_trace`."""
     cfg.validate()
     info: dict = {}
-    with fake_process_group(world_size, rank):
-        mesh = None
-        if sharding in ("zero2", "zero3", "fsdp"):
-            from torch.distributed.device_mesh import init_device_mesh
+    run_target = Target(family=target.family, run_device="cpu", name=target.name)
+    fsdp = sharding in ("zero2", "zero3", "fsdp")
+    full_units, globs = _units(workload, units) if fsdp and not full_trace else (None, None)
 
-            mesh = init_device_mesh("cpu", (world_size,))   # made before fake mode: it reads real ranks
-        wl, run_cfg = wrap_workload(workload, cfg, sharding, run_device="cpu", family=target.family,
-                                    mesh=mesh, fake=True, bucket_cap_mb=bucket_cap_mb, units=units,
-                                    world_size=world_size, info=info)
-        trace = trace_workload(wl, run_cfg, Target(family=target.family, run_device="cpu", name=target.name),
-                               hooks_cls=_DistTraceHooks, mode_cls=_DistRecordingMode,
-                               extra_context=_dist_trace_context(target.family, sharding))
+    def one(wl: Workload, on_phase=None, unit_globs=units) -> Trace:
+        with fake_process_group(world_size, rank):
+            mesh = None
+            if fsdp:
+                from torch.distributed.device_mesh import init_device_mesh
+
+                mesh = init_device_mesh("cpu", (world_size,))   # made before fake mode: it reads real ranks
+            w, run_cfg = wrap_workload(wl, cfg, sharding, run_device="cpu", family=target.family, mesh=mesh,
+                                       fake=True, bucket_cap_mb=bucket_cap_mb, units=unit_globs,
+                                       world_size=world_size, info=info)
+            return trace_workload(w, run_cfg, run_target, on_phase=on_phase, hooks_cls=_DistTraceHooks,
+                                  mode_cls=_DistRecordingMode, extra_context=_dist_trace_context(target.family, sharding))
+
+    if full_trace or not fsdp or (full_units is not None and globs is None):
+        trace = one(workload)
+        trace.mode, trace.mode_reason = "full", ("--full-trace" if full_trace else FULL_TRACE_REASONS.get(
+            sharding, "the FSDP units cannot be chosen without naming layer indices"))
+    else:
+        trace = trace_block_once(workload, cfg, run_target, min_depth=FSDP_MIN_DEPTH,
+                                 trace_fn=lambda wl, on_phase=None: one(wl, on_phase, globs or units))
+    if full_units is not None:
+        info["fsdp_units"] = full_units   # the full model's, not the last reduced depth's
     trace.steps = cfg.steps
     return trace, info
+
+
+def _units(workload: Workload, units: tuple[str, ...]) -> tuple[list[str] | None, tuple[str, ...] | None]:
+    """The full model's FSDP units and depth-free globs choosing them (`_wrap.depth_free_units`), from the
+    model built on the meta device; (None, None) for a model file (traced in full: memplan.trace.blocks)."""
+    if workload.extra.get("hf_config") is None:
+        return None, None
+    with torch.device("meta"):
+        model = workload.build_model()
+    return depth_free_units(model, units)

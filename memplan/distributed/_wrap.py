@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import re
 from dataclasses import replace
 
 from memplan import compat
@@ -71,6 +72,19 @@ def fsdp_units(model, patterns: tuple[str, ...] = ()) -> list[str]:
     prefix = best + "." if best else ""
     mod = model.get_submodule(best) if best else model
     return [prefix + n for n, c in mod.named_children() if any(True for _ in c.parameters())]
+
+
+def depth_free_units(model, patterns: tuple[str, ...] = ()) -> tuple[list[str], tuple[str, ...] | None]:
+    """The FSDP units of `model` (`fsdp_units`) and globs that choose the same units in `model` without
+    naming a layer index (`model.layers.3` -> `model.layers.*`), so that the same model built with fewer
+    layers gets the same units per layer (block-once); None when no such globs choose exactly them."""
+    names = fsdp_units(model, patterns)
+    globs = tuple(dict.fromkeys(re.sub(r"(^|\.)\d+(?=\.|$)", r"\1*", n) for n in names))
+    try:
+        same = bool(names) and fsdp_units(model, globs) == names
+    except UserError:
+        same = False
+    return names, (globs if same else None)
 
 
 def _cast_and_checkpoint(model, cfg: TrainConfig, run_device: str):

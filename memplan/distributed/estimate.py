@@ -56,6 +56,8 @@ class RankEstimate:
     strategy_info: dict = field(default_factory=dict)  # FSDP units, DDP bucket cap
     notes: list = field(default_factory=list)
     seconds: float = 0.0
+    trace_mode: str = ""              # block-once | full (memplan.trace.blocks); "" for the model method
+    trace_mode_reason: str = ""
 
     @property
     def device_total_bytes(self) -> int:
@@ -108,7 +110,8 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
                       sharding: str = "ddp", device=None, *, hf_config: str | None = None,
                       method: str = "trace", ranks: tuple[int, ...] | None = None,
                       bucket_cap_mb: float | None = None, units: tuple[str, ...] = (),
-                      communicators: int = 1, master_weights: bool = False, trace=None) -> RankEstimate:
+                      communicators: int = 1, master_weights: bool = False, trace=None,
+                      full_trace: bool = False) -> RankEstimate:
     """Per-rank peak memory of `world_size` data-parallel ranks under `sharding`.
 
     `method`: `trace` (torch's wrappers on a fake process group) or `model` (single-device trace +
@@ -116,6 +119,7 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
     partitions and FSDP padding). `master_weights`: model an fp32 master copy in the optimizer state
     (12 bytes/param with Adam, the ZeRO paper's mixed precision); model method only.
     `trace`: a single-device Trace already made for this workload and config (model method).
+    `full_trace`: trace every layer of every rank even where block-once applies (FSDP).
     """
     t0 = time.perf_counter()
     cfg, sharding = _checked(cfg, sharding, world_size, method, master_weights)
@@ -129,6 +133,7 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
         "ddp_bucket_cap_mb": bucket_cap_mb or 25, "ddp_first_bucket_bytes": 1024 * 1024,
         "gradient_as_bucket_view": False}
     per_rank = []
+    modes: list[tuple[str, str]] = []
     single_peak = None
     if ranks is None:
         ranks = (0,) if sharding == "ddp" or world_size == 1 else (0, world_size - 1)
@@ -137,14 +142,10 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
 
         for r in ranks:
             tr, got = trace_rank(workload, cfg, sharding, world_size, r, Target(family=dev.family),
-                                 bucket_cap_mb=bucket_cap_mb, units=units)
+                                 bucket_cap_mb=bucket_cap_mb, units=units, full_trace=full_trace)
             info.update(got)
-            s = summarize(tr)
-            sim = simulate_allocator(tr, dev)
-            reserved = sim.peak_reserved_bytes if sim is not None else s.peak_allocated_bytes
-            per_rank.append({"rank": r, "peak_allocated_bytes": s.peak_allocated_bytes,
-                             "peak_reserved_bytes": reserved, "peak_phase": s.peak_phase,
-                             "breakdown_at_peak": s.breakdown_at_peak, "phase_peaks": s.phase_peaks})
+            modes.append((tr.mode, tr.mode_reason))
+            per_rank.append(_rank_row(r, tr, dev))
             notes.extend(n for n in tr.notes if n not in notes)
     else:
         from memplan.trace.tracer import trace_workload
@@ -178,6 +179,7 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
         comm_buffer_bytes=comm, comm_buffer_note=comm_note, outside_allocator_bytes=dev.outside_allocator_bytes,
         single_device_peak_bytes=single_peak, model_states={"num_params": n_params, **states},
         strategy_info=info, notes=notes, seconds=round(time.perf_counter() - t0, 3),
+        trace_mode=_trace_mode(modes)[0], trace_mode_reason=_trace_mode(modes)[1],
     )
 
 
@@ -201,6 +203,23 @@ def _precision_info(cfg: TrainConfig, sharding: str, params: list[S.ParamInfo], 
         notes.append(note)
     if cfg.precision == "bf16-mp":
         info["mp_policy"] = mp_policy_text(cfg, fsdp1=sharding == "fsdp1")
+
+
+def _rank_row(rank: int, tr, dev) -> dict:
+    """One traced rank's row: peaks (allocated, reserved by the device's allocator), phase, breakdown."""
+    s = summarize(tr)
+    sim = simulate_allocator(tr, dev)
+    reserved = sim.peak_reserved_bytes if sim is not None else s.peak_allocated_bytes
+    return {"rank": rank, "peak_allocated_bytes": s.peak_allocated_bytes, "peak_reserved_bytes": reserved,
+            "peak_phase": s.peak_phase, "breakdown_at_peak": s.breakdown_at_peak, "phase_peaks": s.phase_peaks}
+
+
+def _trace_mode(modes: list[tuple[str, str]]) -> tuple[str, str]:
+    """One mode for the traced ranks (the first rank's unless one differs: then the first other's)."""
+    if not modes:
+        return "", ""
+    other = [m for m in modes if m != modes[0]]
+    return other[0] if other else modes[0]
 
 
 def _usable_method(method: str, sharding: str) -> tuple[str, list[str]]:

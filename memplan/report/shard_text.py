@@ -1,5 +1,6 @@
 """Text renderings of memplan.distributed results (`memplan shard ...`, `analyze --world-size`)."""
 from __future__ import annotations
+from memplan.report.text import trace_mode_line
 from memplan.units import fmt_bytes
 
 
@@ -10,6 +11,8 @@ def render_rank_estimate(est) -> str:
     rows = [[r["rank"], fmt_bytes(r["peak_allocated_bytes"]), fmt_bytes(r["peak_reserved_bytes"]), r["peak_phase"]]
             for r in est.per_rank]
     lines = [f"{est.workload}: {est.sharding} on {est.world_size} ranks ({est.method}: {est.method_note})"]
+    if est.trace_mode:
+        lines.append(trace_mode_line(est.trace_mode, est.trace_mode_reason))
     if est.strategy_info.get("mp_policy"):
         lines.append(f"mixed precision: {est.strategy_info['mp_policy']}")
     lines += [tabulate(rows, headers=["rank", "peak allocated", "peak reserved", "phase"]), ""]

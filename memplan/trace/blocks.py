@@ -15,8 +15,9 @@ the rule must predict the (d+2)-layer trace from the d- and (d+1)-layer ones byt
 storage record, every event, every phase mark, every note), with the same chunks found between d+1 and
 d+2 as between d and d+1. Otherwise the full trace runs, and the trace says which mode ran and why.
 
-Covers Hugging Face configs of decoder-style models (one stack of layers: `num_hidden_layers`);
-model files and distributed traces are traced in full.
+Covers Hugging Face configs of decoder-style models (one stack of layers: `num_hidden_layers`), on
+one device and per rank under FSDP (memplan.distributed._fake_trace passes its own `trace_fn`, and
+starts at 2 layers); model files, DDP and ZeRO-1 are traced in full.
 """
 from __future__ import annotations
 
@@ -161,9 +162,12 @@ class _Tokens:
     idx: list       # layer index of each token's record, -1 for none
 
 
-def tokenize(trace: Trace, path: str) -> _Tokens:
+def tokenize(trace: Trace, path: str, front: bool = False) -> _Tokens:
     """Marks and events in order; a record's module loses its layer index (kept aside in `idx`); a free
-    names the freed record by its fields and its rank among the live records with the same fields."""
+    names the freed record by its fields and its rank among the live records with the same fields,
+    counted from the newest (r >= 0); with `front`, from the oldest (~r) where that is the smaller rank
+    (records without a layer index that pile up one per layer and are freed oldest first, as FSDP's
+    sharding temporaries are, then free at the same rank whatever the depth)."""
     pat = re.compile(re.escape(path) + r"\.(\d+)(\..*)?$")
     keys, kidx = [], []
     for r in trace.storages:
@@ -192,7 +196,8 @@ def tokenize(trace: Trace, path: str) -> _Tokens:
         else:
             same = live[full]
             pos = same.index(sid)
-            toks.append(("F", keys[sid], len(same) - 1 - pos))
+            rank = len(same) - 1 - pos
+            toks.append(("F", keys[sid], ~pos if front and pos < rank else rank))
             del same[pos]
         idx.append(kidx[sid])
     for mark in marks[mi:]:
@@ -214,7 +219,9 @@ class Strategy:
     backup: int
 
 
-STRATEGIES = (Strategy(24, False, 0), Strategy(8, True, 16), Strategy(16, True, 48), Strategy(4, True, 8))
+STRATEGIES = (Strategy(24, False, 0), Strategy(8, True, 16), Strategy(16, True, 48), Strategy(4, True, 8),
+              Strategy(512, False, 0))   # the last: a chunk that starts like what follows it for a long way
+                                          # (FSDP's all-gather buffer at a layer seam in backward)
 
 
 def align(a: list, b: list, how: Strategy = STRATEGIES[0]) -> list[tuple] | None:
@@ -368,9 +375,10 @@ def untokenize(toks: list, idx: list, steps: int, notes: list) -> Trace | None:
             ev.append(sid)
         else:
             same = live.get((tok[1], i))
-            if not same or tok[2] >= len(same):
+            at = len(same) - 1 - tok[2] if same and tok[2] >= 0 else ~tok[2]
+            if not same or not 0 <= at < len(same):
                 return None
-            ev.append(~same.pop(len(same) - 1 - tok[2]))
+            ev.append(~same.pop(at))
     trace.sort_free_runs()
     return trace
 
@@ -419,8 +427,17 @@ def synthesize(traces: list[Trace], depths: list[int], path: str, n_layers: int)
         traces = [_with_notes(t, scaled) for t in traces]
     if not traces[0].notes == traces[1].notes == traces[2].notes:
         return None, "the trace notes depend on the number of layers"
-    t0, t1 = (tokenize(t, path) for t in traces[:2])
     why = f"the {depths[1]}-layer trace is not the {depths[0]}-layer one plus repeated chunks"
+    for front in (False, True):
+        t0, t1 = (tokenize(t, path, front) for t in traces[:2])
+        trace, why = _synthesize(t0, t1, traces, depths, n_layers, why)
+        if trace is not None:
+            return trace, ""
+    return None, why
+
+
+def _synthesize(t0: _Tokens, t1: _Tokens, traces, depths, n_layers, why):
+    """`synthesize` for one encoding of the frees (`tokenize`), with the first strategy that works."""
     for how in STRATEGIES:
         first = extend(t0, t1, 1, how)
         if first is None:
@@ -437,31 +454,45 @@ def synthesize(traces: list[Trace], depths: list[int], path: str, n_layers: int)
     return None, why
 
 
-def trace_block_once(workload, cfg, target, on_phase=None) -> Trace:
+def trace_block_once(workload, cfg, target, on_phase=None, trace_fn=None, min_depth: int = 1) -> Trace:
     """The trace of `cfg`'s steps, block-once when the model's layers are proven identical (see the
-    module's docstring), else the full trace; `trace.mode` says which ran, `trace.mode_reason` why."""
-    from memplan.trace.tracer import trace_workload
+    module's docstring), else the full trace; `trace.mode` says which ran, `trace.mode_reason` why.
+    `trace_fn(workload, on_phase)`: how one workload is traced (default: `trace_workload` with `cfg` and
+    `target`; the distributed tracer passes its own, wrapping each depth in FSDP); `min_depth`: the
+    fewest layers to trace."""
+    if trace_fn is None:
+        from memplan.trace.tracer import trace_workload
+
+        def trace_fn(wl, on_phase=None):
+            return trace_workload(wl, cfg, target, on_phase=on_phase)
 
     stack, why = hf_stack(workload, cfg)
     if stack is not None:
-        d = max(1, stack.first_uniform + 1)
-        depths = [d, d + 1, d + 2]
-        gc.collect()
-        gc.freeze()   # the heap is scanned once for the three traces, not once per trace (memplan.step.run)
-        try:
-            traces = [trace_workload(reduced_workload(workload, k), cfg, target,
-                                     on_phase=on_phase if k == depths[-1] else None) for k in depths]
-        except Exception as exc:  # noqa: BLE001 - the full trace reports the real failure
-            trace, why = None, f"a reduced-depth trace failed ({type(exc).__name__})"
-        else:
-            trace, why = synthesize(traces, depths, stack.path, stack.n_layers)
-        finally:
-            gc.unfreeze()
+        trace, why = _from_reduced(workload, stack, trace_fn, on_phase, min_depth)
         if trace is not None:
-            trace.mode = "block-once"
-            trace.mode_reason = (f"{stack.n_layers} identical layers in {stack.path}: traced {d}, {d + 1} and "
-                                 f"{d + 2} layers, the rest written from them (checked exact at {d + 2})")
             return trace
-    trace = trace_workload(workload, cfg, target, on_phase=on_phase)
+    trace = trace_fn(workload, on_phase)
     trace.mode, trace.mode_reason = "full", why
     return trace
+
+
+def _from_reduced(workload, stack: Stack, trace_fn, on_phase, min_depth: int) -> tuple[Trace | None, str]:
+    """The block-once trace from the d-, (d+1)- and (d+2)-layer traces, or (None, why not)."""
+    d = max(min_depth, stack.first_uniform + 1)
+    if d + 2 >= stack.n_layers:
+        return None, f"fewer than {d + 3} layers (block-once would not be faster)"
+    depths = [d, d + 1, d + 2]
+    gc.collect()
+    gc.freeze()   # the heap is scanned once for the three traces, not once per trace (memplan.step.run)
+    try:
+        traces = [trace_fn(reduced_workload(workload, k), on_phase if k == depths[-1] else None) for k in depths]
+    except Exception as exc:  # noqa: BLE001 - the full trace reports the real failure
+        return None, f"a reduced-depth trace failed ({type(exc).__name__})"
+    finally:
+        gc.unfreeze()
+    trace, why = synthesize(traces, depths, stack.path, stack.n_layers)
+    if trace is not None:
+        trace.mode = "block-once"
+        trace.mode_reason = (f"{stack.n_layers} identical layers in {stack.path}: traced {d}, {d + 1} and "
+                             f"{d + 2} layers, the rest written from them (checked exact at {d + 2})")
+    return trace, why

@@ -42,6 +42,9 @@ def test_fake_pg_trace_ddp_buckets_and_zero1_partition():
     # rank 0 owns the larger partition under the greedy rule
     assert z1.per_rank[0]["breakdown_at_peak"]["optimizer_state"] > z1.per_rank[1]["breakdown_at_peak"]["optimizer_state"]
     assert z1.peak_allocated_bytes < ddp.peak_allocated_bytes
+    # every rank is traced in full, and the estimate says why block-once does not apply
+    assert (ddp.trace_mode, z1.trace_mode, single.trace_mode) == ("full", "full", "")
+    assert "buckets" in ddp.trace_mode_reason and "ZeRO-1" in z1.trace_mode_reason
 
 
 def test_fsdp_fake_trace_shards_state():
@@ -53,6 +56,10 @@ def test_fsdp_fake_trace_shards_state():
     assert bd["parameters"] == 19_296_456             # padded half of 38_592_912
     assert bd["optimizer_state"] == 2 * 19_296_456 + 4 * 8   # m, v shards + 4 step counters... per param
     assert est.comm_buffer_bytes == 0
+    assert est.trace_mode == "full" and "model file" in est.to_dict()["trace_mode_reason"]
+    from memplan.report.shard_text import render_rank_estimate
+
+    assert "trace: full (a model file" in render_rank_estimate(est)
 
 
 def test_cli_shard_estimate_json():

@@ -163,3 +163,76 @@ def test_estimate_json_has_the_mode():
     from memplan.report.text import render_estimate
 
     assert "trace: block-once (12 identical layers in transformer.h" in render_estimate(a.estimate)
+
+
+def _tiny_llama(tmp_path, layers=8):
+    import json
+
+    cfg = json.loads((HF / "llama_small.json").read_text())
+    cfg.update(num_hidden_layers=layers, hidden_size=64, intermediate_size=128, vocab_size=256)
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    return str(path)
+
+
+def _per_rank_both(hf_config, sharding, precision="fp32", checkpoint=(), ranks=None):
+    from memplan.core.analyze import load_workload
+    from memplan.distributed import estimate_per_rank
+    from memplan.workload import TrainConfig
+
+    workload = load_workload(hf_config=hf_config)
+    cfg = TrainConfig(batch_size=1, seq_len=16, precision=precision, checkpoint=checkpoint)
+    fast = estimate_per_rank(workload, cfg, 8, sharding, "910B3", ranks=ranks)
+    full = estimate_per_rank(workload, cfg, 8, sharding, "910B3", ranks=ranks, full_trace=True)
+    return fast, full
+
+
+def _same_ranks(fast, full):
+    assert full.trace_mode == "full" and full.trace_mode_reason == "--full-trace"
+    assert fast.per_rank == full.per_rank
+    assert fast.strategy_info == full.strategy_info and fast.notes == full.notes
+    assert (fast.peak_allocated_bytes, fast.peak_reserved_bytes) == (full.peak_allocated_bytes,
+                                                                     full.peak_reserved_bytes)
+
+
+def test_zero3_ranks_block_once_are_the_full_trace(tmp_path):
+    """`--world-size 8 --sharding zero3`: rank 7 (the padded one) traced at 2, 3 and 4 layers and written
+    to 6 gives the same per-rank estimate as tracing all 6 layers (the traces: the slow test below)."""
+    fast, full = _per_rank_both(_tiny_llama(tmp_path, layers=6), "zero3", ranks=(7,))
+    assert fast.trace_mode == "block-once", fast.trace_mode_reason
+    assert "traced 2, 3 and 4 layers" in fast.trace_mode_reason
+    assert fast.strategy_info["fsdp_units"] == [f"model.layers.{i}" for i in range(6)]
+    _same_ranks(fast, full)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sharding", ["zero2", "fsdp", "zero3"])
+def test_fsdp_ranks_block_once_bf16_checkpointed(tmp_path, sharding):
+    fast, full = _per_rank_both(_tiny_llama(tmp_path), sharding, "bf16-amp", ("model.layers.*",))
+    assert fast.trace_mode == "block-once", fast.trace_mode_reason
+    assert [r["rank"] for r in fast.per_rank] == [0, 7]
+    _same_ranks(fast, full)
+
+
+@pytest.mark.slow
+def test_fsdp_rank_trace_is_byte_identical(tmp_path):
+    from memplan.core.analyze import load_workload
+    from memplan.distributed._fake_trace import trace_rank
+    from memplan.step import Target
+    from memplan.workload import TrainConfig
+
+    workload = load_workload(hf_config=_tiny_llama(tmp_path, layers=7))
+    cfg = TrainConfig(batch_size=1, seq_len=16)
+    fast, info = trace_rank(workload, cfg, "fsdp", 8, 7, Target(family="npu", name="910B3"))
+    full, full_info = trace_rank(workload, cfg, "fsdp", 8, 7, Target(family="npu", name="910B3"), full_trace=True)
+    assert fast.mode == "block-once" and same_trace(fast, full) and info == full_info
+
+
+def test_ddp_ranks_say_why_they_are_traced_in_full(tmp_path):
+    from memplan.core.analyze import load_workload
+    from memplan.distributed import estimate_per_rank
+    from memplan.workload import TrainConfig
+
+    est = estimate_per_rank(load_workload(hf_config=_tiny_llama(tmp_path)), TrainConfig(batch_size=1, seq_len=16),
+                            8, "ddp")
+    assert est.trace_mode == "full" and "buckets" in est.trace_mode_reason
