@@ -176,7 +176,19 @@ def run_venv(python: str, args) -> dict:
     res = json.loads(last[-1])
     res["python_exe"] = python
     res["seconds"] = round(time.perf_counter() - t0, 1)
-    return res
+    return _stamp(res)
+
+
+def tree_commit() -> str:
+    """The memplan commit the worker imported (a copy of the tree says so in COMPAT_TREE_COMMIT)."""
+    if os.environ.get("COMPAT_TREE_COMMIT"):
+        return os.environ["COMPAT_TREE_COMMIT"]
+    try:
+        out = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
+                             capture_output=True, text=True, timeout=30)
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
 
 
 def from_partial(path: Path, python: str, note: str) -> dict:
@@ -192,7 +204,7 @@ def from_partial(path: Path, python: str, note: str) -> dict:
             res["checks"].setdefault(d["check"][:-2], []).append(d["value"])
         else:
             res["checks"][d["check"]] = d["value"]
-    return res
+    return _stamp(res)
 
 
 def main() -> None:
@@ -251,11 +263,41 @@ def save_run(runs: Path, res: dict, keep_existing: bool = False) -> None:
         prev = json.loads(path.read_text())
         merged = dict(prev.get("checks", {}))
         for k, v in res["checks"].items():
-            if not (keep_existing and k in merged):
+            if keep_existing and k in merged:
+                continue
+            if isinstance(v, list) and isinstance(merged.get(k), list):
+                merged[k] = _merge_rows(merged[k], v)   # a rerun of some cases (--only) keeps the others
+            else:
                 merged[k] = v
         top = {} if keep_existing else {k: v for k, v in res.items() if k != "checks"}
-        res = {**prev, **top, "checks": merged}
+        if not keep_existing and "note" not in res:
+            prev.pop("note", None)   # this run finished: the old note (what did not run) is stale
+        commits = {**prev.get("check_commits", {}),
+                   **{k: v for k, v in res.get("check_commits", {}).items() if not (keep_existing and k in prev.get("checks", {}))}}
+        res = {**prev, **top, "checks": merged, "check_commits": commits}
     path.write_text(json.dumps(res, indent=1, default=str))
+
+
+def _case(row: dict) -> tuple:
+    return row.get("model"), row.get("precision"), row.get("batch_size"), row.get("seq_len")
+
+
+def _merge_rows(old: list, new: list) -> list:
+    """The old case rows with those rerun replaced (same model, precision, batch, sequence length)."""
+    fresh = {_case(r): r for r in new}
+    kept = [fresh.pop(_case(r), r) for r in old]
+    return kept + list(fresh.values())
+
+
+def _stamp(res: dict) -> dict:
+    """Each check (and each case row of a list check) records the memplan commit it ran from."""
+    commit = tree_commit()
+    for k, v in res.get("checks", {}).items():
+        for row in v if isinstance(v, list) else []:
+            if isinstance(row, dict):
+                row.setdefault("memplan_commit", commit)
+    res["check_commits"] = {k: commit for k in res.get("checks", {})}
+    return res
 
 
 def summarize(res: dict) -> dict:

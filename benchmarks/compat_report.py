@@ -38,6 +38,16 @@ def _check_cell(d) -> str:
     return "ok" if d.get("ok") else f"FAILED {d}"
 
 
+def _commit_lines(results: list[dict]) -> list[str]:
+    """Which memplan commit each check ran from ('-': recorded before commits were)."""
+    lines = ["", "memplan commit of each check (case rows: last column):", ""]
+    for r in results:
+        commits = r.get("check_commits", {})
+        cells = [f"{k} {commits.get(k, '-')}" for k in r.get("checks", {})]
+        lines.append(f"- {r.get('torch', r.get('python'))}: " + (", ".join(cells) or "-"))
+    return lines
+
+
 def write_report(results: list[dict], out: str) -> None:
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out + ".json", "w") as f:
@@ -65,7 +75,8 @@ def write_report(results: list[dict], out: str) -> None:
                      f"{_check_cell(c.get('plan'))} | {_check_cell(c.get('diagnose'))} | "
                      f"{_check_cell(c.get('gloo'))} |")
     lines += ["", "## Every accuracy case", "",
-              "| torch | model | precision | batch, seq | estimate | measured | error |", "|---|---|---|---|---|---|---|"]
+              "| torch | model | precision | batch, seq | estimate | measured | error | memplan |",
+              "|---|---|---|---|---|---|---|---|"]
     for r in results:
         for key in ("accuracy", "unseen"):
             rows = r.get("checks", {}).get(key)
@@ -79,7 +90,9 @@ def write_report(results: list[dict], out: str) -> None:
                 else:
                     cells = f"{a.get('estimate_bytes', 0):,} | {a.get('skipped', '')} | "
                 shape = f"{a.get('batch_size', '-')}, {a.get('seq_len') or 'default'}"
-                lines.append(f"| {r['torch']} | {a['model']} | {a['precision']} | {shape} | {cells} |")
+                lines.append(f"| {r['torch']} | {a['model']} | {a['precision']} | {shape} | {cells} | "
+                             f"{a.get('memplan_commit', '-')} |")
+    lines += _commit_lines(results)
     gaps = os.path.join(os.path.dirname(out), "compat_gaps.md")
     if os.path.exists(gaps):
         with open(gaps) as f:

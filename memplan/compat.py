@@ -143,6 +143,27 @@ def storage_pyobject_preserved() -> bool:
 
 
 @functools.lru_cache(maxsize=None)
+def meta_set_keeps_storage_size() -> bool:
+    """Whether `set_` of a meta tensor onto a storage leaves that storage's size alone when the new view
+    needs less (torch >= 2.4). Older meta `set_` sets the storage's nbytes to the view's extent, and
+    torch 2.3's FakeTensorMode dispatch cache rebuilds every cached view output with `set_`: each
+    `weight[i]` then shrinks the weight's (fake) storage to one row, and the trace would read that as
+    the storage being freed (BERT's word embeddings vanished from the parameters on torch 2.3)."""
+    torch = _torch()
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    with _disable_current_modes():
+        st = torch.empty(16, device="meta").untyped_storage()
+        torch.empty(0, device="meta").set_(st, 0, (1,), (1,))
+        return st.nbytes() == 16 * 4
+
+
+def has_swap_tensors() -> bool:
+    """`torch.utils.swap_tensors` (torch >= 2.3; `Module._apply` swaps parameters with it)."""
+    return hasattr(_torch().utils, "swap_tensors")
+
+
+@functools.lru_cache(maxsize=None)
 def has_adafactor() -> bool:
     return hasattr(_torch().optim, "Adafactor")
 
@@ -205,6 +226,12 @@ def _fsdp2_name(name: str):
     return None
 
 
+# FSDP2's storage alloc/free helpers: their names by torch line (2.4+: alloc_storage / free_storage in
+# _fsdp_param, also used from _fsdp_param_group in newer torch; 2.3: unsafe_alloc_storage / unsafe_free_storage)
+_FSDP2_STORAGE_FUNCS = {"alloc_storage": "alloc", "free_storage": "free",
+                        "unsafe_alloc_storage": "alloc", "unsafe_free_storage": "free"}
+
+
 @functools.lru_cache(maxsize=None)
 def fully_shard():
     """FSDP2's `fully_shard`, or None."""
@@ -212,16 +239,18 @@ def fully_shard():
 
 
 @functools.lru_cache(maxsize=None)
-def fsdp2_internals():
-    """FSDP2's `_fsdp_param` and `_fsdp_param_group` modules (their storage alloc/free hooks), or None."""
+def fsdp2_storage_hooks() -> tuple:
+    """`(module, name, "alloc" | "free")` for each FSDP2 storage alloc/free helper this torch has (in
+    `_fsdp_param` and `_fsdp_param_group`, where FSDP2 calls them); empty without FSDP2."""
     for pkg in ("torch.distributed.fsdp._fully_shard", "torch.distributed._composable.fsdp"):
         try:
-            p = __import__(f"{pkg}._fsdp_param", fromlist=["alloc_storage"])
+            p = __import__(f"{pkg}._fsdp_param", fromlist=["FSDPParam"])
             g = __import__(f"{pkg}._fsdp_param_group", fromlist=["FSDPParamGroup"])
         except ImportError:
             continue
-        return p, g
-    return None
+        return tuple((m, name, kind) for m in (p, g) for name, kind in _FSDP2_STORAGE_FUNCS.items()
+                     if callable(getattr(m, name, None)))
+    return ()
 
 
 @functools.lru_cache(maxsize=None)
@@ -259,6 +288,67 @@ def fake_process_group() -> bool:
     except ImportError:
         return False
     return True
+
+
+@functools.lru_cache(maxsize=None)
+def param_flag_passes_as_uninitialized() -> bool:
+    """Whether a tensor flagged `_is_param` (what `nn.Parameter(fake)` gives: a FakeTensor, not a
+    Parameter subclass) also passes `isinstance(t, UninitializedParameter)` (torch < 2.5: the metaclass's
+    flag check answered for every Parameter subclass). DistributedDataParallel then refuses every fake
+    parameter as uninitialized."""
+    torch = _torch()
+    t = torch.empty(0)
+    t._is_param = True
+    return isinstance(t, torch.nn.parameter.UninitializedParameter)
+
+
+@contextlib.contextmanager
+def exact_parameter_subclass_checks():
+    """While active, the `_is_param` flag makes a tensor an instance of `Parameter` only, not of its
+    subclasses (`UninitializedParameter`), as in torch >= 2.5; a no-op where that already holds."""
+    if not param_flag_passes_as_uninitialized():
+        yield
+        return
+    from torch.nn.parameter import Parameter, _ParameterMeta
+
+    orig = _ParameterMeta.__instancecheck__
+
+    def check(cls, instance):
+        return orig(cls, instance) if cls is Parameter else type.__instancecheck__(cls, instance)
+
+    _ParameterMeta.__instancecheck__ = check
+    try:
+        yield
+    finally:
+        _ParameterMeta.__instancecheck__ = orig
+
+
+@contextlib.contextmanager
+def _skipped_ddp_init_sync():
+    """DDP without `init_sync` (torch 2.6 and older): skip its init-time parameter check and broadcast, as
+    `init_sync=False` does (on fake tensors they would read data that does not exist)."""
+    if ddp_has_init_sync():
+        yield
+        return
+    import torch.nn.parallel.distributed as ddp_mod
+
+    names = ("_verify_param_shape_across_processes", "_sync_module_states")
+    orig = {n: getattr(ddp_mod, n) for n in names}
+    for n in names:
+        setattr(ddp_mod, n, lambda *args, **kwargs: None)
+    try:
+        yield
+    finally:
+        for n, fn in orig.items():
+            setattr(ddp_mod, n, fn)
+
+
+@contextlib.contextmanager
+def fake_ddp_init():
+    """While active, DistributedDataParallel can be built on fake parameters in a fake process group
+    (the per-rank trace): they are not taken for uninitialized ones, and nothing is synced at init."""
+    with exact_parameter_subclass_checks(), _skipped_ddp_init_sync():
+        yield
 
 
 def grad_scaler(device: str):

@@ -104,3 +104,39 @@ def test_module_to_on_fake_parameters_keeps_ties_and_identity():
         assert model[1].weight is same
         model.to(torch.bfloat16)
         assert model[0].weight.dtype == torch.bfloat16 and model[0].weight is model[1].weight
+
+
+def test_torch_without_swap_tensors_traces(monkeypatch):
+    """torch 2.1/2.2 have no `torch.utils.swap_tensors` (nor swap parameters with it): the trace's
+    no-op-swap patch stands aside instead of failing every trace with AttributeError."""
+    from memplan.trace import composites
+
+    orig = torch.utils.swap_tensors
+    monkeypatch.setattr(compat, "has_swap_tensors", lambda: False)
+    monkeypatch.delattr(torch.utils, "swap_tensors")
+    with composites.unchanged_conversions():
+        assert not hasattr(torch.utils, "swap_tensors")
+    monkeypatch.undo()
+    assert torch.utils.swap_tensors is orig
+
+
+def test_fsdp2_storage_hooks_by_either_name(monkeypatch):
+    """FSDP2's storage helpers are alloc_storage / free_storage from torch 2.4 and unsafe_alloc_storage /
+    unsafe_free_storage in 2.3: the fake-process-group trace hooks whichever this torch has."""
+    compat.fsdp2_storage_hooks.cache_clear()
+    hooks = compat.fsdp2_storage_hooks()
+    if compat.fully_shard() is None:
+        assert hooks == ()
+        return
+    assert {kind for _, _, kind in hooks} == {"alloc", "free"}
+    param_mod = hooks[0][0]
+    for name in ("alloc_storage", "free_storage"):   # as torch 2.3 names them
+        monkeypatch.setattr(param_mod, "unsafe_" + name, getattr(param_mod, name), raising=False)
+        monkeypatch.delattr(param_mod, name)
+    compat.fsdp2_storage_hooks.cache_clear()
+    try:
+        names = {name for m, name, _ in compat.fsdp2_storage_hooks() if m is param_mod}
+        assert names == {"unsafe_alloc_storage", "unsafe_free_storage"}
+    finally:
+        monkeypatch.undo()
+        compat.fsdp2_storage_hooks.cache_clear()

@@ -321,6 +321,9 @@ def _memory_lead(flags: set[str]) -> tuple[Category, str]:
     """An out-of-memory without numbers: where it happened decides the category."""
     if "device_open" in flags:
         return Category.FOREIGN_MEMORY, "The device's memory was already taken when this process tried to open it"
+    if "foreign" in flags:
+        return Category.FOREIGN_MEMORY, ("The device's free memory was already short when this process started: other "
+                                         "processes on the same device hold it")
     if "outside_allocator" in flags:
         return Category.FOREIGN_MEMORY, ("The CUDA runtime itself ran out of device memory, outside PyTorch's caching "
                                          "allocator (context creation, library workspaces): on a shared GPU this means "
@@ -331,22 +334,49 @@ def _memory_lead(flags: set[str]) -> tuple[Category, str]:
     return Category.CAPACITY, _LEAD["memory"]
 
 
-def classify_text(evidence: list[Evidence]) -> tuple[Category, float, str, list[Evidence], set[str]]:
-    """Weigh codes and sentences. Returns (category, confidence, lead sentence, deciding evidence, flags)."""
-    best: dict[str, int] = {}
-    deciding: dict[str, list[Evidence]] = {}
-    flags: set[str] = set()
+def _arguments(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
+    """(evidence, category, strength) for everything that argues for a category."""
+    out = []
     for ev in evidence:
-        flags |= set(ev.flags)
         if ev.kind == "codes":
             for code in ev.codes:
                 c, s, _ = code_category(code)
                 if c and s:
-                    best[c] = max(best.get(c, 0), s)
-                    deciding.setdefault(c, []).append(ev)
+                    out.append((ev, c, s))
         elif ev.category and ev.strength:
-            best[ev.category] = max(best.get(ev.category, 0), ev.strength)
-            deciding.setdefault(ev.category, []).append(ev)
+            out.append((ev, ev.category, ev.strength))
+    return out
+
+
+def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
+    """The error that stopped the run outranks what a warning said before it: an argument made on a warning
+    line (`Warning:`, `[W...]`) counts one tier lower when a line that is not a warning argues for another
+    category with a specific code or a sentence (strength >= 2). A CPU-fallback warning followed by an AICPU
+    exception is therefore a kernel fault; a log with only the warning keeps it. Likewise a benign line
+    (torch_npu's "This error log can be ignored") never outranks an argument for a real failure: the allocator
+    prints it when a device allocation failed, so an ACL memory code next to it is an out-of-memory."""
+    args = _arguments(evidence)
+    warned = {ev.line for ev in evidence if ev.kind == "warning"}
+    stopped = {c for ev, c, s in args if ev.line not in warned and s >= 2 and c != "benign"}
+    anything = any(c != "benign" for _, c, _ in args)
+    out = []
+    for ev, c, s in args:
+        if ev.line in warned and c != "benign" and stopped - {c}:
+            s = max(1, s - 1)
+        elif c == "benign" and anything:
+            s = 1  # "this error log can be ignored" speaks for its own line, not against an error elsewhere
+        out.append((ev, c, s))
+    return out
+
+
+def classify_text(evidence: list[Evidence]) -> tuple[Category, float, str, list[Evidence], set[str]]:
+    """Weigh codes and sentences. Returns (category, confidence, lead sentence, deciding evidence, flags)."""
+    best: dict[str, int] = {}
+    deciding: dict[str, list[Evidence]] = {}
+    flags: set[str] = set().union(*(ev.flags for ev in evidence))
+    for ev, c, s in _weighed(evidence):
+        best[c] = max(best.get(c, 0), s)
+        deciding.setdefault(c, []).append(ev)
     if not best:
         return Category.UNKNOWN, 0.3, _LEAD["unknown"], [], flags
     top = max(best.values())

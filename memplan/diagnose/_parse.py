@@ -147,7 +147,7 @@ _TRIGGER = re.compile(
     r"|Segmentation|core dumped|File \"|Tried|tried|aicore|aivec|aicpu|cuda|CUDA|NPU|Parameter|Unsupported|unsupported"
     r"|symbol|No module|binary|Optype|engine|op store|devmm|hal[A-Z]|drvRetCode|Dist\w+Error|Socket|store|rendezvous"
     r"|version|incompatib|code|ret(?:Code)?=|result = |Status|ASCEND_|kernel image|ECC|NVLink|PTX|device|Device"
-    r"|Invalid|invalid|argument|format does not match|Inner|Internal|launch|Op \w+ does not|[Kk]illed|must match"
+    r"|Invalid|invalid|argument|format does not match|OP_PROTO|\[ERROR\] [A-Z]+\(|Inner|Internal|launch|Op \w+ does not|[Kk]illed|must match"
     r"|oom|OOM|Out Of Memory|SIGKILL|signal 9|exitcode|已杀死|[Ss]oc[_ ]?[Vv]ersion|SOC|aclInit|NumPy|numpy|Numpy"
     r"|_ARRAY_API|binary incompat|has no attribute|_OpNamespace|socket|C10d|vs\. 0\)|connect\(\)|waiting for"
     r"|CUBLAS_|CUDNN_|CURAND_|CUFFT_|CUSOLVER_|CUSPARSE_|CUDA_HOME|nvcc|GNU version|Exception"

@@ -120,34 +120,22 @@ def fake_process_group(world_size: int, rank: int):
 def _fsdp_storage_events(rec: Recorder):
     """Report FSDP2's `UntypedStorage.resize_` allocations and frees to the recorder (nothing to report
     on a torch without FSDP2)."""
-    internals = compat.fsdp2_internals()
-    if internals is None:
-        yield
-        return
-    _fsdp_param, _fsdp_param_group = internals
-    orig_alloc, orig_free = _fsdp_param.alloc_storage, _fsdp_param.free_storage
+    hooks = compat.fsdp2_storage_hooks()
+    saved = [(m, name, getattr(m, name)) for m, name, _ in hooks]
 
-    def alloc_storage(tensor):
-        orig_alloc(tensor)
-        rec.see(tensor, "fsdp.alloc_storage")
+    def reporting(orig, kind):
+        def helper(tensor):
+            orig(tensor)
+            rec.see(tensor, f"fsdp.{kind}_storage")
+        return helper
 
-    def free_storage(tensor):
-        orig_free(tensor)
-        rec.see(tensor, "fsdp.free_storage")
-
-    mods = (_fsdp_param, _fsdp_param_group)
-    saved = [(m, m.alloc_storage, getattr(m, "free_storage", None)) for m in mods]
-    for m in mods:
-        m.alloc_storage = alloc_storage
-        if hasattr(m, "free_storage"):
-            m.free_storage = free_storage
+    for (m, name, kind), (_, _, orig) in zip(hooks, saved):
+        setattr(m, name, reporting(orig, kind))
     try:
         yield
     finally:
-        for m, a, f in saved:
-            m.alloc_storage = a
-            if f is not None:
-                m.free_storage = f
+        for m, name, orig in saved:
+            setattr(m, name, orig)
 
 
 @contextlib.contextmanager

@@ -18,6 +18,7 @@ and globs mean the same as on one device; the step driver then finds nothing lef
 """
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import functools
 import re
@@ -215,8 +216,9 @@ def wrap_workload(workload: Workload, cfg: TrainConfig, sharding: str, *, run_de
             from torch.nn.parallel import DistributedDataParallel as DDP
 
             ids = [torch.device(run_device).index] if run_device != "cpu" else None
-            sync = {"init_sync": not fake} if compat.ddp_has_init_sync() else {}   # torch >= 2.2
-            ddp = DDP(model, device_ids=ids, bucket_cap_mb=cap, **sync)
+            sync = {"init_sync": not fake} if compat.ddp_has_init_sync() else {}   # in torch 2.8, not in 2.6
+            with compat.fake_ddp_init() if fake else contextlib.nullcontext():
+                ddp = DDP(model, device_ids=ids, bucket_cap_mb=cap, **sync)
             if fake:
                 ddp.register_comm_hook(world_size, _fake_allreduce_hook)
                 ddp.reducer = _NoRebuild(ddp.reducer)

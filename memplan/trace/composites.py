@@ -25,6 +25,8 @@ import contextlib
 import torch
 import torch.nn.functional as F
 
+from memplan import compat
+
 
 @contextlib.contextmanager
 def linear_bias_in_place(mode):
@@ -63,7 +65,11 @@ def _same_tensor(a, b) -> bool:
 
 @contextlib.contextmanager
 def unchanged_conversions():
-    """While active, `torch.utils.swap_tensors(a, b)` of two views of the same data is a no-op."""
+    """While active, `torch.utils.swap_tensors(a, b)` of two views of the same data is a no-op (torch
+    without it does not swap parameters: nothing to do)."""
+    if not compat.has_swap_tensors():
+        yield
+        return
     orig = torch.utils.swap_tensors
 
     def swap_tensors(t1, t2):

@@ -17,6 +17,7 @@ from memplan.errors import TraceError, UserError
 from memplan.step import Target, run
 from memplan.trace.events import Trace
 from memplan.trace import datadep
+from memplan import compat
 from memplan.compat import eager_paths, fake_module_conversion
 from memplan.trace.composites import eager_branches
 from memplan.trace.custom_ops import kernels_for
@@ -166,6 +167,13 @@ class _FakeMode(FakeTensorMode):
     """FakeTensorMode that survives `copy.deepcopy`: a fake tensor's deep copy (e.g. `nn.Transformer`
     cloning its layers) must stay in this mode, or each later op on it converts it again into a fresh
     storage."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if not compat.meta_set_keeps_storage_size():
+            # torch 2.3's dispatch cache rebuilds cached view outputs with meta `set_`, which there
+            # shrinks the shared storage to the view: the trace would see the base storage freed
+            self.cache_enabled = False
 
     def __deepcopy__(self, memo):
         return self

@@ -167,3 +167,78 @@ def test_process_usage_below_reserved_is_ignored():
                       "allocated_bytes": int(19.02 * GiB), "reserved_unallocated_bytes": int(1.32 * GiB),
                       "process_in_use_bytes": 0, "device": "cuda:3"}, set())
     assert v.category == Category.CAPACITY and v.facts["process_in_use_ignored"] == 0
+
+
+# ---------------------------------------------------------------- the error that stopped the run
+
+_FALLBACK = ("[W compiler_depend.ts:51] Warning: CAUTION: The operator 'aten::isin.Tensor_Tensor_out' is not currently "
+             "supported on the NPU backend and will fall back to run on the CPU. (function npu_cpu_fallback)\n")
+
+
+def test_exception_after_a_fallback_warning_is_the_kernel_fault():
+    log = _FALLBACK + ("RuntimeError: NPU function error: c10_npu::acl::AclrtSynchronizeStreamWithTimeout(copy_stream), "
+                       "error code is 507018\n[Error]: The aicpu execution is abnormal.\n")
+    assert diagnose(log).primary_category == Category.KERNEL_FAULT
+
+
+def test_fallback_warning_alone_is_still_op_not_supported():
+    assert diagnose(_FALLBACK).primary_category == Category.OP_NOT_SUPPORTED
+
+
+def test_warning_does_not_outrank_the_final_error_of_another_kind():
+    log = ("[W compiler_depend.ts:631] Warning: expandable_segments feature is not supportted and the possible cause is "
+           "that driver and firmware packages do not match. (function operator())\n"
+           "RuntimeError: nms_impl: implementation for device npu:0 not found.\n")
+    assert diagnose(log).primary_category == Category.OP_NOT_SUPPORTED
+
+
+@pytest.mark.parametrize("log,category", [
+    ("ValueError: Free memory on device (8.0/64.0 GiB) on startup is less than desired GPU memory utilization "
+     "(0.9, 57.6 GiB).\n", Category.FOREIGN_MEMORY),
+    ("AssertionError: local_world_size (8) must be less than or equal to the number of visible devices (0).\n",
+     Category.ENVIRONMENT),
+    ("DrvMngGetConsoleLogLevel failed. (g_conLogLevel=3)\ndcmi module initialize failed. ret is -8005\n",
+     Category.ENVIRONMENT),
+    ("E40021: Failed to compile Op [MatMul]. msg is <built-in>:1:10: fatal error: 'x_runtime_wrapper.h' file not found\n",
+     Category.ENVIRONMENT),
+    ("[ERROR] aclrtMalloc failed, size 1073741824\n", Category.CAPACITY),
+    # a prose mention of NCCL and an error in the next sentence is not an NCCL failure; the code decides
+    ("NPU function error: AclrtSynchronizeStreamWithTimeOut(stream), error code is 107027\nwaiting for pending NCCL "
+     "work to finish. It occured EE9999 Inner Error\n", Category.INVALID_PARAM),
+])
+def test_ascend_texts_name_their_cause(log, category):
+    assert diagnose(log).primary_category == category
+
+
+@pytest.mark.parametrize("log,category", [
+    # vLLM's own memory checks: free memory moving under the profiler is another process; no room for KV cache
+    ("AssertionError: Error in memory profiling. Initial free memory 60.1 GiB, current free memory 50.2 GiB. This "
+     "happens when other processes sharing the same container release GPU memory while vLLM is profiling\n",
+     Category.FOREIGN_MEMORY),
+    ("ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization`\n", Category.CAPACITY),
+    # driver HAL queries and the runtime's 'no valid device'
+    ("halGetDeviceInfo get device type version failed , ret:4[FUNC:Init][FILE:config_manager.cpp][LINE:61]\n",
+     Category.ENVIRONMENT),
+    ("rtGetDeviceCount execute failed, reason=[driver error:no valid device]\n", Category.ENVIRONMENT),
+    ("RuntimeError: torch_npu requires a newer toolkit: the CANN version 7.0.0 is too low\n", Category.ENVIRONMENT),
+    # an ERROR-level plog line from a module, with nothing else known, points at that module
+    ("[ERROR] HCCL(80812,):2026-06-17-02:21:43.853.333 [transport_manager.cc:954] [86231][InitChannelStage] rank 7\n",
+     Category.COMM),
+    ("[ERROR] DRV(3536113,python):2023-07-14-20:36:03.186 [ascend][drv][dev_info] get info ret 87\n",
+     Category.ENVIRONMENT),
+])
+def test_more_ascend_texts(log, category):
+    assert diagnose(log).primary_category == category
+
+
+def test_ignorable_allocator_line_does_not_hide_an_acl_memory_error():
+    log = ("torch_npu.memory: [ERROR] [269128] Get a block from the existing pool failed. Try to free cached blocks and "
+           "reallocate. This error log can be ignored.\n"
+           "RuntimeError: NPU function error: aclrtMalloc, error code is 207001\n")
+    assert diagnose(log).primary_category == Category.CAPACITY
+    assert diagnose(log.splitlines()[0] + "\n").primary_category == Category.BENIGN
+
+
+def test_runtime_reason_out_of_memory_is_memory():
+    log = "rtMalloc execute failed, reason=[driver error:out of memory][FUNC:FuncErrorReason][FILE:error_message_manage.cc]\n"
+    assert diagnose(log).primary_category == Category.CAPACITY
