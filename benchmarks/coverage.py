@@ -1,8 +1,10 @@
 """Coverage benchmark: does memplan produce an estimate on the architectures people train, and how good?
 
-Every causal-LM, masked-LM, seq2seq, image- and audio-classification architecture the installed
-`transformers` can build from a config (benchmarks/coverage_zoo.py derives a small config from each
-config class), plus timm models when timm is installed. For each:
+Every causal-LM, masked-LM, seq2seq, image- and audio-classification, CTC and speech-to-text
+architecture the installed `transformers` can build from a config (benchmarks/coverage_zoo.py derives a
+small config from each config class), timm models when timm is installed, and recurrent / speech models
+written with torch.nn (benchmarks/recurrent_zoo.py: every fp32 RNN/GRU/LSTM variant of rnn_cpu.py, a
+DeepSpeech2-style CTC model, an LSTM tagger). For each:
 1. `memplan analyze` by tracing (fake tensors; batch 2, sequence 64 or the model's own input size,
    fp32 AdamW, 2 steps), recording success and, on failure, the cause;
 2. when the trace fails (or the build fails only under fake tensors), the fallback
@@ -132,6 +134,10 @@ def run_one(item: dict, measure_max_params: int, fallback_check: bool, fallback_
     try:
         if item["source"] == "timm":
             wl, n_params, how = _timm_workload(item["cls"])
+        elif item["source"] == "torch":
+            import recurrent_zoo
+
+            (wl, n_params), how = recurrent_zoo.workload(item["cls"]), "as written"
         else:
             wl, n_params, how = _hf_workload(item["task"], item["model_type"], item["cls"])
     except Exception as exc:  # noqa: BLE001
@@ -151,7 +157,7 @@ def run_one(item: dict, measure_max_params: int, fallback_check: bool, fallback_
         else:
             res.update(status="traced", estimate=est.peak_allocated_bytes, trace_s=est.trace_seconds,
                        notes=[n for n in est.notes if "scalar reads" in n or "sized" in n or "routing" in n
-                              or "custom ops" in n])
+                              or "custom ops" in n or "assumed" in n])
     except Exception as exc:  # noqa: BLE001 - a TraceError, a UserError (bad batch, bad build) or a bug
         if isinstance(exc, TraceError):
             res.update(status="trace-failed", cause=_cause(exc), error=str(exc)[:300])
@@ -240,9 +246,13 @@ def items(args) -> list[dict]:
         out += [dict(source="timm", task="image-classification", model_type="timm", cls=n) for n in TIMM_MODELS]
     except ImportError:
         pass
+    import recurrent_zoo
+
+    out += [dict(source="torch", task="recurrent/speech", model_type="torch.nn", cls=n) for n in recurrent_zoo.names()]
     if args.only:
         keys = [k for k in args.only.split(",") if k]
-        out = [i for i in out if any(k in i["model_type"] or k in i["cls"] for k in keys)]
+        out = [i for i in out if any(k in i["model_type"] or k in i["cls"] or k == "task:" + i["task"]
+                                     for k in keys)]
     if args.limit:
         out = out[: args.limit]
     for k, i in enumerate(out):
@@ -259,16 +269,25 @@ def main(argv=None) -> int:
                     help="run the fallback on trace failures of models up to this size (0: all; the fallback "
                          "itself refuses models whose real step would not fit in memory)")
     ap.add_argument("--fallback-check", type=int, default=0, metavar="N")
-    ap.add_argument("--only", default=None, help="comma-separated substrings of model_type or class name")
+    ap.add_argument("--only", default=None, help="comma-separated substrings of model_type or class name, "
+                                                 "or task:NAME for a whole task")
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    ap.add_argument("--resume-from", default=None, metavar="JSONL",
+                    help="rows of an interrupted run (its coverage.partial.jsonl): kept, and not run again")
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the rows of the existing coverage.json that this run does not redo (a partial "
+                         "rerun); the result says which rows are from this run")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
         worker(args.measure_max_params, args.timeout, args.fallback_check > 0, args.fallback_max_params)
         return 0
     todo = items(args)
-    results: list[dict] = []
+    results: list[dict] = _resumed(args.resume_from)
+    done = {_key(r) for r in results}
+    todo = [i for i in todo if _key(i) not in done]
+    total = len(todo) + len(results)
     workers = [_Worker(args) for _ in range(max(args.jobs, 1))]
     t0 = time.monotonic()
     queue = list(todo)
@@ -298,7 +317,7 @@ def main(argv=None) -> int:
             results.append(res)
             partial.write(json.dumps(res) + "\n")
             partial.flush()
-            print(f"[{len(results)}/{len(todo)} {time.monotonic() - t0:6.0f}s] {res['model_type']:28s} "
+            print(f"[{len(results)}/{total} {time.monotonic() - t0:6.0f}s] {res['model_type']:28s} "
                   f"{res['cls']:45s} {res['status']:13s} "
                   f"{format(res['error_pct'], '+.3f') if 'error_pct' in res else '':>7} {res.get('cause', '')}",
                   flush=True)
@@ -312,14 +331,42 @@ def main(argv=None) -> int:
         w.p.stdin.close()
         w.kill()
     partial.close()
-    write_results(results, time.monotonic() - t0, args)
+    rerun = [_key(r) for r in results]
+    if args.merge:
+        results, rerun = _merged(os.path.join(args.out, "coverage.json"), results)
+    write_results(results, time.monotonic() - t0, args, rerun if args.merge else None)
     return 0
 
 
-def write_results(results, seconds, args) -> None:
+def _key(r: dict) -> tuple:
+    return (r["source"], r["task"], r["model_type"], r["cls"])
+
+
+def _resumed(path: str | None) -> list[dict]:
+    if not path:
+        return []
+    rows = [json.loads(line) for line in open(path) if line.strip()]
+    return [r for r in rows if r["status"] not in ("crashed", "timeout")]
+
+
+def _merged(path: str, results: list[dict]) -> tuple[list[dict], list]:
+    """The previous full run's rows, with those of this run in their place (and new ones added), and the
+    keys of every row rerun since that full run (earlier merged reruns included)."""
+    with open(path) as f:
+        prev = json.load(f)
+    new = {_key(r): r for r in results}
+    rerun = {tuple(k) for k in prev.get("rerun") or []} | set(new)
+    kept = [new.pop(_key(r), r) for r in prev["results"]]
+    return kept + list(new.values()), sorted(rerun)
+
+
+def write_results(results, seconds, args, rerun: list | None = None) -> None:
     summary = summarize(results, seconds, args)
+    if rerun is not None:
+        summary["rows_from_this_run"] = len(rerun)
+        summary["rows_from_previous_run"] = len(results) - len(rerun)
     with open(os.path.join(args.out, "coverage.json"), "w") as f:
-        json.dump({"summary": summary, "results": results}, f, indent=1)
+        json.dump({"summary": summary, "results": results, "rerun": rerun}, f, indent=1)
     with open(os.path.join(args.out, "coverage.md"), "w") as f:
         f.write(render_md(summary, results))
     print(json.dumps(summary, indent=1))
@@ -366,8 +413,12 @@ def render_md(s: dict, results: list[dict]) -> str:
         "# Coverage benchmark", "",
         f"transformers {s['transformers']}, torch {s['torch']}; batch {s['batch_size']}, fp32 AdamW, "
         f"small configs derived from each config class (benchmarks/coverage_zoo.py); {s['seconds']} s.", "",
+        *([f"Partial reruns merged into the previous full run (`--merge`): {s['rows_from_this_run']} rows "
+           f"rerun with this code (listed under `rerun` in coverage.json), {s['rows_from_previous_run']} kept "
+           "from the full run; the time above is the last rerun's.", ""] if "rows_from_this_run" in s else []),
         "| | count | share |", "|---|---:|---:|",
-        f"| architectures (5 task mappings{' + timm' if any(r['source'] == 'timm' for r in results) else ''}) "
+        f"| architectures (7 task mappings{' + timm' if any(r['source'] == 'timm' for r in results) else ''}"
+        f"{' + torch.nn recurrent/speech' if any(r['source'] == 'torch' for r in results) else ''}) "
         f"| {s['architectures']} | |",
         f"| not buildable from a generic small config | {s['not_buildable']} | |",
         f"| buildable, but the generic batch fails for real too | {s['invalid_workloads']} | |",

@@ -1,6 +1,6 @@
 """The model zoo of the coverage benchmark: every causal-LM, masked-LM, seq2seq, image- and
-audio-classification architecture the installed `transformers` knows, each with a small config derived
-from its config class, and a batch maker that follows the model's `main_input_name`.
+audio-classification, CTC and speech-to-text architecture the installed `transformers` knows, each with
+a small config derived from its config class, and a batch maker that follows the model's `main_input_name`.
 
 How a config is made small (there are no per-model test configs in the installed package, so the
 shrinking is generic, by attribute name, and checked by building the model):
@@ -243,11 +243,13 @@ TASKS = {
     "seq2seq-lm": "MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES",
     "image-classification": "MODEL_FOR_IMAGE_CLASSIFICATION_MAPPING_NAMES",
     "audio-classification": "MODEL_FOR_AUDIO_CLASSIFICATION_MAPPING_NAMES",
+    "ctc": "MODEL_FOR_CTC_MAPPING_NAMES",
+    "speech-seq2seq": "MODEL_FOR_SPEECH_SEQ_2_SEQ_MAPPING_NAMES",
 }
 
 
 def architectures() -> list[tuple[str, str, str]]:
-    """`(task, model_type, class name)` for every architecture of the five tasks."""
+    """`(task, model_type, class name)` for every architecture of the tasks in `TASKS`."""
     from transformers.models.auto import modeling_auto
 
     out = []
@@ -315,26 +317,32 @@ def make_batch_fn(task: str, cls, cfg):
             size = size[-1]
         return int(size), int(getattr(vc, "num_channels", 3) or 3)
 
+    def audio_inputs(batch_size: int, seq_len: int) -> dict:
+        if main == "input_features" and getattr(cfg, "feature_projection_input_dim", None):
+            # Wav2Vec2-BERT: stacked filter-bank frames, (batch, frames, feature_projection_input_dim)
+            return {"input_features": torch.randn(batch_size, seq_len * 4, cfg.feature_projection_input_dim)}
+        if getattr(cfg, "model_type", "") in ("audio-spectrogram-transformer", "ast"):
+            return {"input_values": torch.randn(batch_size, cfg.max_length, cfg.num_mel_bins)}
+        if main == "input_features":
+            bins = getattr(cfg, "num_mel_bins", None) or getattr(cfg, "feature_size", 80)
+            frames = 2 * getattr(cfg, "max_source_positions", 1500) if hasattr(cfg, "max_source_positions") else seq_len * 4
+            if hasattr(cfg, "input_feat_per_channel"):   # Speech2Text: (batch, frames, features x channels)
+                feats = cfg.input_feat_per_channel * getattr(cfg, "input_channels", 1)
+                return {"input_features": torch.randn(batch_size, seq_len * 4, feats)}
+            return {"input_features": torch.randn(batch_size, bins, frames)}
+        return {main: torch.randn(batch_size, seq_len * 64)}
+
     def make_batch(batch_size: int, seq_len: int = seq_default):
         if task == "image-classification":
             size, chans = image_size()
             return {"pixel_values": torch.randn(batch_size, chans, size, size),
                     "labels": torch.randint(0, n_labels, (batch_size,))}
         if task == "audio-classification":
-            labels = torch.randint(0, n_labels, (batch_size,))
-            if main == "input_features" and getattr(cfg, "feature_projection_input_dim", None):
-                # Wav2Vec2-BERT: stacked filter-bank frames, (batch, frames, feature_projection_input_dim)
-                return {"input_features": torch.randn(batch_size, seq_len * 4, cfg.feature_projection_input_dim),
-                        "labels": labels}
-            if main == "input_features":
-                bins = getattr(cfg, "num_mel_bins", None) or getattr(cfg, "feature_size", 80)
-                frames = 2 * getattr(cfg, "max_source_positions", 1500) if hasattr(cfg, "max_source_positions") else seq_len * 4
-                if getattr(cfg, "model_type", "") in ("audio-spectrogram-transformer", "ast"):
-                    return {"input_values": torch.randn(batch_size, cfg.max_length, cfg.num_mel_bins), "labels": labels}
-                return {"input_features": torch.randn(batch_size, bins, frames), "labels": labels}
-            if getattr(cfg, "model_type", "") == "audio-spectrogram-transformer":
-                return {"input_values": torch.randn(batch_size, cfg.max_length, cfg.num_mel_bins), "labels": labels}
-            return {main: torch.randn(batch_size, seq_len * 64), "labels": labels}
+            return {**audio_inputs(batch_size, seq_len), "labels": torch.randint(0, n_labels, (batch_size,))}
+        if task == "ctc":   # character targets, shorter than the frames the encoder makes; 0 is the blank
+            return {**audio_inputs(batch_size, seq_len), "labels": torch.randint(1, vocab, (batch_size, 8))}
+        if task == "speech-seq2seq":   # transcript tokens for the decoder (shifted right by the model)
+            return {**audio_inputs(batch_size, seq_len), "labels": torch.randint(0, vocab, (batch_size, 16))}
         ids = torch.randint(0, vocab, (batch_size, seq_len))
         return {"input_ids": ids, "labels": ids.clone()}
 

@@ -294,6 +294,38 @@ def _cpu_batch_norm(args, kwargs, out):
     return measure_cpu_scratch(aten.native_batch_norm.default, args, kwargs, out) or []
 
 
+def _cpu_sum_cast(args, kwargs, out):
+    # a sum into another dtype than its input's (a boolean mask counted into int64, `dtype=` given)
+    # first copies the whole input to that dtype (`make_reduction`: `self.to(in_dtype)`, in_dtype =
+    # out_dtype on the CPU), after the output is allocated
+    x = args[0]
+    if not isinstance(out, torch.Tensor) or x.dim() == 0 or x.dtype == out.dtype or x.is_complex():
+        return []
+    return [OUTPUTS, x.numel() * out.element_size(), FREE(0)]
+
+
+for _op in (aten.sum.default, aten.sum.dim_IntList):
+    register(_op, ("cpu",), onednn=False, source="aten/src/ATen/native/ReduceOps.cpp sum_out -> make_reduction")(
+        _cpu_sum_cast)
+
+
+@register(aten._safe_softmax.default, ("cpu",), onednn=False,
+          source="aten/src/ATen/native/transformers/attention.cpp _safe_softmax")
+def _cpu_safe_softmax(args, kwargs, out):
+    # the math SDPA's softmax (taken on the CPU with an attention mask or dropout): after the softmax it
+    # finds fully masked rows, `all(self.isneginf(), dim, keepdim)` and a 0-dim zero of the output dtype,
+    # three temporaries the meta kernel does not show (the boolean mask is as large as the scores);
+    # measured once per layout, else that sequence (softmax in the input's dtype)
+    measured = measure_cpu_scratch(aten._safe_softmax.default, args, kwargs, out)
+    if measured is not None:
+        return measured
+    x, dim = args[0], args[1]
+    if x.dim() == 0 or x.dtype != out.dtype:
+        return []
+    rows = x.numel() // max(x.shape[dim], 1)
+    return [_nbytes(out), x.numel(), rows, out.element_size(), FREE(3), FREE(2), FREE(1), FREE(0), OUTPUTS]
+
+
 def _measured(op, only_strided: bool):
     # these CPU kernels make contiguous copies of strided inputs (`expect_contiguous()`), and the norm
     # backward kernels zero per-thread partial sums (`at::get_num_threads()` rows); the meta kernels show
@@ -310,7 +342,13 @@ for _op, _src, _strided in (
         (aten.native_layer_norm_backward.default, "layer_norm.cpp layer_norm_backward_cpu", False),
         (aten.native_group_norm.default, "group_norm.cpp native_group_norm", False),
         (aten.native_group_norm_backward.default, "group_norm.cpp native_group_norm_backward", False),
-        (aten.embedding_dense_backward.default, "Embedding.cpp embedding_dense_backward_cpu", True)):
+        (aten.embedding_dense_backward.default, "Embedding.cpp embedding_dense_backward_cpu", True),
+        # per-thread blocks of scores and partial outputs (`at::get_num_threads()` x split sizes)
+        (aten._scaled_dot_product_flash_attention_for_cpu.default,
+         "transformers/attention.cpp _scaled_dot_product_flash_attention_cpu -> cpu/FlashAttentionKernel.cpp", False),
+        (aten._scaled_dot_product_flash_attention_for_cpu_backward.default,
+         "transformers/attention.cpp _scaled_dot_product_flash_attention_cpu_backward -> "
+         "cpu/FlashAttentionKernel.cpp", False)):
     register(_op, ("cpu",), onednn=False, source=f"aten/src/ATen/native/{_src}")(_measured(_op, _strided))
 
 
@@ -318,13 +356,24 @@ for _op, _src, _strided in (
 
 # nn.LSTM traced for a GPU / NPU target reaches the oneDNN layer op (the trace runs on fake CPU tensors);
 # its empty workspace output stands for what the device kernel keeps for backward, as long as autograd
-# keeps it. Both sizes are approximate (not measurable on this host):
-# - CUDA: `_cudnn_rnn` keeps a reserve of `cudnnGetRNNTrainingReserveSize` bytes
-#   (aten/src/ATen/native/cudnn/RNN.cpp), a number cuDNN computes internally; approximated by what it
-#   holds, the per-step gate activations and cell states: T x B x 5H elements per layer and direction.
-# - NPU: torch_npu's `npu_lstm` (op-plugin, DynamicRNN) returns, besides y, the per-step h, c and the
+# keeps it. Both sizes are APPROXIMATE and UNMEASURED (no GPU or NPU measured them):
+# - CUDA: `_cudnn_rnn` (aten/src/ATen/native/cudnn/RNN.cpp) allocates a training `reserve` of the size
+#   cuDNN reports (`cudnnGetRNNTempSpaceSizes`, v8 API; `cudnnGetRNNTrainingReserveSize` before), kept for
+#   `_cudnn_rnn_backward`. cuDNN does not document its make-up; approximated by what it must hold, the
+#   per-step gate activations and cell states: T x B x 5H elements per layer and direction. The forward /
+#   backward `workspace` (a transient of cuDNN's size) is not modelled.
+# - NPU: torch_npu's `npu_lstm` (op-plugin, CANN DynamicRNN) returns, besides y, the per-step h, c and the
 #   gates i, j, f, o and tanh(c), all (T, B, H) and saved for `npu_lstm_backward`: 7 x T x B x H elements.
+# nn.GRU / nn.RNN get no rule: for these targets they are traced as the CPU's native path runs them
+# (per-step cell ops with their saved gates), an approximation of cuDNN's reserve / torch_npu's `npu_gru`
+# (DynamicGRUV2: y, output_h, update, reset, new, hidden_new saved); docs/coverage.md says so.
 _RNN_KEPT_PER_STEP = {"cuda": 5, "npu": 7}
+_RNN_SOURCES = {
+    "cuda": "approximate, unmeasured: cuDNN training reserve of aten/src/ATen/native/cudnn/RNN.cpp _cudnn_rnn "
+            "(cudnnGetRNNTempSpaceSizes), taken as T x B x 5H per layer and direction",
+    "npu": "approximate, unmeasured: torch_npu npu_lstm outputs saved for npu_lstm_backward (Ascend op-plugin, "
+           "CANN DynamicRNN): h, c, i, j, f, o, tanh(c), 7 x T x B x H",
+}
 
 
 def _device_rnn_layer(family: str):
@@ -342,9 +391,7 @@ def _device_rnn_layer(family: str):
 
 
 for _fam in ("cuda", "npu"):
-    register(aten.mkldnn_rnn_layer.default, (_fam,),
-             source="approximate: cuDNN reserve (aten/src/ATen/native/cudnn/RNN.cpp) / torch_npu npu_lstm "
-                    "outputs (Ascend/op-plugin)")(_device_rnn_layer(_fam))
+    register(aten.mkldnn_rnn_layer.default, (_fam,), source=_RNN_SOURCES[_fam])(_device_rnn_layer(_fam))
 
 
 # aten/src/ATen/cuda/CublasHandlePool.cpp `getChosenWorkspaceSize`: CUBLAS_WORKSPACE_CONFIG default
@@ -498,6 +545,8 @@ def _real_like(x):
         return base.as_strided(x.shape, x.stride(), x.storage_offset())
     if isinstance(x, (list, tuple)):
         return type(x)(_real_like(i) for i in x)
+    if isinstance(x, dict):   # keyword tensors (an attention mask) are real too
+        return {k: _real_like(v) for k, v in x.items()}
     return x
 
 
@@ -512,7 +561,7 @@ def measure_cpu_scratch(func, args, kwargs, out) -> list | None:
     key = (func, _spec(args), _spec(tuple(sorted(kwargs.items()))))
     if key in _MEASURED:
         return _MEASURED[key]
-    tensors = [a for a in args if isinstance(a, torch.Tensor)]
+    tensors = [a for a in tree_flatten((args, kwargs))[0] if isinstance(a, torch.Tensor)]
     outs = [o for o in tree_flatten(out)[0] if isinstance(o, torch.Tensor)]
     if sum(t.untyped_storage().nbytes() for t in tensors + outs) > MEASURE_LIMIT_BYTES:
         return None

@@ -231,6 +231,20 @@ class Recorder:
 _MISSING = object()
 _ROUTING = datadep.ROUTING_OPS
 _WORST = datadep.WORST_CASE
+# Floating tensors of known values without a shadow of their own: constant-filled factories are noted
+# (value: the fill, or the index of the fill argument as a str), and an out-of-place scatter into one
+# with routing indices (JetMoE's `zeros(T, E).scatter(1, top_k_indices, 1)`, then `.sum(0).tolist()` as
+# split sizes) gets a real shadow, made only then
+_FILLS = {aten.zeros.default: 0, aten.zeros_like.default: 0, aten.new_zeros.default: 0,
+          aten.ones.default: 1, aten.ones_like.default: 1, aten.new_ones.default: 1,
+          aten.full.default: "1", aten.full_like.default: "1", aten.new_full.default: "2"}
+_SCATTERS = frozenset((aten.scatter.value, aten.scatter.src, aten.scatter_add.default))
+# A float tensor of unknown values compared with a number (BLT's `entropies > threshold`, whose True
+# entries start patches): True everywhere, as datadep's worst case selects every element -- stated in the
+# notes. Unlike that rule the mask gets a shadow, so what is derived from it (its negation, a
+# concatenation, a count read with `.item()`) stays consistent with it.
+_THRESHOLDS = frozenset((aten.gt.Scalar, aten.ge.Scalar, aten.lt.Scalar, aten.le.Scalar))
+_VALUE_OPS = {**_FILLS, **dict.fromkeys(_SCATTERS), **dict.fromkeys(_THRESHOLDS)}
 
 
 BUILD_SHADOW_MAX_NUMEL = 1 << 16
@@ -282,6 +296,8 @@ class RecordingMode(TorchDispatchMode):
         self.last_failed_op: str | None = None
         self.assumed = 0  # all()/any() of unknown values answered with the common case
         self.shadows = WeakIdKeyDictionary()
+        self.fills = WeakIdKeyDictionary()   # floating factory output -> its constant fill value
+        self.assumed_values = WeakIdKeyDictionary()   # shadows that rest on an assumption (`_THRESHOLDS`)
         self._mutable: dict = {}
         self.counts: Counter = Counter()   # (rule, op name) -> times: exact | routing | worst | custom | zeros
         self.unfaked: dict[str, tuple[str, str]] = {}   # op run on zeros -> (module, op packet name)
@@ -302,13 +318,15 @@ class RecordingMode(TorchDispatchMode):
             elif self.in_linear:
                 self._linear_bias(args, out)
         rule = self.kernel_rules.get(func)
-        if rule is not None:
-            plan = rule(args, kwargs, out)
-            if plan:
-                out = real_layouts(plan, out)
-                self.rec.scratch(plan, lambda: self._see_outputs(func, out), self._opname(func))
-                return out
-        scalar_out = self._see_outputs(func, out)
+        plan = rule(args, kwargs, out) if rule is not None else None
+        if plan:
+            # the kernel's scratch around its outputs; the outputs then get shadows like any op's
+            out = real_layouts(plan, out)
+            seen = []
+            self.rec.scratch(plan, lambda: seen.append(self._see_outputs(func, out)), self._opname(func))
+            scalar_out = seen[0]
+        else:
+            scalar_out = self._see_outputs(func, out)
         if func in _UNIT_RANDOM and isinstance(out, torch.Tensor) and out.numel() == 1 \
                 and out.is_floating_point():
             self._random_draw(func, args, kwargs, out)
@@ -319,6 +337,8 @@ class RecordingMode(TorchDispatchMode):
         if scalar_out or ((_small(out) and not _has_nonfloat(out)) if self.building else
                           (len(self.shadows) and (mutable or _has_nonfloat(out)))):
             self._shadow(func, args, kwargs, out)
+        if func in _VALUE_OPS and isinstance(out, torch.Tensor) and out.numel() <= datadep.SHADOW_MAX_NUMEL:
+            self._known_values(func, args, kwargs, out)
         routing = _ROUTING.get(func)
         if routing is not None:
             self._route(routing, func, args, kwargs, out)
@@ -337,13 +357,16 @@ class RecordingMode(TorchDispatchMode):
         if isinstance(exc, (DynamicOutputShapeException, DataDependentOutputException)) or func in _WORST:
             out = self._exact(func, args, kwargs)
             if out is not _MISSING:
-                self.counts["exact", func.name()] += 1
+                assumed = any(o in self.assumed_values for o in tree_flatten(out)[0] if isinstance(o, torch.Tensor))
+                self.counts["worst" if assumed else "exact", func.name()] += 1
                 return out
             handler = _WORST.get(func)
             if handler is not None:
                 sizer = datadep.Sizer(self._shadow_of, self.rec.see, self._attach)
                 out = handler(sizer, args, kwargs)
-                self.counts["exact" if sizer.exact else "worst", func.name()] += 1
+                exact = sizer.exact and not any(a in self.assumed_values for a in tree_flatten((args, kwargs))[0]
+                                                if isinstance(a, torch.Tensor))
+                self.counts["exact" if exact else "worst", func.name()] += 1
                 return out
         rec = self.rec
         module = rec.bw_module if rec.phase == "backward" else rec.module_stack[-1]
@@ -382,12 +405,14 @@ class RecordingMode(TorchDispatchMode):
         flat, spec = tree_flatten((args, kwargs))
         real = []
         device = None
+        assumed = False
         for a in flat:
             if isinstance(a, torch.Tensor):
                 device = device or a.device
                 s = self._shadow_of(a) if isinstance(a, FakeTensor) else a
                 if s is None:
                     return _MISSING
+                assumed = assumed or a in self.assumed_values
                 real.append(s)
             else:
                 real.append(a)
@@ -401,6 +426,8 @@ class RecordingMode(TorchDispatchMode):
                 f = torch.empty_strided(r.shape, r.stride(), dtype=r.dtype, device=device)
                 if not r.is_floating_point():
                     self._attach(f, r)
+                if assumed:
+                    self.assumed_values[f] = True
                 fakes.append(f)
             else:
                 fakes.append(r)
@@ -472,8 +499,10 @@ class RecordingMode(TorchDispatchMode):
         flat, spec = tree_flatten((args, kwargs))
         real = []
         shadows = self.shadows
+        assumed = False
         for a in flat:
             if isinstance(a, torch.Tensor):
+                assumed = assumed or a in self.assumed_values
                 s = shadows.get(a)
                 if s is None:
                     if a.dim() != 0:
@@ -504,6 +533,45 @@ class RecordingMode(TorchDispatchMode):
             if isinstance(f, torch.Tensor) and isinstance(r, torch.Tensor) and (
                     f.dim() == 0 or not f.is_floating_point() or building):
                 shadows[f] = r
+                if assumed:
+                    self.assumed_values[f] = True
+
+    def _known_values(self, func, args, kwargs, out) -> None:
+        """Note a constant fill (`_FILLS`); shadow a scatter whose inputs all have known values, or a
+        comparison of unknown floats with a number (`_THRESHOLDS`)."""
+        if func in _THRESHOLDS:
+            x = args[0]
+            if isinstance(x, FakeTensor) and x.is_floating_point() and x.dim() and out not in self.shadows \
+                    and self._shadow_of(x) is None:
+                with _disable_current_modes():
+                    self.shadows[out] = torch.ones(out.shape, dtype=torch.bool)
+                self.assumed_values[out] = True
+                self.counts["threshold", func.name()] += 1
+            return
+        if not out.is_floating_point():
+            return
+        fill = _FILLS.get(func, _MISSING)
+        if fill is not _MISSING:
+            value = kwargs.get("fill_value", args[int(fill)] if len(args) > int(fill) else None) \
+                if isinstance(fill, str) else fill
+            if isinstance(value, (int, float, bool)):
+                self.fills[out] = value
+            return
+        flat, spec = tree_flatten((args, kwargs))
+        real = []
+        for a in flat:
+            if isinstance(a, torch.Tensor):
+                s = self._shadow_of(a)
+                if s is None and a in self.fills:
+                    with _disable_current_modes():
+                        s = torch.full(a.shape, self.fills[a], dtype=a.dtype)
+                if s is None:
+                    return
+                a = s
+            real.append(a)
+        rargs, rkwargs = tree_unflatten(real, spec)
+        with _disable_current_modes():
+            self.shadows[out] = func(*rargs, **rkwargs)
 
     def _random_draw(self, func, args, kwargs, out) -> None:
         """A one-element uniform draw: shadowed by the largest value below its upper bound."""

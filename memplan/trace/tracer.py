@@ -232,6 +232,8 @@ _RULE_NOTES = {
                 "{policy_text}"),
     "worst": ("data-dependent ops on unknown values sized worst-case, every element selected ({ops}): "
               "an upper bound there"),
+    "threshold": ("comparisons of unknown values with a number ({ops}) assumed True everywhere (every "
+                  "element selected, e.g. every byte starts a BLT patch): an upper bound downstream"),
     "custom": "custom ops traced with fake kernels from memplan's registry or the model file: {ops}",
     "zeros": "custom ops without fake kernels run for real on zero-filled inputs to get their shapes: {ops}",
 }

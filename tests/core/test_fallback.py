@@ -18,7 +18,8 @@ class Untraceable(torch.nn.Module):
 
     def forward(self, x):                        # (B, 16, 32)
         h = self.a(x)
-        reps = (h[..., 0] > -1e9).long().reshape(-1)   # all ones, but only the values say so
+        # all ones, but only the values say so (two activations compared: no stated assumption applies)
+        reps = (h[..., 0] > h[..., 1] - 1e9).long().reshape(-1)
         h = torch.repeat_interleave(h.reshape(-1, 32), reps, dim=0)
         return self.b(torch.relu(h)).sum()
 

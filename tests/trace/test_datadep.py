@@ -3,9 +3,11 @@ import pytest
 import torch
 from torch import nn
 
+from memplan import api
+from memplan.measure.cpu import measure_cpu
 from memplan.trace import datadep
 from memplan.trace.tracer import trace_workload
-from memplan.workload import TrainConfig, Workload
+from memplan.workload import TrainConfig, Workload, load_model_file
 
 VOCAB, D, E, K, FF = 64, 32, 4, 2, 64
 
@@ -122,3 +124,48 @@ def test_masks_of_unknown_values_are_sized_worst_case_and_said_so():
     wl = Workload("act", FromActivations, lambda b: torch.randn(b, 16, D))
     tr = trace_workload(wl, TrainConfig(batch_size=2))
     assert any("worst-case" in n and "aten::index.Tensor" in n and "aten::_unique2" in n for n in tr.notes), tr.notes
+
+
+PATCHER = '''
+import torch
+import torch.nn as nn
+
+
+class Patcher(nn.Module):
+    """BLT-style: a token starts a new patch where a score of the model's own output passes a threshold;
+    the patches (as many as starts) are then pooled and processed."""
+
+    def __init__(self, d=16, threshold=0.5):
+        super().__init__()
+        self.score, self.threshold = nn.Linear(d, 1), threshold
+        self.mix = nn.Linear(d, d)
+
+    def forward(self, x):
+        b, t, d = x.shape
+        score = 1.0 + 1e-3 * self.score(x).squeeze(-1).detach()   # above the threshold in the real run
+        starts = score > self.threshold
+        idx = torch.arange(t).expand(b, t)
+        padded = torch.cat([idx, torch.full_like(idx, t)], dim=1)
+        first = padded[torch.cat([starts, ~starts], dim=1)].reshape(b, t)[:, :int(starts.sum(1).max())]
+        ids = (first.unsqueeze(1) <= torch.arange(t).view(1, t, 1)).sum(-1) - 1     # patch of each token
+        pooled = torch.zeros(b, first.shape[1], d).scatter_reduce(1, ids.unsqueeze(-1).expand(b, t, d), x,
+                                                                  "amax", include_self=False)
+        return self.mix(pooled)
+
+
+def build_model():
+    return Patcher()
+
+
+def make_batch(batch_size):
+    return torch.randn(batch_size, 64, 16)
+'''
+
+
+def test_threshold_on_unknown_values_selects_everything(write_model):
+    wl = load_model_file(write_model(PATCHER))
+    cfg = TrainConfig(batch_size=2)
+    est = api.analyze(wl, config=cfg)
+    assert est.method == "trace"
+    assert any("assumed True everywhere" in n for n in est.notes), est.notes
+    assert est.peak_allocated_bytes == measure_cpu(wl, cfg).peak_allocated_bytes

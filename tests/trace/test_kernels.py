@@ -3,6 +3,7 @@ import pytest
 import torch
 
 from memplan import api
+from memplan.measure.cpu import measure_cpu
 from memplan.trace import kernels
 from memplan.workload import TrainConfig, load_model_file
 
@@ -58,3 +59,51 @@ def test_onednn_copies_expanded_bf16_inputs():
     assert kernels._onednn_matmul_copies(a, w) == [4 * 64 * 64 * 2]
     assert kernels._onednn_matmul_copies(a, a) == []
     assert kernels._onednn_matmul_copies(a.float(), a.float()) == []  # fp32 does not go to oneDNN
+
+
+
+MASKED_SDPA = '''
+import torch
+import torch.nn.functional as F
+
+LEARNED_BIAS = {bias!r}
+
+
+class Attn(torch.nn.Module):
+    def __init__(self, d=32, heads=4, t=96):
+        super().__init__()
+        self.heads = heads
+        self.qkv = torch.nn.Linear(d, 3 * d)
+        self.out = torch.nn.Linear(d, d)
+        self.bias = torch.nn.Parameter(torch.zeros(1, heads, t, t)) if LEARNED_BIAS else None
+
+    def forward(self, x, mask):
+        b, t, d = x.shape
+        q, k, v = self.qkv(x).view(b, t, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        # a boolean mask: the CPU's flash kernel; a mask that needs a gradient: the math path, whose
+        # softmax is aten._safe_softmax
+        y = F.scaled_dot_product_attention(q, k, v, attn_mask=self.bias if LEARNED_BIAS else mask)
+        return self.out(y.transpose(1, 2).reshape(b, t, d))
+
+
+def build_model():
+    return Attn()
+
+
+def make_batch(batch_size):
+    mask = torch.ones(batch_size, 1, 96, 96, dtype=torch.bool).tril()
+    return torch.randn(batch_size, 96, 32), mask
+'''
+
+
+@pytest.mark.parametrize("bias", [False, True], ids=["flash-bool-mask", "math-learned-bias"])
+def test_cpu_attention_temporaries(write_model, bias):
+    # the CPU flash kernel's per-thread buffers (forward and backward); the math path's _safe_softmax
+    # makes a score-sized boolean mask (isneginf), its row reduction and a 0-dim zero
+    wl = load_model_file(write_model(MASKED_SDPA.format(bias=bias)))
+    cfg = TrainConfig(batch_size=2)
+    est = api.analyze(wl, config=cfg)
+    meas = measure_cpu(wl, cfg)
+    for phase in ("forward", "backward"):
+        assert est.phase_peaks[phase] == meas.phase_peaks[phase], (phase, est.phase_peaks, meas.phase_peaks)
+    assert est.peak_allocated_bytes == meas.peak_allocated_bytes

@@ -14,6 +14,7 @@ import torch
 import torch.nn as nn
 
 ROUTING, E, K, D, S = {routing!r}, 4, 2, 32, 16
+SPLIT = {split!r}   # JetMoE-style: per-expert counts from a scatter into zeros, `.tolist()`, then split
 
 
 def pattern(tokens):
@@ -43,6 +44,12 @@ class MoE(nn.Module):
         h = x.reshape(-1, d)
         scores = self.gate(h) * 1e-3 + pattern(h.shape[0])
         w, idx = scores.softmax(-1).topk(K, dim=-1)
+        if SPLIT:
+            sizes = torch.zeros(h.shape[0], E, dtype=w.dtype).scatter(1, idx, 1).long().sum(0).tolist()
+            order = idx.flatten().sort(0)[1]
+            parts = h[order.div(K, rounding_mode="trunc")].split(sizes, dim=0)
+            y = torch.cat([expert(p) for expert, p in zip(self.experts, parts)])
+            return (y * w.flatten()[order, None]).reshape(b, s * K, d)
         out = torch.zeros_like(h)
         for e, expert in enumerate(self.experts):
             tok, slot = (idx == e).nonzero(as_tuple=True)
@@ -60,9 +67,10 @@ def make_batch(batch_size):
 '''
 
 
+@pytest.mark.parametrize("split", [False, True], ids=["index-loop", "split-sizes"])
 @pytest.mark.parametrize("routing", ["worst", "balanced"])
-def test_routing_policy_matches_a_run_routed_that_way(write_model, routing):
-    wl = load_model_file(write_model(MOE.format(routing=routing)))
+def test_routing_policy_matches_a_run_routed_that_way(write_model, routing, split):
+    wl = load_model_file(write_model(MOE.format(routing=routing, split=split)))
     cfg = TrainConfig(batch_size=4, moe_routing=routing)
     est = api.analyze(wl, config=cfg)
     assert any(f"{routing!r} routing policy" in n for n in est.notes), est.notes
@@ -76,7 +84,7 @@ def test_routing_policy_matches_a_run_routed_that_way(write_model, routing):
 
 
 def test_worst_routing_bounds_balanced(write_model):
-    wl = load_model_file(write_model(MOE.format(routing="balanced")))
+    wl = load_model_file(write_model(MOE.format(routing="balanced", split=False)))
     worst = api.analyze(wl, config=TrainConfig(batch_size=4, moe_routing="worst"))
     balanced = api.analyze(wl, config=TrainConfig(batch_size=4, moe_routing="balanced"))
     assert worst.peak_allocated_bytes > balanced.peak_allocated_bytes
