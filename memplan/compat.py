@@ -213,16 +213,16 @@ def has_custom_op() -> bool:
     return hasattr(lib, "custom_op") and hasattr(lib, "register_fake")
 
 
-@functools.lru_cache(maxsize=None)
-def fully_shard():
-    """FSDP2's `fully_shard` (public from 2.6, `torch.distributed._composable.fsdp` in 2.4-2.5), or None."""
+def _fsdp2_name(name: str):
+    """An FSDP2 name from `torch.distributed.fsdp` (public from 2.6) or `torch.distributed._composable.fsdp`
+    (2.4-2.5), or None."""
     for mod in ("torch.distributed.fsdp", "torch.distributed._composable.fsdp"):
         try:
-            fn = getattr(__import__(mod, fromlist=["fully_shard"]), "fully_shard", None)
+            obj = getattr(__import__(mod, fromlist=[name]), name, None)
         except ImportError:
             continue
-        if fn is not None:
-            return fn
+        if obj is not None:
+            return obj
     return None
 
 
@@ -230,6 +230,12 @@ def fully_shard():
 # _fsdp_param, also used from _fsdp_param_group in newer torch; 2.3: unsafe_alloc_storage / unsafe_free_storage)
 _FSDP2_STORAGE_FUNCS = {"alloc_storage": "alloc", "free_storage": "free",
                         "unsafe_alloc_storage": "alloc", "unsafe_free_storage": "free"}
+
+
+@functools.lru_cache(maxsize=None)
+def fully_shard():
+    """FSDP2's `fully_shard`, or None."""
+    return _fsdp2_name("fully_shard")
 
 
 @functools.lru_cache(maxsize=None)
@@ -245,6 +251,12 @@ def fsdp2_storage_hooks() -> tuple:
         return tuple((m, name, kind) for m in (p, g) for name, kind in _FSDP2_STORAGE_FUNCS.items()
                      if callable(getattr(m, name, None)))
     return ()
+
+
+@functools.lru_cache(maxsize=None)
+def fsdp2_mixed_precision_policy():
+    """FSDP2's `MixedPrecisionPolicy`, or None."""
+    return _fsdp2_name("MixedPrecisionPolicy")
 
 
 @functools.lru_cache(maxsize=None)

@@ -19,7 +19,7 @@ from typing import Protocol
 
 from memplan import compat
 from memplan.errors import BuildError, UserError
-from memplan.workload import OPTIMIZER_CLASSES, TrainConfig, Workload
+from memplan.workload import OPTIMIZER_CLASSES, TrainConfig, Workload, check_precision_sharding
 
 
 class StepHooks(Protocol):
@@ -249,6 +249,8 @@ def build(workload: Workload, cfg: TrainConfig, hooks: StepHooks, target: Target
         model = model.to(target.run_device)
     if cfg.precision == "bf16":
         cast_module(model, torch.bfloat16)
+    elif cfg.precision == "bf16-mp":   # the FSDP wrapper (memplan.distributed) runs it as fp32 + its policy
+        check_precision_sharding(cfg.precision, None)
     model.train()
     apply_checkpointing(model, cfg.checkpoint)
     hooks.model_built(model)
@@ -297,7 +299,7 @@ def run(workload: Workload, cfg: TrainConfig, hooks: StepHooks | None = None,
                 hooks.batch_made(batch)
                 hooks.phase("forward", step, micro)
                 if amp_dtype is not None:
-                    with torch.autocast(device_type=dev_type, dtype=amp_dtype):
+                    with torch.autocast(device_type=dev_type, dtype=amp_dtype, cache_enabled=cfg.autocast_cache):
                         out = call_model(model, batch)
                         loss = loss_fn(out, batch) / K
                 else:

@@ -21,9 +21,24 @@ from typing import Any, Callable
 from memplan import compat
 from memplan.errors import UserError
 
-PRECISIONS = ("fp32", "bf16", "fp16-amp", "bf16-amp")
-SHARDINGS = ("ddp", "zero1", "zero2", "zero3", "fsdp")
-"""Data-parallel strategies: DDP, ZeRO-1 (ZeroRedundancyOptimizer), ZeRO-2/3 and FSDP2 (fully_shard)."""
+PRECISIONS = ("fp32", "bf16", "fp16-amp", "bf16-amp", "bf16-mp")
+"""bf16-mp: FSDP's mixed precision (FSDP2 `MixedPrecisionPolicy` / FSDP1 `MixedPrecision`): fp32 sharded
+parameters, all-gathered and computed in bf16, no autocast; only with a sharded (FSDP) strategy."""
+REDUCE_DTYPES = ("fp32", "bf16")
+"""The gradient reduce dtype of `bf16-mp` (None: torch's default, the param dtype)."""
+SHARDINGS = ("ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp1")
+"""Data-parallel strategies: DDP, ZeRO-1 (ZeroRedundancyOptimizer), ZeRO-2/3 and FSDP2 (fully_shard),
+FSDP1 (FullyShardedDataParallel, FULL_SHARD)."""
+FSDP_SHARDINGS = ("zero2", "zero3", "fsdp", "fsdp1")
+
+
+def check_precision_sharding(precision: str, sharding: str | None) -> None:
+    """bf16-mp is FSDP's own mixed precision: refused without an FSDP sharding (one clear line)."""
+    if precision == "bf16-mp" and sharding not in FSDP_SHARDINGS:
+        raise UserError("--precision bf16-mp is FSDP's mixed-precision policy: use it with --world-size N "
+                        f"--sharding {'|'.join(FSDP_SHARDINGS)} (single device or DDP: bf16-amp)")
+
+
 OPTIMIZERS = ("adamw", "adam", "sgd", "adafactor", "adamw-8bit")
 OPTIMIZER_CLASSES = {"adamw": "AdamW", "adam": "Adam", "sgd": "SGD", "adafactor": "Adafactor"}
 """The torch.optim class of each optimizer name (SGD is built with momentum=0.9); `adamw-8bit` is
@@ -50,6 +65,9 @@ class TrainConfig:
     moe_routing: str = "worst"          # worst (upper bound: all tokens to the busiest experts) | balanced
     keep_outputs: bool = True           # the model output lives through backward (a plain loop); False:
                                         # only the loss does (HF Trainer's compute_loss returns the loss alone)
+    autocast_cache: bool = True         # torch.autocast(cache_enabled=...) of the *-amp precisions
+    reduce_dtype: str | None = None     # bf16-mp: gradient reduce dtype (None: the param dtype, torch's default)
+    mp_autocast: bool = False           # bf16-mp: torch.autocast over the bf16 parameters too (HF accelerate does)
 
     def validate(self) -> "TrainConfig":
         problems = []
@@ -72,6 +90,12 @@ class TrainConfig:
             problems.append(f"grad accumulation must be >= 1, got {self.grad_accum}")
         if self.steps < 2:
             problems.append("at least 2 optimizer steps are needed (the first one creates optimizer state)")
+        if self.reduce_dtype is not None and (self.precision != "bf16-mp" or self.reduce_dtype not in REDUCE_DTYPES):
+            problems.append(f"reduce dtype {self.reduce_dtype!r}: fp32 or bf16, with --precision bf16-mp only")
+        if self.mp_autocast and self.precision != "bf16-mp":
+            problems.append("autocast over FSDP's bf16 parameters (mp_autocast) needs --precision bf16-mp")
+        if not self.autocast_cache and not self.precision.endswith("-amp"):
+            problems.append("the autocast cache setting needs an autocast precision (fp16-amp / bf16-amp)")
         if self.clip_grad_norm is not None and self.clip_grad_norm <= 0:
             problems.append(f"clip-grad-norm must be > 0, got {self.clip_grad_norm}")
         if problems:
@@ -88,6 +112,9 @@ class TrainConfig:
             "grad_accum": self.grad_accum, "clip_grad_norm": self.clip_grad_norm,
             "checkpoint": list(self.checkpoint), "steps": self.steps, "moe_routing": self.moe_routing,
             **({} if self.keep_outputs else {"keep_outputs": False}),
+            **({} if self.autocast_cache else {"autocast_cache": False}),
+            **({} if self.reduce_dtype is None else {"reduce_dtype": self.reduce_dtype}),
+            **({"mp_autocast": True} if self.mp_autocast else {}),
         }
 
 

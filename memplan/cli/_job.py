@@ -6,7 +6,8 @@ import click
 
 TRAIN_FLAGS = {"batch_size": "batch_size", "seq_len": "seq_len", "precision": "precision",
                "optimizer": "optimizer", "optimizer_impl": "optimizer_impl", "lr": "lr",
-               "grad_accum": "grad_accum", "clip_grad_norm": "clip_grad_norm", "steps": "steps"}
+               "grad_accum": "grad_accum", "clip_grad_norm": "clip_grad_norm", "steps": "steps",
+               "reduce_dtype": "reduce_dtype", "autocast_cache": "autocast_cache", "mp_autocast": "mp_autocast"}
 
 
 def job_options(fn):

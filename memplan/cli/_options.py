@@ -4,7 +4,8 @@ from __future__ import annotations
 import click
 
 from memplan.errors import UserError
-from memplan.workload import MOE_ROUTINGS, OPTIMIZER_IMPLS, OPTIMIZERS, PRECISIONS, SHARDINGS, TrainConfig
+from memplan.workload import (MOE_ROUTINGS, OPTIMIZER_IMPLS, OPTIMIZERS, PRECISIONS, REDUCE_DTYPES, SHARDINGS,
+                              TrainConfig, check_precision_sharding)
 
 
 def workload_options(fn):
@@ -16,6 +17,12 @@ def workload_options(fn):
         click.option("-b", "--batch-size", type=int, default=1, show_default=True, help="Micro-batch size."),
         click.option("--seq-len", type=int, default=None, help="Sequence length (passed to make_batch)."),
         click.option("--precision", type=click.Choice(PRECISIONS), default="fp32", show_default=True),
+        click.option("--reduce-dtype", type=click.Choice(REDUCE_DTYPES), default=None,
+                     help="With --precision bf16-mp: FSDP's gradient reduce dtype (default: the param dtype, bf16)."),
+        click.option("--autocast-cache/--no-autocast-cache", default=True, show_default=True,
+                     help="torch.autocast(cache_enabled=...) of fp16-amp / bf16-amp."),
+        click.option("--mp-autocast", is_flag=True,
+                     help="With --precision bf16-mp: torch.autocast over the bf16 parameters too (HF accelerate does)."),
         click.option("--optimizer", type=click.Choice(OPTIMIZERS), default="adamw", show_default=True),
         click.option("--optimizer-impl", type=click.Choice(OPTIMIZER_IMPLS), default="default",
                      show_default=True, help="default = what torch picks on the target device."),
@@ -54,15 +61,18 @@ def train_config(kw: dict) -> TrainConfig:
         optimizer=kw["optimizer"], optimizer_impl=kw["optimizer_impl"], lr=kw["lr"],
         grad_accum=kw["grad_accum"], clip_grad_norm=kw["clip_grad_norm"],
         checkpoint=tuple(kw["checkpoint"]), steps=kw["steps"], moe_routing=kw.get("moe_routing", "worst"),
+        reduce_dtype=kw.get("reduce_dtype"), autocast_cache=kw.get("autocast_cache", True),
+        mp_autocast=kw.get("mp_autocast", False),
     )
 
 
 def precheck(kw: dict, model=None, hf_config=None, device=None, capacity=None, alloc_conf=None, *,
              need_budget: bool = False, report_path=None, report_check=None, plan_path=None,
-             real_run: bool = False) -> TrainConfig:
+             real_run: bool = False, sharding: str | None = None) -> TrainConfig:
     """Check every argument that can be checked without torch -- the training options, the model
     source, the device (the catalog is JSON), the capacity, the allocator configuration, the report
-    name; for a real run (`real_run`) or the present NPU, that torch_npu is installed -- so that a bad
+    name; for a real run (`real_run`) or the present NPU, that torch_npu is installed; that bf16-mp
+    has an FSDP `sharding` (`"choose"`: the command picks one) -- so that a bad
     argument is answered at once, not after torch and the model file are imported. Returns the
     TrainConfig (the library call validates it again, cheaply)."""
     from memplan.compat import require_torch_npu
@@ -71,6 +81,8 @@ def precheck(kw: dict, model=None, hf_config=None, device=None, capacity=None, a
     from memplan.workload import check_source, read_json
 
     cfg = train_config(kw).validate()
+    if sharding != "choose":
+        check_precision_sharding(cfg.precision, sharding)
     if plan_path:  # `validate --plan plan.json`: readable JSON (its keys are checked when it is applied)
         read_json(plan_path)
     if report_path:

@@ -29,7 +29,7 @@ def command(model, hf_config, task, device, capacity, alloc_conf, world_size, sh
             full_trace, quiet, fmt, debug, **kw):
     """Estimate the peak memory of training MODEL (a model file, or --hf-config) on fake tensors."""
     run_command(debug, lambda: precheck(kw, model, hf_config, device, capacity, alloc_conf,
-                                        report_path=report_path))
+                                        report_path=report_path, sharding=sharding if world_size else None))
     if kw.get("deepspeed_config") or _config_has_deepspeed(kw):
         return _deepspeed(model, hf_config, task, world_size or 1, fmt, debug, kw)
     if world_size:
@@ -82,9 +82,14 @@ def _per_rank(model, hf_config, task, device, capacity, world_size, sharding, fm
         from memplan.report.progress import progress
 
         dev = api.resolve_device(device, capacity)
-        workload, cfg, _job = job_inputs(model, hf_config, task, kw)
-        with progress(None, f"tracing {world_size} ranks ({sharding})", quiet=quiet, fmt=fmt):
-            return api.estimate_per_rank(workload, cfg, world_size, sharding, dev, full_trace=full_trace)
+        workload, cfg, job = job_inputs(model, hf_config, task, kw)
+        sh = sharding
+        if job is not None and job.sharding:   # the config's fsdp, unless --sharding was given
+            if click.get_current_context().get_parameter_source("sharding") == click.core.ParameterSource.DEFAULT:
+                sh = job.sharding
+            cfg = job.per_rank_config(cfg, sh)
+        with progress(None, f"tracing {world_size} ranks ({sh})", quiet=quiet, fmt=fmt):
+            return api.estimate_per_rank(workload, cfg, world_size, sh, dev, full_trace=full_trace)
 
     est = run_command(debug, work)
     from memplan.report.shard_text import render_rank_estimate

@@ -45,7 +45,7 @@ def command() -> None:
 def estimate_cmd(model, hf_config, task, world_size, sharding, device, capacity, method, bucket_cap_mb, quiet,
                  fmt, debug, **kw):
     """Per-rank peak memory of MODEL trained on WORLD_SIZE ranks with SHARDING."""
-    cfg = run_command(debug, lambda: precheck(kw, model, hf_config, device, capacity))
+    cfg = run_command(debug, lambda: precheck(kw, model, hf_config, device, capacity, sharding=sharding))
 
     def work():
         from memplan import api
@@ -75,7 +75,8 @@ def estimate_cmd(model, hf_config, task, world_size, sharding, device, capacity,
 def plan_cmd(model, hf_config, task, world_size, device, capacity, global_batch, master_weights, no_retrace,
              quiet, fmt, debug, **kw):
     """The least sharding and micro-batch that fit, with the torchrun command and code to apply it."""
-    cfg = run_command(debug, lambda: precheck(kw, model, hf_config, device, capacity, need_budget=True))
+    cfg = run_command(debug, lambda: precheck(kw, model, hf_config, device, capacity, need_budget=True,
+                                              sharding="choose"))
 
     def work():
         from memplan import api
@@ -104,7 +105,7 @@ def plan_cmd(model, hf_config, task, world_size, device, capacity, global_batch,
 def validate_cmd(model, hf_config, task, world_size, sharding, device, tolerance, timeout, quiet, fmt, debug,
                  **kw):
     """Launch WORLD_SIZE real ranks (torchrun-style, 127.0.0.1) and compare each rank's peak."""
-    cfg = run_command(debug, lambda: precheck(kw, model, hf_config, device))
+    cfg = run_command(debug, lambda: precheck(kw, model, hf_config, device, sharding=sharding))
 
     def work():
         from memplan import api

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from memplan.errors import UserError
 from memplan.finetune import FinetuneSpec, ModelPrep
-from memplan.workload import TrainConfig
+from memplan.workload import FSDP_SHARDINGS, TrainConfig
 
 _DATA = os.path.join(os.path.dirname(__file__), "data", "keys.json")
 
@@ -51,6 +51,13 @@ class JobConfig:
     used: tuple = ()                             # KeyUse rows
     ignored: tuple = ()                          # (key, why) rows
     notes: tuple = ()
+
+    def per_rank_config(self, cfg: TrainConfig, sharding: str) -> TrainConfig:
+        """`cfg` as the job runs it on `sharding`: a Trainer / LLaMA-Factory job with `fsdp` and bf16 runs
+        FSDP's mixed precision (param and reduce dtype bf16) with autocast on top, as accelerate does."""
+        if self.sharding and sharding in FSDP_SHARDINGS and cfg.precision == "bf16-amp":
+            return cfg.with_(precision="bf16-mp", reduce_dtype="bf16", mp_autocast=True)
+        return cfg
 
     def mapping(self) -> dict:
         """The mapping report, for JSON output and the text table."""

@@ -58,6 +58,11 @@ FSDP_SHARDING = {"full_shard": "zero3", "hybrid_shard": "zero3", "shard_grad_op"
                  "hybrid_shard_zero2": "zero2"}
 
 
+FSDP_BF16 = ("per rank: precision bf16-mp, reduce bf16, autocast over the bf16 parameters (accelerate 1.x "
+             "FullyShardedDataParallelPlugin.set_mixed_precision: param_dtype = reduce_dtype = bf16, and "
+             "Accelerator.prepare_model wraps forward in autocast); traced with FSDP2's MixedPrecisionPolicy")
+
+
 def read_trainer_keys(data: dict, source: str) -> tuple[dict, list, dict]:
     """The TrainingArguments keys of `data` that change memory: (settings, used rows, read keys).
     settings: batch_size, grad_accum, precision, optimizer, optimizer_impl, clip_grad_norm, lr,
@@ -94,6 +99,8 @@ def read_trainer_keys(data: dict, source: str) -> tuple[dict, list, dict]:
     s["sharding"] = _fsdp(data, used, source)
     if s["sharding"] and s["deepspeed"]:
         raise UserError(f"{source}: both deepspeed and fsdp are set (contradictory: pick one)")
+    if s["sharding"] and bf16:
+        used.append(KeyUse("fsdp + bf16", True, FSDP_BF16))
     return s, used, set(READ)
 
 

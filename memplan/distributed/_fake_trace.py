@@ -37,7 +37,8 @@ from memplan.distributed._wrap import depth_free_units, wrap_workload
 # Llama at 8 ranks, the 3-layer trace is not the 2-layer one plus repeated chunks.
 _DDP_REASON = ("distributed (DDP): the gradient buckets are cut over all parameters, so what one more layer "
                "adds depends on the depth")
-FULL_TRACE_REASONS = {"ddp": _DDP_REASON, "zero1": _DDP_REASON.replace("(DDP)", "(DDP, ZeRO-1 partition)")}
+FULL_TRACE_REASONS = {"ddp": _DDP_REASON, "zero1": _DDP_REASON.replace("(DDP)", "(DDP, ZeRO-1 partition)"),
+                      "fsdp1": "FSDP1 flattens each unit's parameters into one flat parameter: traced in full"}
 FSDP_MIN_DEPTH = 2   # with one layer, its all-gathers are issued from the root unit: no seam between layers
 
 
@@ -95,6 +96,7 @@ def _unwrap(out):
 
 
 def _strip(name: str) -> str:
+    name = name.replace("_fsdp_wrapped_module.", "").removesuffix("_fsdp_wrapped_module")   # FSDP1's wrappers
     return name[len("module."):] if name.startswith("module.") else ("" if name == "module" else name)
 
 
@@ -137,6 +139,32 @@ def _fsdp_storage_events(rec: Recorder):
 
 
 @contextlib.contextmanager
+def _fsdp1_storage_events(rec: Recorder):
+    """Report FSDP1's `_alloc_storage` / `_free_storage` (storage `_resize_`, torch/distributed/utils.py,
+    imported by name into torch/distributed/fsdp/_flat_param.py) to the recorder."""
+    try:
+        from torch.distributed.fsdp import _flat_param as fp
+    except ImportError:
+        yield
+        return
+    orig_alloc, orig_free = fp._alloc_storage, fp._free_storage
+
+    def alloc_storage(tensor, size):
+        orig_alloc(tensor, size)
+        rec.see(tensor, "fsdp1.alloc_storage")
+
+    def free_storage(tensor):
+        orig_free(tensor)
+        rec.see(tensor, "fsdp1.free_storage")
+
+    fp._alloc_storage, fp._free_storage = alloc_storage, free_storage
+    try:
+        yield
+    finally:
+        fp._alloc_storage, fp._free_storage = orig_alloc, orig_free
+
+
+@contextlib.contextmanager
 def _gloo_collective_copies():
     """Allocate, around FSDP2's collectives, the temporaries gloo's CPU collectives make (the fake
     process group makes none). Seen in the CPU allocator's record of real gloo ranks:
@@ -171,16 +199,57 @@ def _gloo_collective_copies():
         C.DefaultAllGather.__call__, C.DefaultReduceScatter.__call__ = ag, rs
 
 
-def _dist_trace_context(family: str):
-    """The extra context of a distributed trace: FSDP2's storage events, and gloo's collective copies
-    when the job runs on the CPU (family `cpu`: gloo)."""
+@contextlib.contextmanager
+def _gloo_fsdp1_collective_copies():
+    """gloo's temporaries around the collectives FSDP1 calls on CPU tensors: `dist.all_gather` of a
+    tensor list (torch/distributed/fsdp/_flat_param.py `_all_gather_flat_param`) allocates a buffer of
+    the outputs' total size, freed before it returns; `dist.reduce_scatter_single` (_runtime_utils.py
+    `_reduce_grad`; `reduce_scatter_tensor` before 2.13) copies its input for the call, as for FSDP2.
+    Measured on 2 gloo ranks: mlp's forward peak is one unsharded unit plus the all-gather buffer,
+    llama_small's backward peak (bf16-mp, fp32 reduce) is the root unit's reduce-scatter input plus its
+    copy. Patched for FSDP1 traces only."""
+    import torch.distributed as dist
+
+    def all_gather(orig):
+        def call(tensor_list, tensor, *args, **kwargs):
+            buf = torch.empty(sum(t.numel() for t in tensor_list), dtype=tensor.dtype)
+            del buf
+            return orig(tensor_list, tensor, *args, **kwargs)
+        return call
+
+    def reduce_scatter(orig):
+        def call(output, input, *args, **kwargs):
+            copy = input.clone()
+            work = orig(output, input, *args, **kwargs)
+            del copy
+            return work
+        return call
+
+    wrap = {"all_gather": all_gather, "reduce_scatter_single": reduce_scatter,
+            "reduce_scatter_tensor": reduce_scatter}
+    saved = {n: getattr(dist, n) for n in wrap if hasattr(dist, n)}
+    for n, orig in saved.items():
+        setattr(dist, n, wrap[n](orig))
+    try:
+        yield
+    finally:
+        for n, orig in saved.items():
+            setattr(dist, n, orig)
+
+
+def _dist_trace_context(family: str, sharding: str):
+    """The extra context of a distributed trace: FSDP2's and FSDP1's storage events, and gloo's
+    collective copies when the job runs on the CPU (family `cpu`: gloo)."""
 
     @contextlib.contextmanager
     def ctx(rec: Recorder):
         with contextlib.ExitStack() as stack:
             stack.enter_context(_fsdp_storage_events(rec))
+            stack.enter_context(_fsdp1_storage_events(rec))
             if family == "cpu":
                 stack.enter_context(_gloo_collective_copies())
+                if sharding == "fsdp1":
+                    stack.enter_context(_gloo_fsdp1_collective_copies())
             yield
 
     return ctx
@@ -210,7 +279,7 @@ def trace_rank(workload: Workload, cfg: TrainConfig, sharding: str, world_size: 
                                        fake=True, bucket_cap_mb=bucket_cap_mb, units=unit_globs,
                                        world_size=world_size, info=info)
             return trace_workload(w, run_cfg, run_target, on_phase=on_phase, hooks_cls=_DistTraceHooks,
-                                  mode_cls=_DistRecordingMode, extra_context=_dist_trace_context(target.family))
+                                  mode_cls=_DistRecordingMode, extra_context=_dist_trace_context(target.family, sharding))
 
     if full_trace or not fsdp or (full_units is not None and globs is None):
         trace = one(workload)

@@ -26,7 +26,7 @@ from dataclasses import replace
 
 from memplan import compat
 from memplan.errors import UserError
-from memplan.workload import SHARDINGS, TrainConfig, Workload
+from memplan.workload import SHARDINGS, TrainConfig, Workload, check_precision_sharding
 from memplan.step import apply_checkpointing
 from memplan.step import cast_batch
 from memplan.step import optimizer_class
@@ -105,6 +105,62 @@ def _cast_and_checkpoint(model, cfg: TrainConfig, run_device: str):
     return model
 
 
+def mp_policy(cfg: TrainConfig):
+    """FSDP2's `MixedPrecisionPolicy` for `bf16-mp` (param_dtype bf16; reduce_dtype fp32, bf16 or torch's
+    default None = the param dtype), else None."""
+    if cfg.precision != "bf16-mp":
+        return None
+    import torch
+
+    cls = compat.fsdp2_mixed_precision_policy()
+    if cls is None:
+        raise UserError(compat.missing("FSDP2 MixedPrecisionPolicy (needed for bf16-mp)", "torch >= 2.4"))
+    reduce = {"fp32": torch.float32, "bf16": torch.bfloat16, None: None}[cfg.reduce_dtype]
+    return cls(param_dtype=torch.bfloat16, reduce_dtype=reduce)
+
+
+def mp_policy_text(cfg: TrainConfig, fsdp1: bool = False) -> str:
+    """The policy as the code that makes it (FSDP2's `MixedPrecisionPolicy`, or FSDP1's `MixedPrecision`)."""
+    reduce = {"fp32": "torch.float32", "bf16": "torch.bfloat16"}.get(cfg.reduce_dtype)
+    name = "MixedPrecision" if fsdp1 else "MixedPrecisionPolicy"
+    return (f"{name}(param_dtype=torch.bfloat16" + (f", reduce_dtype={reduce}" if reduce else "")
+            + (", buffer_dtype=torch.bfloat16)" if fsdp1 else ")"))
+
+
+def _fsdp2(model, cfg: TrainConfig, sharding: str, names: list[str], mesh):
+    """FSDP2: `fully_shard` on each unit and the root (zero2: `reshard_after_forward=False`), with the
+    `MixedPrecisionPolicy` of bf16-mp."""
+    fully_shard = compat.fully_shard()
+    if fully_shard is None:
+        raise UserError(compat.missing(f"FSDP2 fully_shard (needed for {sharding})",
+                                       "use ddp or zero1 on this torch, or torch >= 2.4"))
+    reshard = sharding != "zero2"
+    mp = mp_policy(cfg)
+    extra = {"mp_policy": mp} if mp is not None else {}
+    for n in names:
+        fully_shard(model.get_submodule(n), mesh=mesh, reshard_after_forward=reshard, **extra)
+    fully_shard(model, mesh=mesh, reshard_after_forward=reshard, **extra)
+    return model
+
+
+def _fsdp1(model, cfg: TrainConfig, names: list[str], run_device: str):
+    """FSDP1: `FullyShardedDataParallel(FULL_SHARD, use_orig_params=True)`, the `names` units wrapped by
+    an auto-wrap policy, FSDP1's `MixedPrecision(param_dtype=bf16, reduce_dtype, buffer_dtype=bf16)`
+    for bf16-mp."""
+    import torch
+    from torch.distributed.fsdp import FullyShardedDataParallel, MixedPrecision, ShardingStrategy
+    from torch.distributed.fsdp.wrap import lambda_auto_wrap_policy
+
+    unit_ids = {id(model.get_submodule(n)) for n in names}
+    policy = functools.partial(lambda_auto_wrap_policy, lambda_fn=lambda m: id(m) in unit_ids)
+    mp = None
+    if cfg.precision == "bf16-mp":
+        reduce = {"fp32": torch.float32, "bf16": torch.bfloat16, None: None}[cfg.reduce_dtype]
+        mp = MixedPrecision(param_dtype=torch.bfloat16, reduce_dtype=reduce, buffer_dtype=torch.bfloat16)
+    return FullyShardedDataParallel(model, auto_wrap_policy=policy, sharding_strategy=ShardingStrategy.FULL_SHARD,
+                                    mixed_precision=mp, device_id=torch.device(run_device), use_orig_params=True)
+
+
 def _fake_allreduce_hook(state, bucket):
     """A DDP comm hook for the fake process group: the real default hook divides the bucket in place and
     all-reduces it in place; the fake group's future carries no tensor, so hand the bucket back."""
@@ -146,6 +202,7 @@ def wrap_workload(workload: Workload, cfg: TrainConfig, sharding: str, *, run_de
     import torch
 
     sharding = check_sharding(sharding)
+    check_precision_sharding(cfg.precision, sharding)
     info = info if info is not None else {}
     orig_build = workload.build_model
     cap = DEFAULT_BUCKET_CAP_MB if bucket_cap_mb is None else bucket_cap_mb
@@ -167,17 +224,12 @@ def wrap_workload(workload: Workload, cfg: TrainConfig, sharding: str, *, run_de
                 ddp.reducer = _NoRebuild(ddp.reducer)
             info["ddp_bucket_cap_mb"] = cap
             return ddp
-        fully_shard = compat.fully_shard()
-        if fully_shard is None:
-            raise UserError(compat.missing(f"FSDP2 fully_shard (needed for {sharding})",
-                                           "use ddp or zero1 on this torch, or torch >= 2.4"))
-        reshard = sharding != "zero2"
-        names = fsdp_units(model, units)
-        info["fsdp_units"] = names
-        for n in names:
-            fully_shard(model.get_submodule(n), mesh=mesh, reshard_after_forward=reshard)
-        fully_shard(model, mesh=mesh, reshard_after_forward=reshard)
-        return model
+        info["fsdp_units"] = fsdp_units(model, units)
+        if cfg.precision == "bf16-mp":
+            info["mp_policy"] = mp_policy_text(cfg, fsdp1=sharding == "fsdp1")
+        if sharding == "fsdp1":
+            return _fsdp1(model, cfg, info["fsdp_units"], run_device)
+        return _fsdp2(model, cfg, sharding, info["fsdp_units"], mesh)
 
     make_opt = workload.make_optimizer
     if sharding == "zero1":
@@ -203,6 +255,9 @@ def wrap_workload(workload: Workload, cfg: TrainConfig, sharding: str, *, run_de
             return cast_batch(tuple(b) if isinstance(b, list) else b, torch.bfloat16)
 
         run_cfg = run_cfg.with_(precision="fp32")
+    elif cfg.precision == "bf16-mp":   # fp32 parameters; FSDP's policy casts (autocast only with mp_autocast)
+        run_cfg = run_cfg.with_(precision="bf16-amp" if cfg.mp_autocast else "fp32", reduce_dtype=None,
+                                mp_autocast=False)
     wl = replace(workload, build_model=build, make_optimizer=make_opt, make_batch=make_batch,
                  name=f"{workload.name}[{sharding}]")
     return wl, run_cfg

@@ -14,12 +14,13 @@ from dataclasses import asdict, dataclass, field
 
 from memplan import compat
 from memplan.distributed import strategies as S
-from memplan.distributed._wrap import check_sharding, fsdp_units
+from memplan.distributed._wrap import check_sharding, fsdp_units, mp_policy_text
+from memplan.distributed.mixed_precision import cache_note
 from memplan.core import load_workload, resolve_device, simulate_allocator
 from memplan.errors import UserError
 from memplan.step import Target
 from memplan.trace.analysis import summarize
-from memplan.workload import TrainConfig, Workload
+from memplan.workload import FSDP_SHARDINGS, TrainConfig, Workload, check_precision_sharding
 
 METHOD_NOTES = {
     "trace": "traced torch's own {wrapper} on fake tensors with torch's fake process group "
@@ -29,7 +30,8 @@ METHOD_NOTES = {
 }
 WRAPPERS = {"ddp": "DistributedDataParallel", "zero1": "DistributedDataParallel + ZeroRedundancyOptimizer",
             "zero2": "FSDP2 fully_shard(reshard_after_forward=False)",
-            "zero3": "FSDP2 fully_shard(reshard_after_forward=True)", "fsdp": "FSDP2 fully_shard"}
+            "zero3": "FSDP2 fully_shard(reshard_after_forward=True)", "fsdp": "FSDP2 fully_shard",
+            "fsdp1": "FSDP1 FullyShardedDataParallel(FULL_SHARD, use_orig_params=True)"}
 
 
 @dataclass(frozen=True)
@@ -120,21 +122,14 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
     `full_trace`: trace every layer of every rank even where block-once applies (FSDP).
     """
     t0 = time.perf_counter()
-    cfg = (cfg or TrainConfig()).validate()
-    sharding = check_sharding(sharding)
-    if world_size < 1:
-        raise UserError(f"world size must be >= 1, got {world_size}")
-    if method not in ("trace", "model"):
-        raise UserError(f"unknown method {method!r} (trace or model)")
-    if master_weights and method != "model":
-        raise UserError("master_weights is modelled arithmetic: use method='model'")
+    cfg, sharding = _checked(cfg, sharding, world_size, method, master_weights)
     workload = _workload(model_or_workload, hf_config)
     dev = _device(device)
     method, notes = _usable_method(method, sharding)
     params, unit_params, unit_names = model_params(workload, cfg)
     n_params = sum(p.numel for p in params)
     comm, comm_note = S.comm_buffer_bytes(dev.family, communicators, world_size)
-    info: dict = {"fsdp_units": unit_names} if sharding in ("zero2", "zero3", "fsdp") else {
+    info: dict = {"fsdp_units": unit_names} if sharding in FSDP_SHARDINGS else {
         "ddp_bucket_cap_mb": bucket_cap_mb or 25, "ddp_first_bucket_bytes": 1024 * 1024,
         "gradient_as_bucket_view": False}
     per_rank = []
@@ -155,7 +150,8 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
     else:
         from memplan.trace.tracer import trace_workload
 
-        tr = trace if trace is not None else trace_workload(workload, cfg, Target(family=dev.family))
+        tr = trace if trace is not None else trace_workload(workload, S.single_device_config(cfg),
+                                                            Target(family=dev.family))
         s = summarize(tr)
         single_peak = s.peak_allocated_bytes
         sim = simulate_allocator(tr, dev)
@@ -165,12 +161,14 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
         if master_weights:
             notes.append("optimizer state modelled as an fp32 master copy + Adam moments: 12 bytes/param")
         for r in ranks:
-            m = S.model_rank_bytes(states, params, sharding, world_size, r, unit_params, opt_bytes)
+            m = S.model_rank_bytes(states, params, sharding, world_size, r, unit_params, opt_bytes,
+                                   0.5 if cfg.precision == "bf16-mp" else 1.0)
             per_rank.append({"rank": r, "peak_allocated_bytes": m["peak_bytes"],
                              "peak_reserved_bytes": m["peak_bytes"] + max(frag, 0), "peak_phase": m["peak_phase"],
                              "breakdown_at_peak": m["components"], "phase_peaks": m["phase_totals"]})
         if frag > 0:
             notes.append("reserved = allocated + the single-device trace's allocator overhead at its peak")
+    _precision_info(cfg, sharding, params, info, notes)
     top = max(per_rank, key=lambda row: row["peak_reserved_bytes"])
     states = _model_states(params, sharding, world_size, master_weights)
     return RankEstimate(
@@ -183,6 +181,28 @@ def estimate_per_rank(model_or_workload, cfg: TrainConfig | None = None, world_s
         strategy_info=info, notes=notes, seconds=round(time.perf_counter() - t0, 3),
         trace_mode=_trace_mode(modes)[0], trace_mode_reason=_trace_mode(modes)[1],
     )
+
+
+def _checked(cfg, sharding: str, world_size: int, method: str, master_weights: bool) -> tuple[TrainConfig, str]:
+    cfg = (cfg or TrainConfig()).validate()
+    sharding = check_sharding(sharding)
+    check_precision_sharding(cfg.precision, sharding)
+    if world_size < 1:
+        raise UserError(f"world size must be >= 1, got {world_size}")
+    if method not in ("trace", "model"):
+        raise UserError(f"unknown method {method!r} (trace or model)")
+    if master_weights and method != "model":
+        raise UserError("master_weights is modelled arithmetic: use method='model'")
+    return cfg, sharding
+
+
+def _precision_info(cfg: TrainConfig, sharding: str, params: list[S.ParamInfo], info: dict, notes: list) -> None:
+    """FSDP's mixed-precision policy in `info`; autocast's weight-cache note in `notes`."""
+    note = cache_note(cfg, sharding, sum(p.numel for p in params if p.trainable and p.itemsize == 4))
+    if note:
+        notes.append(note)
+    if cfg.precision == "bf16-mp":
+        info["mp_policy"] = mp_policy_text(cfg, fsdp1=sharding == "fsdp1")
 
 
 def _rank_row(rank: int, tr, dev) -> dict:
@@ -210,7 +230,7 @@ def _usable_method(method: str, sharding: str) -> tuple[str, list[str]]:
         return method, []
     if not compat.fake_process_group():
         return "model", [compat.missing("torch's fake process group", instead)]
-    if sharding in ("zero2", "zero3", "fsdp") and compat.fully_shard() is None:
+    if sharding in ("zero2", "zero3", "fsdp") and compat.fully_shard() is None:   # fsdp1: FSDP1, in every torch
         return "model", [compat.missing("FSDP2 fully_shard", instead)]
     return method, []
 

@@ -16,7 +16,9 @@ from memplan.distributed import strategies as S
 from memplan.distributed.estimate import estimate_per_rank, model_params
 from memplan.errors import UserError
 from memplan.step import Target
-from memplan.workload import OPTIMIZER_CLASSES, TrainConfig
+from memplan.distributed.mixed_precision import autocast_over_fsdp, precision_changes
+from memplan.units import fmt_bytes
+from memplan.workload import FSDP_SHARDINGS, OPTIMIZER_CLASSES, TrainConfig, check_precision_sharding
 
 ORDER = ("ddp", "zero1", "zero2", "zero3")
 
@@ -39,6 +41,7 @@ class ShardingPlan:
     env: dict
     changes: list
     notes: list = field(default_factory=list)
+    precision_changes: list = field(default_factory=list)   # Change dicts: FSDP mixed precision vs autocast
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -66,6 +69,10 @@ def choose_sharding(workload, cfg: TrainConfig | None = None, world_size: int = 
     if dev.capacity_bytes is None:
         raise UserError("choose_sharding needs a capacity: give --capacity or a catalog --device")
     cap = dev.capacity_bytes
+    if cfg.precision == "bf16-mp":
+        shardings = tuple(s for s in shardings if s in FSDP_SHARDINGS)
+        if not shardings:
+            check_precision_sharding(cfg.precision, None)
     gb = global_batch or cfg.batch_size * cfg.grad_accum * world_size
     candidates, notes = [], []
     traces: dict[int, object] = {}
@@ -75,7 +82,7 @@ def choose_sharding(workload, cfg: TrainConfig | None = None, world_size: int = 
             k = max(1, math.ceil(gb / (mb * world_size)))
             c = cfg.with_(batch_size=mb, grad_accum=1)   # accumulation does not change the per-step peak shape
             if mb not in traces:
-                traces[mb] = trace_workload(wl, c, Target(family=dev.family))
+                traces[mb] = trace_workload(wl, S.single_device_config(c), Target(family=dev.family))
             est = estimate_per_rank(wl, c, world_size, sh, dev, method="model", trace=traces[mb],
                                     master_weights=master_weights)
             fits = est.device_total_bytes <= cap
@@ -101,17 +108,37 @@ def choose_sharding(workload, cfg: TrainConfig | None = None, world_size: int = 
             break
     arithmetic = _arithmetic(wl, cfg, world_size, traces, chosen, master_weights, dev)
     if chosen is None:
+        last = shardings[-1]
+        alts = _alternatives(wl, cfg.with_(batch_size=1, grad_accum=1), world_size, last, dev, retrace,
+                             master_weights) if last in FSDP_SHARDINGS else []
+        advice = [f"{last} at micro-batch 1 with {a['title']}: predicted {fmt_bytes(a['predicted_total_bytes'])} "
+                  "per device (re-traced)" for a in alts if a["fits"]]
         return ShardingPlan(wl.name, False, None, world_size, 0, 0, gb, cap, None, candidates, arithmetic,
-                            "", [], {}, ["no sharding fits at micro-batch 1: add devices, activation "
-                                         "checkpointing (--checkpoint) or lower precision"], notes)
+                            "", [], {}, advice + ["no sharding fits at micro-batch 1: add devices, activation "
+                                                  "checkpointing (--checkpoint) or lower precision"], notes, alts)
     sh, mb, k, est = chosen
+    alts = _alternatives(wl, cfg.with_(batch_size=mb, grad_accum=1), world_size, sh, dev, retrace, master_weights,
+                         est.device_total_bytes if est.method == "trace" else None)
     per_node = nproc_per_node or min(world_size, 8)
     torchrun, code, env = _apply_lines(sh, world_size, per_node, dev.family, cfg, est, script)
     changes = [f"shard with {sh} over {world_size} ranks"]
     if mb != cfg.batch_size:
         changes.append(f"micro-batch {cfg.batch_size} -> {mb} with {k} accumulation steps (global batch {mb * k * world_size})")
     return ShardingPlan(wl.name, True, sh, world_size, mb, k, mb * k * world_size, cap, est.to_dict(), candidates,
-                        arithmetic, torchrun, code, env, changes, notes)
+                        arithmetic, torchrun, code, env, changes, notes, alts)
+
+
+def _alternatives(wl, c: TrainConfig, n: int, sh: str, dev, retrace: bool, master_weights: bool,
+                  base_total: int | None = None) -> list[dict]:
+    """autocast over FSDP: FSDP's mixed precision and an uncached autocast, each traced with torch's
+    wrapper on the fake process group, as `Change` dicts (none without re-tracing)."""
+    if not retrace or master_weights or not autocast_over_fsdp(c, sh):
+        return []
+    if base_total is None:
+        base_total = estimate_per_rank(wl, c, n, sh, dev, method="trace").device_total_bytes
+    changes = precision_changes(lambda alt: estimate_per_rank(wl, alt, n, sh, dev, method="trace"),
+                                c, sh, base_total, dev.capacity_bytes)
+    return [ch.to_dict() for ch in changes]
 
 
 def _arithmetic(wl, cfg, n, traces, chosen, master_weights, dev) -> list:
@@ -124,12 +151,14 @@ def _arithmetic(wl, cfg, n, traces, chosen, master_weights, dev) -> list:
     psi = sum(p.numel for p in params if p.trainable)
     rows = []
     for sh in ORDER:
+        if cfg.precision == "bf16-mp" and sh not in FSDP_SHARDINGS:
+            continue
         stage = S.ZERO_STAGE[sh]
         est = estimate_per_rank(wl, c, n, sh, dev, method="model", trace=traces[mb], master_weights=master_weights)
         comp = est.per_rank[0]["breakdown_at_peak"]
         opt_phase = est.per_rank[0]["phase_peaks"]
         m = S.model_rank_bytes(S.phase_states(traces[mb]), params, sh, n, 0, units,
-                               12 * psi if master_weights else None)
+                               12 * psi if master_weights else None, 0.5 if cfg.precision == "bf16-mp" else 1.0)
         model_states = S.model_state_bytes(m["phases"])
         rows.append({"sharding": sh, "zero_stage": stage, "num_params": psi,
                      "model_states_bytes_per_rank": model_states,
@@ -168,7 +197,9 @@ def _apply_lines(sh: str, n: int, per_node: int, family: str, cfg: TrainConfig, 
     else:
         units = est.strategy_info.get("fsdp_units") or []
         raf = "False" if sh == "zero2" else "True"
-        code.append("from torch.distributed.fsdp import fully_shard")
+        mp = est.strategy_info.get("mp_policy")
+        raf += f", mp_policy={mp}" if mp else ""
+        code.append("from torch.distributed.fsdp import fully_shard" + (", MixedPrecisionPolicy" if mp else ""))
         if units:
             parent = units[0].rsplit(".", 1)[0] if "." in units[0] else ""
             code.append(f"for block in model.{parent}:" if parent else "for block in model.children():")

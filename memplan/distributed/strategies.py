@@ -113,7 +113,7 @@ def comm_buffer_bytes(family: str, communicators: int = 1, world_size: int = 1) 
     return 0, "gloo (cpu): no device buffers"
 
 
-ZERO_STAGE = {"ddp": 0, "zero1": 1, "zero2": 2, "zero3": 3, "fsdp": 3}
+ZERO_STAGE = {"ddp": 0, "zero1": 1, "zero2": 2, "zero3": 3, "fsdp": 3, "fsdp1": 3}
 """The ZeRO stage each sharding corresponds to (FSDP's full sharding is stage 3)."""
 ZERO_PAPER_FORMULA = ("(2+2+K)Ψ", "(2+2+K/Nd)Ψ", "(2+(2+K)/Nd)Ψ", "(2+2+K)Ψ/Nd")
 """Model-state bytes per rank by ZeRO stage (Rajbhandari et al. 2020, Figure 1; K=12 for mixed-precision Adam)."""
@@ -167,16 +167,28 @@ def phase_states(trace) -> list[PhaseState]:
     return [best[k] for k in ("forward", "backward", "optimizer") if k in best]
 
 
+def single_device_config(cfg):
+    """The single-device stand-in the model method traces: `bf16-mp` (FSDP's policy, which needs the
+    sharded wrapper) computes in bf16 with fp32 parameters and no weight-cast cache, as bf16-amp does
+    with `cache_enabled=False`."""
+    if cfg.precision != "bf16-mp":
+        return cfg
+    return cfg.with_(precision="bf16-amp", autocast_cache=False, reduce_dtype=None)
+
+
 def model_rank_bytes(states: list[PhaseState], params: list[ParamInfo], sharding: str, n: int, rank: int = 0,
-                     units: list[list[str]] | None = None, opt_state_bytes: int | None = None) -> dict:
+                     units: list[list[str]] | None = None, opt_state_bytes: int | None = None,
+                     gather_ratio: float = 1.0) -> dict:
     """Per-rank peak by the table above. `opt_state_bytes` replaces the traced optimizer state (e.g.
-    12 bytes/param for an fp32 master copy plus Adam moments). Returns the peak phase, the components
-    at it and the per-phase totals."""
-    p_all = sum(p.nbytes for p in params)
+    12 bytes/param for an fp32 master copy plus Adam moments). `gather_ratio`: the all-gathered
+    (unsharded) parameters' bytes per stored byte (0.5 for fp32 parameters gathered in bf16).
+    Returns the peak phase, the components at it and the per-phase totals."""
+    p_all = round(sum(p.nbytes for p in params) * gather_ratio)
     p_train = sum(p.nbytes for p in params if p.trainable)
     p_shard = sum(p.shard_bytes(n) for p in params)
     by_name = {p.name: p for p in params}
-    unit_bytes = [sum(by_name[x].nbytes for x in u if x in by_name) for u in (units or [])] or [p_all]
+    unit_bytes = [round(sum(by_name[x].nbytes for x in u if x in by_name) * gather_ratio)
+                  for u in (units or [])] or [p_all]
     u_max = max(unit_bytes)
     share = zero1_partition(params, n)[rank] / p_train if p_train else 1.0
     phases = {}

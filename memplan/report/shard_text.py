@@ -10,10 +10,12 @@ def render_rank_estimate(est) -> str:
 
     rows = [[r["rank"], fmt_bytes(r["peak_allocated_bytes"]), fmt_bytes(r["peak_reserved_bytes"]), r["peak_phase"]]
             for r in est.per_rank]
-    lines = [f"{est.workload}: {est.sharding} on {est.world_size} ranks ({est.method}: {est.method_note})",
-             tabulate(rows, headers=["rank", "peak allocated", "peak reserved", "phase"]), ""]
+    lines = [f"{est.workload}: {est.sharding} on {est.world_size} ranks ({est.method}: {est.method_note})"]
     if est.trace_mode:
-        lines[1:1] = [trace_mode_line(est.trace_mode, est.trace_mode_reason)]
+        lines.append(trace_mode_line(est.trace_mode, est.trace_mode_reason))
+    if est.strategy_info.get("mp_policy"):
+        lines.append(f"mixed precision: {est.strategy_info['mp_policy']}")
+    lines += [tabulate(rows, headers=["rank", "peak allocated", "peak reserved", "phase"]), ""]
     bd = est.per_rank[0]["breakdown_at_peak"]
     lines.append(tabulate([[k, fmt_bytes(v)] for k, v in bd.items() if v], headers=["rank 0 at peak", "bytes"]))
     lines.append(f"communication buffers (outside the allocator): {fmt_bytes(est.comm_buffer_bytes)} — "
@@ -50,6 +52,13 @@ def render_sharding_plan(plan) -> str:
         lines += ["", "launch:", f"  {plan.torchrun}", "code:"] + [f"  {c}" for c in plan.code]
         lines += [f"env: {k}={v}" for k, v in plan.env.items()]
     lines += [f"note: {n}" for n in plan.notes]
+    if plan.precision_changes:
+        lines += ["", "instead of autocast over FSDP (re-traced on the fake process group):"]
+        for ch in plan.precision_changes:
+            verdict = "" if ch["fits"] is None else (", fits" if ch["fits"] else ", does not fit")
+            lines.append(f"  {ch['title']}: {fmt_bytes(ch['predicted_total_bytes'])} per device "
+                         f"(saves {fmt_bytes(ch['saving_bytes'])}{verdict})")
+            lines.append(f"    {ch['code']}")
     return "\n".join(lines)
 
 
