@@ -1,17 +1,7 @@
 """The corpus benchmark finds every held-out round by its file name (a new heldoutN.tsv needs no code change)."""
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _bench():
-    spec = importlib.util.spec_from_file_location("diagnose_corpus", ROOT / "benchmarks" / "diagnose_corpus.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from corpus_helpers import corpus_benchmark as _bench
 
 
 def test_held_out_rounds_are_found_in_round_order(tmp_path):

@@ -1,30 +1,15 @@
 """The real-log corpus: every excerpt's category and numbers match its label in fixtures/logs/index.tsv."""
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from memplan.diagnose import diagnose
-from memplan.diagnose._parse import parse_size_text
 from memplan.diagnose._types import Category
 
-from corpus_helpers import LOGS, corpus_rows
+from corpus_helpers import LOGS, corpus_benchmark, corpus_rows
 
 ROWS = corpus_rows()
-# Keys in index.tsv -> keys in Incident.numbers
-_KEYS = {"requested": "requested_bytes", "total": "total_bytes", "allocated": "allocated_bytes", "free": "free_bytes",
-         "reserved": "reserved_bytes", "reserved_unallocated": "reserved_unallocated_bytes",
-         "process_in_use": "process_in_use_bytes", "private_pool": "private_pool_bytes",
-         "other_processes": "other_processes_bytes", "timeout_ms": "timeout_ms"}
-
-
-def _expected(spec: str) -> dict[str, int]:
-    out = {}
-    for part in filter(None, (p.strip() for p in spec.split(";"))):
-        key, _, val = part.partition("=")
-        out[_KEYS[key]] = int(val) if key == "timeout_ms" else parse_size_text(val)
-    return out
+_expected = corpus_benchmark().expected_numbers  # index.tsv's numbers column -> Incident.numbers keys
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r["file"] for r in ROWS])
@@ -78,12 +63,7 @@ FLOORS = {"heldout": 29, "heldout2": 16, "heldout3": HELDOUT3_FLOOR, "heldout4":
 NUMBERS_FLOORS = {"heldout6": 14}
 
 
-def _held_out_names() -> list[str]:
-    names = [m.group(1) for m in (re.fullmatch(r"(heldout(\d*))\.tsv", p.name) for p in LOGS.iterdir()) if m]
-    return sorted(names, key=lambda n: int(n[len("heldout"):] or 1))
-
-
-HELDOUT = {name: (corpus_rows(f"{name}.tsv"), FLOORS.get(name)) for name in _held_out_names()}
+HELDOUT = {name: (corpus_rows(f"{name}.tsv"), FLOORS.get(name)) for name in corpus_benchmark().HELD_OUT}
 
 
 @pytest.mark.parametrize("name", list(HELDOUT))
