@@ -23,7 +23,7 @@ ROOT="${COMPAT_VENVS:-/work/venvs}"
 PYTHON="${COMPAT_PYTHON:-python3}"
 VERSIONS=("$@")
 if [ ${#VERSIONS[@]} -eq 0 ]; then
-    VERSIONS=(2.1.2 2.3.1 2.4.1 2.5.1 2.6.0 2.8.0)
+    VERSIONS=(2.1.2 2.3.1 2.4.1 2.5.1 2.6.0 2.7.1 2.8.0 2.9.1 2.10.0 2.11.0 2.12.1 2.14.1 2.15.0)
 fi
 
 transformers_for() {
