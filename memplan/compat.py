@@ -39,7 +39,7 @@ from memplan.errors import UserError
 
 # The oldest torch memplan is tested on (benchmarks/results/compat.md): torch_npu's oldest line is 2.1.
 TORCH_FLOOR = (2, 1)
-SUPPORTED_RANGE = "torch 2.1 to 2.14 (every torch that torch_npu has a release for)"
+SUPPORTED_RANGE = "torch 2.1 to 2.15 (every torch that torch_npu has a release for, and the newest)"
 
 
 def version_tuple(text: str) -> tuple[int, ...]:
