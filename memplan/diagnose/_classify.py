@@ -9,10 +9,11 @@ OOM messages (all sizes in bytes):
   total - free - (this process / reserved) exceeds the request and 5 % of the device after an allowance for
   the runtime context (1 GiB CUDA, 3.5 GiB Ascend, 0.5 GiB when this process's own usage is known).
 - `fragmentation`: the allocator's own arithmetic says a perfect allocator would have served the request:
-  free + (reserved - allocated) >= request (equivalently allocated + request <= total - memory outside
-  PyTorch), and the cached-but-unallocated part is at least 10 % of what PyTorch reserved (below that,
-  defragmenting would only postpone the OOM by one allocation). The numbers are shown in the summary.
-- otherwise `capacity`: it would not fit even with a perfect allocator (or the cache is a sliver).
+  with cached_free = reserved - allocated, request <= cached_free, or (when the message gives the device's free
+  memory) cached_free > 0 and request <= free + cached_free, i.e. allocated + request <= total - memory held
+  outside this allocator. No share-of-reserved threshold (the lead's decision on issue 13: the category's
+  definition, literally). The numbers are shown in the summary.
+- otherwise `capacity`: it would not fit even with a perfect allocator.
 
 Other incidents: each piece of evidence argues for a category with a strength (3 = a sentence naming the
 cause, 2 = a specific code, 1 = generic). The strongest tier wins, so text that explains a failure beats a
@@ -229,28 +230,30 @@ def _special_case(s: OomState) -> Verdict | None:
 
 
 def _fragmentation(s: OomState) -> Verdict | None:
-    """Fragmentation from the allocator's own arithmetic: the cache (reserved - allocated) is a real share of
-    what PyTorch reserved, and free + cache covers the request (allocated + request <= total - outside), so
-    a perfect allocator would have served it; `capacity` is kept for when it would not."""
-    req, unalloc, reserved = s.req, s.unalloc, s.reserved
-    if req is None or unalloc is None or not reserved or unalloc < 0.10 * reserved:
+    """Fragmentation from the allocator's own arithmetic (issue 13, item 3): cached_free = reserved - allocated
+    (PyTorch's "reserved but unallocated"). The request fits the cache (request <= cached_free), or, when the
+    message gives the device's free memory, the cache is not empty and free + cached_free covers the request
+    (allocated + request <= total - memory held outside this allocator): a perfect allocator would have served
+    it. `capacity` is kept for when even a perfect allocator could not."""
+    req, unalloc = s.req, s.unalloc
+    if req is None or unalloc is None or unalloc <= 0:
         return None
     room = unalloc + (s.free or 0)
-    if room < req:
+    if unalloc < req and (s.free is None or room < req):
         return None
-    share = unalloc / reserved
     s.facts["cached_free_bytes"] = unalloc
-    arithmetic = [f"reserved − allocated = {_fmt(unalloc)} cached but unallocated ({100 * share:.0f} % of what "
-                  "PyTorch reserved)"]
+    share = f" ({100 * unalloc / s.reserved:.0f} % of what PyTorch reserved)" if s.reserved else ""
+    arithmetic = [f"reserved − allocated = {_fmt(unalloc)} cached but unallocated{share}"]
     if unalloc >= req:
-        arithmetic.append(f"more than the {_fmt(req)} requested")
+        arithmetic.append(f"≥ the {_fmt(req)} requested")
     else:
-        arithmetic.append(f"and free + cached = {_fmt(room)} ≥ the {_fmt(req)} requested")
+        arithmetic.append(f"free + cached = {_fmt(s.free)} + {_fmt(unalloc)} = {_fmt(room)} ≥ the {_fmt(req)} "
+                          "requested")
     if s.alloc is not None and s.total is not None and s.foreign is not None:
         limit = s.total - max(0, s.foreign)
         arithmetic.append(f"allocated + request = {_fmt(s.alloc + req)} ≤ total − memory outside PyTorch = "
                           f"{_fmt(limit)}")
-    c = max(0.5, s.conf - (0.15 if share < 0.15 or unalloc < req else 0))
+    c = max(0.5, s.conf - (0.15 if unalloc < req else 0))
     text = "; ".join(arithmetic)
     return Verdict(Category.FRAGMENTATION, c,
                    f"{s.head()}{s.state()}. {text[:1].upper() + text[1:]}: a perfect allocator would have served it, "
@@ -292,12 +295,10 @@ def _capacity_verdict(s: OomState) -> Verdict:
         sign = ">" if s.alloc + req > limit else "≤"
         why.append(f"allocated + request = {_fmt(s.alloc + req)} {sign} total − memory outside PyTorch = "
                    f"{_fmt(limit)}")
-    if unalloc is not None and unalloc >= req:
-        why.append(f"the cache held {_fmt(unalloc)} unused, enough for this request, but that is only "
-                   f"{100 * unalloc / max(reserved or 1, 1):.0f} % of what PyTorch reserved, so defragmenting "
-                   "would only postpone the failure")
-    elif unalloc is not None:
-        why.append(f"neither free memory nor the {_fmt(unalloc)} cached by PyTorch covers it")
+    if unalloc is not None:
+        room = f"free + cached = {_fmt(s.free)} + {_fmt(unalloc)} = {_fmt(s.free + unalloc)}" if s.free is not None \
+            else f"reserved − allocated = {_fmt(unalloc)} cached"
+        why.append(f"{room} < the {_fmt(req)} requested, so even a perfect allocator could not have served it")
     joined = "; ".join(why)
     tail = (" " + joined[:1].upper() + joined[1:] + ".") if why else ""
     return Verdict(Category.CAPACITY, max(0.5, s.conf),
