@@ -1,8 +1,9 @@
 """From evidence to an incident: the arithmetic of OOM messages, and the weighing of codes against text.
 
 OOM messages (all sizes in bytes):
-- `absurd-request`: the 1 EB guard fired, or one request is >= 1 TiB (no accelerator has that much), or more
-  than 16x the device.
+- `absurd-request`: the 1 EB guard fired, or one request is >= 1 TiB (no accelerator has that much), or larger
+  than the whole device (no allocator, batch size or cache setting can serve it on this device) when the
+  device total is credible (what PyTorch holds fits in it).
 - `environment`: the device reported more than the request free (10 % and 64 MiB more), so the failure was
   not a shortage (per-process limit, driver, another job).
 - `foreign-memory`: other processes named in the message hold at least the request, or
@@ -214,7 +215,7 @@ def _special_case(s: OomState) -> Verdict | None:
         return Verdict(Category.CAPACITY, 0.8,
                        f"Host RAM ran out: one allocation of {_fmt(req)} failed on the CPU side (not device memory).",
                        s.facts, {"host"})
-    if req is not None and (s.guard or req >= TiB or (total and req > 16 * total)):
+    if req is not None and (s.guard or req >= TiB or _beyond_device(s)):
         where = f"; {s.device} has {_fmt(total)} in total" if total else ""
         return Verdict(Category.ABSURD_REQUEST, 0.95,
                        f"One allocation asked for {_fmt(req)} — more than any accelerator holds{where}. "
@@ -227,6 +228,16 @@ def _special_case(s: OomState) -> Verdict | None:
                        "limit, the driver, or another job that released memory in between is the likely cause.",
                        s.facts, {"free_ok"})
     return None
+
+
+def _beyond_device(s: OomState) -> bool:
+    """One request larger than the whole device, when the message's own total is credible (what PyTorch
+    already holds fits in it; a total below the allocated figure is a misreport, so it proves nothing)."""
+    total = s.total
+    if not total or s.req is None or s.req <= total:
+        return False
+    held = max(s.alloc or 0, s.reserved or 0, s.in_use or 0)
+    return held <= total
 
 
 def _fragmentation(s: OomState) -> Verdict | None:

@@ -262,3 +262,14 @@ def test_ignorable_allocator_line_does_not_hide_an_acl_memory_error():
 def test_runtime_reason_out_of_memory_is_memory():
     log = "rtMalloc execute failed, reason=[driver error:out of memory][FUNC:FuncErrorReason][FILE:error_message_manage.cc]\n"
     assert diagnose(log).primary_category == Category.CAPACITY
+
+
+@pytest.mark.parametrize("req,alloc,want", [
+    (int(98.7 * GiB), 50 * GiB, Category.ABSURD_REQUEST),   # one request larger than the 61 GiB device
+    (61 * GiB + 1, 50 * GiB, Category.ABSURD_REQUEST),      # one byte more than the device
+    (61 * GiB, 50 * GiB, Category.CAPACITY),                # exactly the device: possible on an empty device
+    (int(98.7 * GiB), 70 * GiB, Category.CAPACITY),         # allocated > total: the total is a misreport
+])
+def test_request_larger_than_the_device(req, alloc, want):
+    v = _oom(requested=req, total=61 * GiB, allocated=alloc, reserved=alloc, free=0)
+    assert v.category == want, v.summary
