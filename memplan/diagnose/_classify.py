@@ -28,6 +28,7 @@ to `capacity` with a lower confidence.
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,9 +90,10 @@ def code_category(code: str) -> tuple[str | None, int, str]:
         info = cat_mod.decode(code)
     except Exception:  # a code that does not decode is just context
         return None, 0, code
-    if not info.known:
-        return None, 0, code
     c = info.category.value
+    if not info.known:
+        # not catalogued: only the family its shape implies (weak), or nothing
+        return (None, 0, code) if c == "unknown" else (_memory(c), 1, code)
     strength = 2
     if code in _GENERIC_CODES or c == "unknown" or (code.startswith("E") and code.endswith("9999")):
         strength = 1
@@ -360,20 +362,35 @@ def _arguments(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     return out
 
 
+_UNHANDLED_CUDA = re.compile(r"(?i)unhandled cuda error|ncclUnhandledCudaError")
+
+
+def _named_cuda_failure(args: list[tuple[Evidence, str, int]]) -> list[tuple[Evidence, str, int]]:
+    """NCCL's "unhandled cuda error" says only that a CUDA call failed; when NCCL's report names the failure
+    (`Cuda failure 'text'`), that text is the cause and the collective the symptom: the comm arguments of those
+    lines count only weakly, so a kernel fault or a version problem named there decides."""
+    if not any(ev.kind == "nccl-cuda-text" for ev, _, _ in args):
+        return args
+    lines = {ev.line for ev, _, _ in args if ev.kind == "nccl-cuda-text" or _UNHANDLED_CUDA.search(ev.text)}
+    return [(ev, c, 1 if c == "comm" and ev.line in lines else s) for ev, c, s in args]
+
+
 def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     """The error that stopped the run outranks what a warning said before it: an argument made on a warning
     line (`Warning:`, `[W...]`) counts one tier lower when a line that is not a warning argues for another
     category with a specific code or a sentence (strength >= 2). A CPU-fallback warning followed by an AICPU
-    exception is therefore a kernel fault; a log with only the warning keeps it. Likewise a benign line
+    exception is therefore a kernel fault; a log with only the warning keeps it. A warning whose rule carries the
+    flag `keep` names the cause of what fails after it (PyTorch's "sm_NN is not compatible with the current PyTorch
+    installation" before an NCCL "unhandled cuda error") and is not demoted. Likewise a benign line
     (torch_npu's "This error log can be ignored") never outranks an argument for a real failure: the allocator
     prints it when a device allocation failed, so an ACL memory code next to it is an out-of-memory."""
-    args = _arguments(evidence)
+    args = _named_cuda_failure(_arguments(evidence))
     warned = {ev.line for ev in evidence if ev.kind == "warning"}
     stopped = {c for ev, c, s in args if ev.line not in warned and s >= 2 and c != "benign"}
     anything = any(c != "benign" for _, c, _ in args)
     out = []
     for ev, c, s in args:
-        if ev.line in warned and c != "benign" and stopped - {c}:
+        if ev.line in warned and c != "benign" and stopped - {c} and "keep" not in ev.flags:
             s = max(1, s - 1)
         elif c == "benign" and anything:
             s = 1  # "this error log can be ignored" speaks for its own line, not against an error elsewhere

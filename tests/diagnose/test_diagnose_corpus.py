@@ -10,9 +10,18 @@ from corpus_helpers import LOGS, corpus_benchmark, corpus_rows
 
 ROWS = corpus_rows()
 _expected = corpus_benchmark().expected_numbers  # index.tsv's numbers column -> Incident.numbers keys
+# Dev logs whose text does not show the cause their thread found (labelled from the thread, kept as honest
+# misses rather than fitted): strict xfail, so a rule that starts to get one right is noticed.
+DEV_UNSUPPORTED = {
+    "cuda_env_nccltests6.log": "only 'unhandled cuda error': the NCCL/CUDA version mismatch is in the thread, not the log",
+    "cuda_env_nvcaffe492.log": "only 'unhandled cuda error' and version lines that look compatible (driver newer)",
+    "npu_env_gpustack755.log": "only 'CANN error': the driver / CANN mismatch is in the thread, not the log",
+}
+_PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
+                        if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]
 
 
-@pytest.mark.parametrize("row", ROWS, ids=[r["file"] for r in ROWS])
+@pytest.mark.parametrize("row", _PARAMS)
 def test_corpus_category_and_numbers(row):
     d = diagnose(str(LOGS / row["file"]))
     assert d.primary_category == Category(row["category"]), d.incidents[0].summary if d.incidents else d.notes

@@ -273,3 +273,70 @@ def test_runtime_reason_out_of_memory_is_memory():
 def test_request_larger_than_the_device(req, alloc, want):
     v = _oom(requested=req, total=61 * GiB, allocated=alloc, reserved=alloc, free=0)
     assert v.category == want, v.summary
+
+
+# ---------------------------------------------------------------- CUDA failures inside NCCL, timeouts, code families
+
+@pytest.mark.parametrize("line,want", [
+    # NCCL's own CUDA call failed: the driver / runtime / NCCL build cannot serve it
+    ("x:1:2 [0] enqueue.cc:58 NCCL WARN Cuda failure 'named symbol not found'", Category.ENVIRONMENT),
+    ("Cuda failure 1 'invalid argument'", Category.ENVIRONMENT),                  # CUCHECK layout, caller text
+    ("init.cc:416 NCCL WARN Cuda failure 'operation not supported'", Category.ENVIRONMENT),
+    ("gpu: Test CUDA failure common.cu:1030 'system not yet initialized'", Category.ENVIRONMENT),
+    ("Cuda failure 'an illegal memory access was encountered'", Category.KERNEL_FAULT),  # a fault stays a fault
+    ("Cuda failure 'out of memory'", Category.FOREIGN_MEMORY),                   # runtime OOM outside the allocator
+    # a short runtime text outside any CUDA / NCCL context is still not evidence
+    ("the parser says: invalid argument", Category.UNKNOWN),
+])
+def test_cuda_text_in_nccls_failure_report(line, want):
+    d = diagnose("RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1269, unhandled cuda error\n" + line + "\n"
+                 if want != Category.UNKNOWN else "RuntimeError: " + line + "\n")
+    assert d.primary_category == want, d.primary.summary
+
+
+def test_genuine_nccl_failure_stays_comm():
+    log = ("RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1269, unhandled system error, NCCL version 2.18.1\n"
+           "x:1:2 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<55014> with error 12, opcode 0\n")
+    assert diagnose(log).primary_category == Category.COMM
+
+
+def test_a_warning_that_names_the_cause_is_not_demoted():
+    log = ("UserWarning: \nNVIDIA H100 with CUDA capability sm_90 is not compatible with the current PyTorch installation.\n"
+           "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:47, unhandled cuda error, NCCL version 2.10.3\n"
+           "ncclUnhandledCudaError: Call to CUDA function failed.\n")
+    assert diagnose(log).primary_category == Category.ENVIRONMENT
+
+
+@pytest.mark.parametrize("code,want", [
+    ("507046", Category.COMM), ("507047", Category.COMM), ("107020", Category.COMM), ("107019", Category.COMM),
+    ("507048", Category.KERNEL_FAULT), ("507014", Category.KERNEL_FAULT),
+])
+def test_timeout_codes_by_what_waited(code, want):
+    # a sync / wait timeout is HCCL's execution timeout expiring (torch_npu waits without a limit of its own);
+    # an FFTS+ / AI Core timeout is a kernel that hung
+    d = diagnose(f"RuntimeError: npuSynchronizeDevice: NPU function error: aclrtSynchronizeDevice, error code is {code}\n")
+    assert d.primary_category == want
+
+
+def test_ffts_timeout_of_a_collective_is_comm():
+    log = ("RuntimeError: NPU function error: AclrtSynchronizeDeviceWithTimeout, error code is 507048\n"
+           "EI9999: The error from device(chipId:0, dieId:0), hccl fftsplus task timeout occurred during task execution\n")
+    assert diagnose(log).primary_category == Category.COMM
+
+
+@pytest.mark.parametrize("code,want", [("EI0099", "comm"), ("EJ0099", "comm"), ("EL0999", "environment"),
+                                       ("E90099", "unknown"), ("EI9999", "unknown")])
+def test_uncatalogued_cann_codes_take_their_modules_category(code, want):
+    info = cat_mod.decode(code)
+    assert not info.known or code.endswith("9999")
+    assert info.category.value == want
+    cat, strength, _ = code_category(code)
+    assert (cat or "unknown") == want and strength <= 1
+
+
+def test_oom_message_wrapped_between_words_keeps_its_numbers():
+    log = ("OutOfMemoryError: CUDA out of memory. Tried to allocate 198.00 MiB (GPU 0; 31.75\n"
+           "GiB total capacity; 28.05 GiB already allocated; 137.69 MiB free; 28.08 GiB\n"
+           "reserved in total by PyTorch) If reserved memory is >> allocated memory try\n")
+    n = diagnose(log).primary.numbers
+    assert n["reserved_bytes"] == int(round(28.08 * GiB)) and n["total_bytes"] == int(round(31.75 * GiB))
