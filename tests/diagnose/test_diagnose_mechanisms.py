@@ -340,3 +340,28 @@ def test_oom_message_wrapped_between_words_keeps_its_numbers():
            "reserved in total by PyTorch) If reserved memory is >> allocated memory try\n")
     n = diagnose(log).primary.numbers
     assert n["reserved_bytes"] == int(round(28.08 * GiB)) and n["total_bytes"] == int(round(31.75 * GiB))
+
+
+@pytest.mark.parametrize("line,want", [
+    ("[ERROR] RUNTIME(1,python):2024-04-19 [task_info.cc:1678] PrintErrorInfoForDavinciTask:Aicore kernel execute failed, "
+     "device_id=0, stream_id=2, fault kernel_name=RealDiv_x", Category.KERNEL_FAULT),
+    ("[ERROR] TSCH(-1,null): aicore_icache_plat.c:848 check_error_pc_icache_and_hbm_info: compare_num=17, "
+     "compare_fail_num=3", Category.ENVIRONMENT),                                  # iCache bit error: hardware
+    ("ValueError: Current node has no GPU available. vLLM engine cannot start without GPU.", Category.ENVIRONMENT),
+    ("/usr/bin/ld: cannot find -lcuda: No such file or directory", Category.ENVIRONMENT),
+    ("Failed to initialize NVML: Driver/library version mismatch", Category.ENVIRONMENT),
+    ("RuntimeError: CUDA out of memory occurred when warming up sampler with 256 dummy requests.", Category.CAPACITY),
+])
+def test_family_texts(line, want):
+    assert diagnose(line + "\n").primary_category == want
+
+
+def test_icache_check_without_a_failed_compare_is_not_a_hardware_fault():
+    line = "[ERROR] TSCH(-1,null): aicore.c:767 stars_print_error_pc_icache_and_hbm_info: compare_num=32, compare_fail_num=0\n"
+    assert diagnose(line).primary_category != Category.ENVIRONMENT
+
+
+def test_bare_oom_phrase_does_not_shadow_the_allocator_numbers():
+    d = diagnose("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 23.65 GiB total capacity; "
+                 "20.00 GiB already allocated; 1.00 GiB free; 21.00 GiB reserved in total by PyTorch)\n")
+    assert d.primary.numbers["requested_bytes"] == 2 * GiB
