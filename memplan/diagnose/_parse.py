@@ -83,6 +83,8 @@ _F = {
     "reserved_bytes": re.compile(SIZE + r"\s*reserved in total by PyTorch", re.I),
     "reserved_unallocated_bytes": re.compile(SIZE + r"\s*(?:cached\)|is reserved by PyTorch but unallocated)", re.I),
     "private_pool_bytes": re.compile(SIZE + r"\s*allocated in private pools"),
+    # torch_npu / older PyTorch print the per-process memory fraction as `X allowed;`
+    "allowed_bytes": re.compile(SIZE + r"\s*allowed;"),
     "process_in_use_bytes": re.compile(r"this process has\s+" + SIZE + r"\s+memory in use"),
 }
 _PROC = re.compile(r"Process (\d+) has\s+" + SIZE + r"\s+memory in use")

@@ -365,3 +365,14 @@ def test_bare_oom_phrase_does_not_shadow_the_allocator_numbers():
     d = diagnose("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 23.65 GiB total capacity; "
                  "20.00 GiB already allocated; 1.00 GiB free; 21.00 GiB reserved in total by PyTorch)\n")
     assert d.primary.numbers["requested_bytes"] == 2 * GiB
+
+
+def test_torch_npu_oom_layouts():
+    # torch_npu NPUCachingAllocator.cpp: the `X allowed;` part appears when a memory fraction is set
+    d = diagnose("RuntimeError: NPU out of memory. Tried to allocate 1.00 GiB (NPU 0; 60.96 GiB total capacity; 40.00 GiB "
+                 "already allocated; 40.00 GiB current active; 20.00 GiB free; 42.00 GiB allowed; 41.00 GiB reserved in "
+                 "total by PyTorch).If reserved memory is >> allocated memory try setting max_split_size_mb\n")
+    assert d.primary.numbers["allowed_bytes"] == 42 * GiB and d.primary.numbers["reserved_bytes"] == 41 * GiB
+    d = diagnose("torch.OutOfMemoryError: NPU out of memory. Allocation was preemptively rejected because it would exceed "
+                 "per_process_memory_fraction limit. Requested size: 2.00 GiB\n")
+    assert d.primary_category == Category.ENVIRONMENT
