@@ -294,17 +294,17 @@ def test_cuda_text_in_nccls_failure_report(line, want):
     assert d.primary_category == want, d.primary.summary
 
 
-def test_genuine_nccl_failure_stays_comm():
-    log = ("RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1269, unhandled system error, NCCL version 2.18.1\n"
-           "x:1:2 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<55014> with error 12, opcode 0\n")
-    assert diagnose(log).primary_category == Category.COMM
-
-
-def test_a_warning_that_names_the_cause_is_not_demoted():
-    log = ("UserWarning: \nNVIDIA H100 with CUDA capability sm_90 is not compatible with the current PyTorch installation.\n"
-           "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:47, unhandled cuda error, NCCL version 2.10.3\n"
-           "ncclUnhandledCudaError: Call to CUDA function failed.\n")
-    assert diagnose(log).primary_category == Category.ENVIRONMENT
+@pytest.mark.parametrize("log,want", [
+    # a genuine NCCL failure stays comm
+    ("RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1269, unhandled system error, NCCL version 2.18.1\n"
+     "x:1:2 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<55014> with error 12, opcode 0\n", Category.COMM),
+    # a warning that names the cause of the failure after it is not demoted below it
+    ("UserWarning: \nNVIDIA H100 with CUDA capability sm_90 is not compatible with the current PyTorch installation.\n"
+     "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:47, unhandled cuda error, NCCL version 2.10.3\n"
+     "ncclUnhandledCudaError: Call to CUDA function failed.\n", Category.ENVIRONMENT),
+])
+def test_nccl_failure_or_its_named_cause(log, want):
+    assert diagnose(log).primary_category == want
 
 
 @pytest.mark.parametrize("code,want", [
