@@ -218,10 +218,14 @@ def _special_case(s: OomState) -> Verdict | None:
                        f"Host RAM ran out: one allocation of {_fmt(req)} failed on the CPU side (not device memory).",
                        s.facts, {"host"})
     if req is not None and (s.guard or req >= TiB or _beyond_device(s)):
-        where = f"; {s.device} has {_fmt(total)} in total" if total else ""
+        if s.guard or req >= TiB or not total:
+            size = f"{_fmt(req)} — more than any accelerator holds"
+        else:
+            size = f"{_fmt(req)} — more than the whole of {s.device} ({_fmt(total)} in total)"
         return Verdict(Category.ABSURD_REQUEST, 0.95,
-                       f"One allocation asked for {_fmt(req)} — more than any accelerator holds{where}. "
-                       "This is a size computed from a wrong shape or an overflowed length, not a tuning problem.",
+                       f"One allocation asked for {size}. No batch, cache or allocator setting serves one tensor "
+                       "of that size: a shape computed wrongly, an overflowed length, or one operation that "
+                       "materializes a huge intermediate (e.g. eager attention's scores at a long sequence).",
                        s.facts, set())
     if req is not None and free is not None and free >= 1.1 * req and free - req >= 64 * MiB:
         return Verdict(Category.ENVIRONMENT, 0.6,
@@ -270,7 +274,16 @@ def _fragmentation(s: OomState) -> Verdict | None:
     text = "; ".join(arithmetic)
     return Verdict(Category.FRAGMENTATION, c,
                    f"{s.head()}{s.state()}. {text[:1].upper() + text[1:]}: a perfect allocator would have served it, "
-                   "so the free space is split into blocks too small for it. This is fragmentation.", s.facts, set())
+                   f"so the free space is split into blocks too small for it. This is fragmentation.{_slim(s)}",
+                   s.facts, set())
+
+
+def _slim(s: OomState) -> str:
+    """A warning when defragmenting buys little: the cache is under 10 % of what PyTorch reserved."""
+    if not s.reserved or s.unalloc is None or s.unalloc >= 0.1 * s.reserved:
+        return ""
+    return (f" But the cache is only {100 * s.unalloc / s.reserved:.0f} % of what PyTorch reserved: an allocator fix "
+            "alone buys little headroom, so also lower the peak (batch, checkpointing).")
 
 
 def _foreign_amount(s: OomState) -> int:
