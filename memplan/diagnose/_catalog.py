@@ -80,6 +80,10 @@ def message_rows() -> tuple[dict[str, str], ...]:
     return _rows("messages.tsv")
 
 
+def phrase_rows() -> tuple[dict[str, str], ...]:
+    return _rows("phrases.tsv")
+
+
 def code_context_rows() -> tuple[dict[str, str], ...]:
     return _rows("code_contexts.tsv")
 

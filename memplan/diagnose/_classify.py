@@ -411,21 +411,43 @@ def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     return out
 
 
+def _specific_or_weak(evidence: list[Evidence]) -> tuple[list[tuple[Evidence, str, int]], bool]:
+    """The weak layer (`phrases.tsv`, flag `weak`) decides only when nothing more specific argues for a failure;
+    a phrase on a warning line does not count (a warning is not the error that stopped the run). Returns the
+    arguments to weigh and whether they are the weak ones."""
+    args = _weighed(evidence)
+    strong = [a for a in args if "weak" not in a[0].flags]
+    if any(c != "benign" for _, c, _ in strong):
+        return strong, False
+    warned = {ev.line for ev in evidence if ev.kind == "warning"}
+    weak = [a for a in args if "weak" in a[0].flags and a[0].line not in warned]
+    return (weak, True) if weak else (strong, False)
+
+
+def _errors_beside_benign(evidence: list[Evidence]) -> list[Evidence]:
+    """Lines that look like errors (`Error`, `failed`, `fatal`, `Check failed`, `[F]`, a traceback) and are not
+    warnings: they forbid a `benign` verdict for the incident."""
+    warned = {ev.line for ev in evidence if ev.kind == "warning"}
+    return [ev for ev in evidence if ev.kind == "error-line" and ev.line not in warned]
+
+
 def classify_text(evidence: list[Evidence]) -> tuple[Category, float, str, list[Evidence], set[str]]:
     """Weigh codes and sentences. Returns (category, confidence, lead sentence, deciding evidence, flags)."""
     best: dict[str, int] = {}
     deciding: dict[str, list[Evidence]] = {}
-    flags: set[str] = set().union(*(ev.flags for ev in evidence))
-    for ev, c, s in _weighed(evidence):
+    args, weak = _specific_or_weak(evidence)
+    flags: set[str] = set().union(*(ev.flags for ev in evidence if weak or "weak" not in ev.flags))
+    for ev, c, s in args:
         best[c] = max(best.get(c, 0), s)
         deciding.setdefault(c, []).append(ev)
-    if not best:
-        return Category.UNKNOWN, 0.3, _LEAD["unknown"], [], flags
+    errors = _errors_beside_benign(evidence)
+    if not best or (errors and set(best) == {"benign"}):
+        return Category.UNKNOWN, 0.3, _LEAD["unknown"], errors, flags
     top = max(best.values())
     tier = [c for c in PRIORITY if best.get(c) == top]
     chosen = tier[0]
     strong_others = [c for c in best if c != chosen and best[c] == top and c != "benign"]
-    conf = {3: 0.85, 2: 0.7, 1: 0.45}.get(top, 0.3)
+    conf = {3: 0.85, 2: 0.7, 1: 0.45}.get(top, 0.3) - (0.1 if weak else 0)
     if strong_others:
         conf -= 0.1
     if chosen == "memory":

@@ -153,8 +153,17 @@ _TRIGGER = re.compile(
     r"|oom|OOM|Out Of Memory|SIGKILL|signal 9|exitcode|已杀死|[Ss]oc[_ ]?[Vv]ersion|SOC|aclInit|NumPy|numpy|Numpy"
     r"|_ARRAY_API|binary incompat|has no attribute|_OpNamespace|socket|C10d|vs\. 0\)|connect\(\)|waiting for"
     r"|CUBLAS_|CUDNN_|CURAND_|CUFFT_|CUSOLVER_|CUSPARSE_|CUDA_HOME|nvcc|GNU version|Exception|Cuda failure"
+    # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
+    r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
+    r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"
+    r"|Check failed|ImportError|not implemented|kernel|expected .{1,80} but)|\[F\]|MIE\d\d[EC]"
+    r"|不足|不够|溢出|不支持|未实现|超时|不匹配|不一致|不兼容|找不到|未找到|没有找到|未安装|失败|错误|异常|越界|非法"
+    r"|被占用|报错|Traceback|^\s*F\d{4} "
 )
-_ERROR_LIKE = re.compile(r"(?i)error\b|exception\b|\bfailed\b|\bfailure\b|\bfatal\b|\babort|segmentation fault|\bkilled\b")
+# A line that looks like an error (it forbids a `benign` verdict): English words, glog's `F0101 12:00:00` and
+# k2/loguru's `[F]` fatal prefixes, `Check failed`, a traceback, and the Chinese words for error / failure.
+_ERROR_LIKE = re.compile(r"(?i)error\b|exception\b|\bfailed\b|\bfailure\b|\bfatal\b|\babort|segmentation fault"
+                         r"|\bkilled\b|\[F\]|^\s*F\d{4} \d\d:\d\d|Traceback \(most recent|错误|失败")
 _FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
 _OP = [
     re.compile(r"call (aclnn\w+) failed"),

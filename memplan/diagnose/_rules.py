@@ -11,6 +11,9 @@
   is read as `environment`: NCCL made the call, so the driver / runtime / NCCL combination is what failed.
 - `cuda_lib_status.tsv`: cuBLAS / cuDNN / cuRAND / cuFFT / cuSOLVER / cuSPARSE status names, matched as words.
 - `cuda_legacy_codes.tsv`: pre-10.1 CUDA runtime texts, handled like `cuda_nccl_codes.tsv`.
+- `phrases.tsv`: the weak layer: informal, thin and Chinese wordings of each category (case-insensitive), read
+  as strength 1 with the flag `weak`. They decide only when nothing more specific argues for a failure (see
+  `_classify.classify_text`), so that a real error log is rarely `unknown` or `benign`.
 - `code_contexts.tsv`: where a bare number is an error code (`<acl call> ... code: 100000`,
   `error code is 507899`, `drvRetCode=6`, `ret=0x...`), with the catalog it is looked up in.
 
@@ -52,6 +55,7 @@ def text_rules() -> tuple[TextRule, ...]:
         cat = None if r["category"] == "-" else r["category"]
         flags = frozenset(f for f in r["flags"].split(",") if f)
         rules.append(TextRule(r["id"], r["kind"], cat, int(r["strength"]), flags, re.compile(r["pattern"]), r["code"]))
+    rules.extend(_phrase_rules())
     rules.extend(_runtime_text_rules())
     rules.extend(_library_status_rules())
     return tuple(rules)
@@ -99,6 +103,15 @@ def _runtime_text_rules() -> list[TextRule]:
             out.append(TextRule(f"nccl-cuda-{r['value']}", "nccl-cuda-text", _IN_NCCL.get(cat, cat), 3,
                                 frozenset(in_nccl), re.compile(_NCCL_CUDA_PREFIX + re.escape(text.rstrip("."))),
                                 f"{prefix}:{r['value']}"))
+    return out
+
+
+def _phrase_rules() -> list[TextRule]:
+    """The weak layer (`phrases.tsv`): case-insensitive, strength 1, flag `weak`."""
+    out = []
+    for r in cat_mod.phrase_rows():
+        flags = frozenset({"weak", *(f for f in r["flags"].split(",") if f)})
+        out.append(TextRule(r["id"], "phrase", r["category"], 1, flags, re.compile(r["pattern"], re.I), ""))
     return out
 
 

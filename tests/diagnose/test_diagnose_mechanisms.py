@@ -222,9 +222,10 @@ def test_warning_does_not_outrank_the_final_error_of_another_kind():
     ("E40021: Failed to compile Op [MatMul]. msg is <built-in>:1:10: fatal error: 'x_runtime_wrapper.h' file not found\n",
      Category.ENVIRONMENT),
     ("[ERROR] aclrtMalloc failed, size 1073741824\n", Category.CAPACITY),
-    # a prose mention of NCCL and an error in the next sentence is not an NCCL failure; the code decides
+    # a prose mention of NCCL and an error in the next sentence is not an NCCL failure; the code decides (107027:
+    # a synchronize under graph capture, what ASCEND_LAUNCH_BLOCKING=1 causes: environment)
     ("NPU function error: AclrtSynchronizeStreamWithTimeOut(stream), error code is 107027\nwaiting for pending NCCL "
-     "work to finish. It occured EE9999 Inner Error\n", Category.INVALID_PARAM),
+     "work to finish. It occured EE9999 Inner Error\n", Category.ENVIRONMENT),
 ])
 def test_ascend_texts_name_their_cause(log, category):
     assert diagnose(log).primary_category == category
@@ -376,3 +377,63 @@ def test_torch_npu_oom_layouts():
     d = diagnose("torch.OutOfMemoryError: NPU out of memory. Allocation was preemptively rejected because it would exceed "
                  "per_process_memory_fraction limit. Requested size: 2.00 GiB\n")
     assert d.primary_category == Category.ENVIRONMENT
+
+
+# ---------------------------------------------------------------- the weak layer (phrases.tsv) and the benign rule
+@pytest.mark.parametrize("log,want", [
+    ("[F] /k2/csrc/eval.h:147 Illegal memory access during rnnt training\n", Category.KERNEL_FAULT),
+    ("训练时报错：显存不足，请减小 batch size\n", Category.CAPACITY),
+    ("错误：该算子不支持当前数据类型\n", Category.OP_NOT_SUPPORTED),
+    ("错误：CANN 与驱动版本不匹配\n", Category.ENVIRONMENT),
+    ("RuntimeError: HCCL allreduce 超时\n", Category.COMM),
+    ("[ERROR] aclnnFoo do tiling failed, ret is -1\n", Category.INVALID_PARAM),
+    ("F1201 10:00:00.000 123 op.cc:42] Check failed: workspace_status == 0\n", Category.INVALID_PARAM),
+    ("[MIE04E020412] Server start error\n", Category.ENVIRONMENT),
+    ("ValueError: raise_if_cache_size_invalid: no room for KV cache blocks\n", Category.CAPACITY),
+])
+def test_weak_phrases_name_thin_and_chinese_errors(log, want):
+    d = diagnose(log)
+    assert d.primary_category == want, d.primary.summary
+    assert d.primary.confidence <= 0.45  # weak evidence says so
+
+
+def test_weak_phrase_never_outranks_specific_evidence():
+    # a specific code (kernel fault) beats the weak 'timeout' phrase on another line
+    log = "request timed out\nEZ9999 ... error code is 507015\n"
+    assert diagnose(log).primary_category == Category.KERNEL_FAULT
+
+
+def test_weak_phrase_on_a_warning_line_does_not_count():
+    log = "UserWarning: this feature is not supported on npu, using the default\n"
+    assert diagnose(log).primary_category == Category.BENIGN
+
+
+def test_error_line_forbids_benign():
+    # a warning matched, the error did not: not `benign`, and `unknown` quotes the error line
+    log = "UserWarning: something deprecated\nRuntimeError: the frobnicator went sideways\n"
+    d = diagnose(log)
+    assert d.primary_category == Category.UNKNOWN
+    assert "frobnicator" in d.primary.summary
+
+
+@pytest.mark.parametrize("log,want", [
+    ("RuntimeError: call aclnnX failed\nEZ1001: Tensor self not implemented for DT_DOUBLE, should be in dtype support "
+     "list [DT_FLOAT,].\n", Category.OP_NOT_SUPPORTED),
+    ("Attempted to set the storage of a tensor on device \"npu:4\" to a storage on different device \"npu:0\"\n",
+     Category.INVALID_PARAM),
+    ("RuntimeError: Can not find any available kernel info for: HSwish. Maybe the operator can not supported\n",
+     Category.OP_NOT_SUPPORTED),
+    ("[MIE04E02041C] Failed to listen 10.0.0.1:1025, please check if business ip and port are legal\n",
+     Category.ENVIRONMENT),
+    ("RuntimeError: DefaultCPUAllocator: not enough memory\n", Category.CAPACITY),
+    ("aclrtSynchronizeStreamWithTimeout failed, runtime result = 507011\n", Category.KERNEL_FAULT),
+    ("capture_begin failed: aclmdlRICaptureBegin error code is 207005\n", Category.CAPACITY),
+])
+def test_family_texts_and_codes_of_issue13_round8(log, want):
+    assert diagnose(log).primary_category == want
+
+
+def test_nccl_system_error_stays_comm_and_advises_shared_memory():
+    d = diagnose("Test NCCL failure common.cu:777 'unhandled system error'\n")
+    assert d.primary_category == Category.COMM
+    assert any(a.id == "MP027" for a in d.primary.advice)
