@@ -417,11 +417,12 @@ def _specific_or_weak(evidence: list[Evidence]) -> tuple[list[tuple[Evidence, st
     arguments to weigh and whether they are the weak ones."""
     args = _weighed(evidence)
     strong = [a for a in args if "weak" not in a[0].flags]
-    if any(c != "benign" for _, c, _ in strong):
+    if any(c not in ("benign", "unknown") for _, c, _ in strong):
         return strong, False
     warned = {ev.line for ev in evidence if ev.kind == "warning"}
     weak = [a for a in args if "weak" in a[0].flags and a[0].line not in warned]
-    return (weak, True) if weak else (strong, False)
+    # a catch-all (`EZ9999`, `Inner Error`) says only that something failed: the phrase beside it may say what
+    return ([a for a in strong if a[1] == "unknown"] + weak, True) if weak else (strong, False)
 
 
 def _errors_beside_benign(evidence: list[Evidence]) -> list[Evidence]:
@@ -451,6 +452,8 @@ def classify_text(evidence: list[Evidence]) -> tuple[Category, float, str, list[
     if strong_others:
         conf -= 0.1
     if chosen == "memory":
+        # context hints of the weak layer (other models / processes on the device) count for an OOM without numbers
+        flags |= set().union(*(ev.flags for ev in evidence if "weak" in ev.flags and ev.category is None))
         category, lead = _memory_lead(flags)
     else:
         category = Category(chosen)

@@ -158,7 +158,8 @@ _TRIGGER = re.compile(
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"
     r"|Check failed|ImportError|not implemented|kernel|expected .{1,80} but)|\[F\]|MIE\d\d[EC]"
     r"|不足|不够|溢出|不支持|未实现|超时|不匹配|不一致|不兼容|找不到|未找到|没有找到|未安装|失败|错误|异常|越界|非法"
-    r"|被占用|报错|Traceback|^\s*F\d{4} "
+    r"|被占用|报错|Traceback|^\s*F\d{4} |其他|另一个|多个|实例|显存|内存"
+    r"|(?i:other (?:process|model|instance|job)|another (?:process|model|instance|job)|(?:two|several|multiple) (?:model|instance|server|process))"
 )
 # A line that looks like an error (it forbids a `benign` verdict): English words, glog's `F0101 12:00:00` and
 # k2/loguru's `[F]` fatal prefixes, `Check failed`, a traceback, and the Chinese words for error / failure.
@@ -216,7 +217,7 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
         m = _OOM_START.search(line)
         if m and (_OOM_HINT.search(line) or "OutOfMemoryError" in line or "out of memory" in line):
             text = line[m.start():]
-            taken = 0
+            taken, joined = 0, []
             while not _OOM_DONE.search(text) and taken < _OOM_MAX_LINES:
                 try:
                     nno, nxt = next(it)
@@ -232,6 +233,7 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
                         and not _between_words(text, nxt):
                     sep = ""
                 text += sep + nxt.strip()
+                joined.append((nno, nxt))
                 taken += 1
             nums = parse_oom(text)
             if "requested_bytes" in nums or "total_bytes" in nums:
@@ -241,6 +243,7 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
                 if rest.strip():
                     yield from _scan_line(no, rest)
                 continue
+            pushback.extend(reversed(joined))  # not an OOM message with numbers: read the joined lines on their own
         for rx in _HOST:
             hm = rx.search(line)
             if hm:

@@ -111,7 +111,8 @@ def _phrase_rules() -> list[TextRule]:
     out = []
     for r in cat_mod.phrase_rows():
         flags = frozenset({"weak", *(f for f in r["flags"].split(",") if f)})
-        out.append(TextRule(r["id"], "phrase", r["category"], 1, flags, re.compile(r["pattern"], re.I), ""))
+        cat = None if r["category"] == "-" else r["category"]  # `-`: a context hint (flags) only
+        out.append(TextRule(r["id"], "phrase", cat, 1, flags, re.compile(r["pattern"], re.I), ""))
     return out
 
 
