@@ -388,6 +388,14 @@ def _named_cuda_failure(args: list[tuple[Evidence, str, int]]) -> list[tuple[Evi
     return [(ev, c, 1 if c == "comm" and ev.line in lines else s) for ev, c, s in args]
 
 
+def _on_npu(args: list[tuple[Evidence, str, int]], evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
+    """A CUDA-path failure (`Torch not compiled with CUDA enabled`, flag `npu_opns`) in an Ascend job (any line
+    with the flag `npu`) means the API the code used has no NPU path: op-not-supported."""
+    if not any("npu" in ev.flags for ev in evidence):
+        return args
+    return [(ev, "op-not-supported" if "npu_opns" in ev.flags else c, s) for ev, c, s in args]
+
+
 def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     """The error that stopped the run outranks what a warning said before it: an argument made on a warning
     line (`Warning:`, `[W...]`) counts one tier lower when a line that is not a warning argues for another
@@ -397,7 +405,7 @@ def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     installation" before an NCCL "unhandled cuda error") and is not demoted. Likewise a benign line
     (torch_npu's "This error log can be ignored") never outranks an argument for a real failure: the allocator
     prints it when a device allocation failed, so an ACL memory code next to it is an out-of-memory."""
-    args = _named_cuda_failure(_arguments(evidence))
+    args = _on_npu(_named_cuda_failure(_arguments(evidence)), evidence)
     warned = {ev.line for ev in evidence if ev.kind == "warning"}
     stopped = {c for ev, c, s in args if ev.line not in warned and s >= 2 and c != "benign"}
     anything = any(c != "benign" for _, c, _ in args)

@@ -437,3 +437,27 @@ def test_nccl_system_error_stays_comm_and_advises_shared_memory():
     d = diagnose("Test NCCL failure common.cu:777 'unhandled system error'\n")
     assert d.primary_category == Category.COMM
     assert any(a.id == "MP027" for a in d.primary.advice)
+
+
+@pytest.mark.parametrize("log,want", [
+    # lines joined to an OOM start without numbers are read on their own: the hint on line 2 counts
+    ("RuntimeError: NPU out of memory.\n每张卡上跑了其他模型，每张卡剩余显存都还剩10G左右\n", Category.FOREIGN_MEMORY),
+    ("RuntimeError: NPU out of memory.\n", Category.CAPACITY),
+    ("第四个实例因显存不够启动失败\n", Category.FOREIGN_MEMORY),
+    ("INFO [worker_v1.py:256] Available memory: 0, total memory: 65452113920\n", Category.FOREIGN_MEMORY),
+])
+def test_oom_without_numbers_next_to_other_users_of_the_device(log, want):
+    assert diagnose(log).primary_category == want
+
+
+@pytest.mark.parametrize("log,want", [
+    (">>> import torch, torch_npu\nAssertionError: Torch not compiled with CUDA enabled\n", Category.OP_NOT_SUPPORTED),
+    ("AssertionError: Torch not compiled with CUDA enabled\n", Category.ENVIRONMENT),
+])
+def test_a_cuda_path_in_an_ascend_job_is_an_api_without_npu_support(log, want):
+    assert diagnose(log).primary_category == want
+
+
+def test_catch_all_code_does_not_hide_the_phrase_beside_it():
+    assert diagnose("aclnnCausalConv1d tiling failed with RuntimeError EZ9999\n").primary_category == \
+        Category.INVALID_PARAM
