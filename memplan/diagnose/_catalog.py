@@ -12,6 +12,7 @@ Catalogs, each row with the repository, path and commit it was read from:
 - `cuda_lib_status.tsv`: the status names of the CUDA libraries (cuBLAS, cuDNN, cuRAND, cuFFT, cuSOLVER,
   cuSPARSE) with the category each argues for.
 - `drv_codes.tsv`: the Ascend driver's `drvError_t` values (`drvRetCode=N` in CANN plog lines).
+- `phrases.tsv`: the weak layer, informal / thin / Chinese wordings of each category with their sources.
 - `messages.tsv`: message texts that name a cause, each with its source; `code_contexts.tsv`: where a bare
   number in a log is an error code (compiled by `_rules`).
 - `notes.json`: memplan's own explanations for the most common codes; `advice.json`: advice ids.
