@@ -355,6 +355,9 @@ def _memory_lead(flags: set[str]) -> tuple[Category, str]:
         return Category.FOREIGN_MEMORY, ("The CUDA runtime itself ran out of device memory, outside PyTorch's caching "
                                          "allocator (context creation, library workspaces): on a shared GPU this means "
                                          "other processes hold the memory")
+    if "host_alloc" in flags:
+        return Category.CAPACITY, ("Host RAM ran out: a CPU-side allocation failed (PyTorch's DefaultCPUAllocator), "
+                                   "not a device allocation")
     if "host" in flags:
         return Category.CAPACITY, ("Host RAM ran out: the process was killed (the kernel's OOM killer, a container or "
                                    "job memory limit), not a device allocation failure")
