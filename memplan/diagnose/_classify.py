@@ -124,6 +124,10 @@ def classify_oom(n: dict[str, Any], flags: set[str]) -> Verdict:
     if special is not None:
         return special
     frag = _fragmentation(s)
+    if frag is not None and s.req is not None and (s.unalloc or 0) >= s.req:
+        # The allocator's own cache could have served the request: that is why this request failed. Memory
+        # outside PyTorch only explains why the device was small (issue 13, round-8 family 6).
+        return frag
     foreign_amount = _foreign_amount(s)
     if foreign_amount and (frag is None or foreign_amount >= (s.unalloc or 0)):
         return _foreign_verdict(s)
