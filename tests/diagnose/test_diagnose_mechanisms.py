@@ -501,7 +501,8 @@ def test_memory_outside_pytorch_decides_when_the_cache_cannot_serve_the_request(
     ("AttributeError: 'Parameter' object has no attribute 'main_grad'\n", Category.INVALID_PARAM),
     ("    assert isinstance(device, torch.device)\nAssertionError\n", Category.INVALID_PARAM),
     ("AttributeError: module 'torch' has no attribute 'compiler'\n", Category.ENVIRONMENT),  # a module: stronger row
-    ("RuntimeError: shape '[-1, 3, 80, 1280]' is invalid for input of size 1228800\n", Category.INVALID_PARAM),    # dev batch 11
+    ("RuntimeError: shape '[-1, 3, 80, 1280]' is invalid for input of size 1228800\n", Category.INVALID_PARAM),
+    # dev batch 11
     ("Failed to allocate. Freeing memory cache and retrying.\nFailed to allocate again.\n", Category.CAPACITY),
     ("[bmlib_memory][error] bm_alloc_gmem failed, dev_id = 0, size = 0x639c00\n", Category.CAPACITY),
     ("[ERROR] QNNBackend.cpp:751] Failed to create device\n[ERROR] QNNBackend.cpp:591] Device Creation failure\n",
