@@ -35,6 +35,7 @@ _WINDOW = 24              # tokens that must match again after an inserted chunk
 _INDEX_ATTRS = frozenset({"layer_idx", "layer_id", "layer_index", "layer_number", "layer_num", "idx",
                           "block_idx", "block_index", "block_id"})
 _PLAIN = (int, float, str, bool, type(None))
+MIXED = "checkpointing differs between the layers"
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,10 @@ def hf_stack(workload, cfg) -> tuple[Stack | None, str]:
     path = _stack_path(model, n)
     if path is None:
         return None, f"no module list of {n} layers"
-    first = _first_uniform(model.get_submodule(path), _checkpointed(model, path, cfg.checkpoint), config, n)
+    ckpt = _checkpointed(model, path, cfg.checkpoint)
+    if len(set(ckpt)) > 1:
+        return None, MIXED
+    first = _first_uniform(model.get_submodule(path), ckpt, config, n)
     if first is None or first + 4 > n:
         return None, "the layers differ (structure, attributes, hooks, checkpointing or per-layer config)"
     return Stack(path, n, first), ""
@@ -144,12 +148,14 @@ def _first_uniform(stack, ckpt: list[frozenset], config, n: int) -> int | None:
     return first if first < n - 1 else None
 
 
-def reduced_workload(workload, depth: int):
-    """The same HF workload with only the first `depth` layers."""
+def reduced_workload(workload, depth: int, keep: list[int] | None = None):
+    """The same HF workload with only the first `depth` layers (or the layers `keep`, `depth` of them)."""
     config = copy.deepcopy(workload.extra["hf_config"])
     n = config.num_hidden_layers
+    keep = list(range(depth)) if keep is None else keep
     for key in _per_layer_lists(config, n):
-        setattr(config, key, type(getattr(config, key))(list(getattr(config, key))[:depth]))
+        values = list(getattr(config, key))
+        setattr(config, key, type(getattr(config, key))(values[i] for i in keep))
     config.num_hidden_layers = depth
     return workload_from_config(config, name=workload.name, task=workload.extra.get("task"),
                                 source=workload.source)
@@ -460,6 +466,7 @@ def trace_block_once(workload, cfg, target, on_phase=None, trace_fn=None, min_de
     `trace_fn(workload, on_phase)`: how one workload is traced (default: `trace_workload` with `cfg` and
     `target`; the distributed tracer passes its own, wrapping each depth in FSDP); `min_depth`: the
     fewest layers to trace."""
+    default_fn = trace_fn is None
     if trace_fn is None:
         from memplan.trace.tracer import trace_workload
 
@@ -471,9 +478,26 @@ def trace_block_once(workload, cfg, target, on_phase=None, trace_fn=None, min_de
         trace, why = _from_reduced(workload, stack, trace_fn, on_phase, min_depth)
         if trace is not None:
             return trace
+    elif default_fn and why == MIXED:
+        trace, why = _from_runs(workload, cfg, target, on_phase, why)
+        if trace is not None:
+            return trace
     trace = trace_fn(workload, on_phase)
     trace.mode, trace.mode_reason = "full", why
     return trace
+
+
+def _from_runs(workload, cfg, target, on_phase, why: str) -> tuple[Trace | None, str]:
+    """Block-once over runs of identical layers (memplan.trace.block_runs), or (None, why not)."""
+    from memplan.trace.block_runs import layer_runs, trace_runs
+    from memplan.trace.tracer import trace_workload
+
+    runs, why_not = layer_runs(workload, cfg)
+    if runs is None:
+        return None, f"{why}; {why_not}"
+    trace, why_not = trace_runs(workload, cfg, runs, lambda wl, c, on=None: trace_workload(wl, c, target, on_phase=on),
+                                on_phase)
+    return trace, (why_not and f"{why}; {why_not}")
 
 
 def _from_reduced(workload, stack: Stack, trace_fn, on_phase, min_depth: int) -> tuple[Trace | None, str]:
