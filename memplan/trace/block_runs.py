@@ -199,7 +199,7 @@ def _notes(base: Trace, grown: dict[int, Trace], copies: dict[int, int]) -> list
         for r, t in grown.items():
             if len(t.notes) != len(base.notes) or blocks._COUNT.split(t.notes[k]) != parts:
                 return None
-            nums = [v + (int(g) - b) * copies[r] for v, g, b in
+            nums = [v + (int(g) - int(b)) * copies[r] for v, g, b in
                     zip(nums, blocks._COUNT.findall(t.notes[k]), blocks._COUNT.findall(text))]
         out.append("".join(p + (str(nums[i]) if i < len(nums) else "") for i, p in enumerate(parts)))
     return out
