@@ -35,14 +35,16 @@ the choice but the alternatives are estimates unless re-traced. Modules with sid
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from memplan.errors import TraceError
 from memplan.plan.checkpoint_probe import ModuleProbe, probe_modules, saved_by_module
 from memplan.plan.knapsack import Selection, choose, find_blocks, max_reduction, module_graph, selection
 from memplan.trace.blocks import hf_stack
 from memplan.workload import TrainConfig
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 MAX_ROUNDS = 3            # re-traces of the choice
 # the traced / modelled saving of checkpointing every block scales the need at most this far: with every

@@ -250,7 +250,7 @@ def trace_runs(workload, cfg, runs: Runs, trace_fn, on_phase=None) -> tuple[Trac
     `trace_fn(workload, cfg, on_phase)` traces one reduced workload."""
     plans = [{}] + [{r: 1} for r in runs.grow] + [{r: 2 for r in runs.grow}]
     gc.collect()
-    gc.freeze()   # the heap is scanned once for the reduced traces (as in blocks._from_reduced)
+    gc.freeze()   # the heap is scanned once for the reduced traces (as in blocks.from_reduced)
     try:
         traces = []
         for k, extra in enumerate(plans):

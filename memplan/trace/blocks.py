@@ -17,7 +17,8 @@ d+2 as between d and d+1. Otherwise the full trace runs, and the trace says whic
 
 Covers Hugging Face configs of decoder-style models (one stack of layers: `num_hidden_layers`), on
 one device and per rank under FSDP (memplan.distributed._fake_trace passes its own `trace_fn`, and
-starts at 2 layers); model files, DDP and ZeRO-1 are traced in full.
+starts at 2 layers); model files, DDP and ZeRO-1 are traced in full. Layers that differ only in runs
+(checkpointing on some of them): memplan.trace.block_runs; which one runs: memplan.trace.block_once.
 """
 from __future__ import annotations
 
@@ -460,47 +461,7 @@ def _synthesize(t0: _Tokens, t1: _Tokens, traces, depths, n_layers, why):
     return None, why
 
 
-def trace_block_once(workload, cfg, target, on_phase=None, trace_fn=None, min_depth: int = 1) -> Trace:
-    """The trace of `cfg`'s steps, block-once when the model's layers are proven identical (see the
-    module's docstring), else the full trace; `trace.mode` says which ran, `trace.mode_reason` why.
-    `trace_fn(workload, on_phase)`: how one workload is traced (default: `trace_workload` with `cfg` and
-    `target`; the distributed tracer passes its own, wrapping each depth in FSDP); `min_depth`: the
-    fewest layers to trace."""
-    default_fn = trace_fn is None
-    if trace_fn is None:
-        from memplan.trace.tracer import trace_workload
-
-        def trace_fn(wl, on_phase=None):
-            return trace_workload(wl, cfg, target, on_phase=on_phase)
-
-    stack, why = hf_stack(workload, cfg)
-    if stack is not None:
-        trace, why = _from_reduced(workload, stack, trace_fn, on_phase, min_depth)
-        if trace is not None:
-            return trace
-    elif default_fn and why == MIXED:
-        trace, why = _from_runs(workload, cfg, target, on_phase, why)
-        if trace is not None:
-            return trace
-    trace = trace_fn(workload, on_phase)
-    trace.mode, trace.mode_reason = "full", why
-    return trace
-
-
-def _from_runs(workload, cfg, target, on_phase, why: str) -> tuple[Trace | None, str]:
-    """Block-once over runs of identical layers (memplan.trace.block_runs), or (None, why not)."""
-    from memplan.trace.block_runs import layer_runs, trace_runs
-    from memplan.trace.tracer import trace_workload
-
-    runs, why_not = layer_runs(workload, cfg)
-    if runs is None:
-        return None, f"{why}; {why_not}"
-    trace, why_not = trace_runs(workload, cfg, runs, lambda wl, c, on=None: trace_workload(wl, c, target, on_phase=on),
-                                on_phase)
-    return trace, (why_not and f"{why}; {why_not}")
-
-
-def _from_reduced(workload, stack: Stack, trace_fn, on_phase, min_depth: int) -> tuple[Trace | None, str]:
+def from_reduced(workload, stack: Stack, trace_fn, on_phase, min_depth: int) -> tuple[Trace | None, str]:
     """The block-once trace from the d-, (d+1)- and (d+2)-layer traces, or (None, why not)."""
     d = max(min_depth, stack.first_uniform + 1)
     if d + 2 >= stack.n_layers:
