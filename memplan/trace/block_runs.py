@@ -17,11 +17,11 @@ covered; FSDP ranks with mixed checkpointing are traced in full.
 """
 from __future__ import annotations
 
-import gc
 import itertools
 from dataclasses import dataclass
 
 from memplan.trace import blocks
+from memplan.step import frozen_heap
 from memplan.trace.events import Trace
 
 GROW = 3            # a run of at least this many layers is traced at 1, 2 and 3 layers and written out
@@ -249,19 +249,16 @@ def trace_runs(workload, cfg, runs: Runs, trace_fn, on_phase=None) -> tuple[Trac
     """The block-once trace of a stack of runs (see the module's docstring), or (None, why not).
     `trace_fn(workload, cfg, on_phase)` traces one reduced workload."""
     plans = [{}] + [{r: 1} for r in runs.grow] + [{r: 2 for r in runs.grow}]
-    gc.collect()
-    gc.freeze()   # the heap is scanned once for the reduced traces (as in blocks.from_reduced)
     try:
-        traces = []
-        for k, extra in enumerate(plans):
-            keep = runs.keep(extra)
-            wl = blocks.reduced_workload(workload, len(keep), keep)
-            traces.append(trace_fn(wl, cfg.with_(checkpoint=runs.checkpoint(keep)),
-                                   on_phase if k == len(plans) - 1 else None))
+        with frozen_heap():   # the heap is scanned once for the reduced traces
+            traces = []
+            for k, extra in enumerate(plans):
+                keep = runs.keep(extra)
+                wl = blocks.reduced_workload(workload, len(keep), keep)
+                traces.append(trace_fn(wl, cfg.with_(checkpoint=runs.checkpoint(keep)),
+                                       on_phase if k == len(plans) - 1 else None))
     except Exception as exc:  # noqa: BLE001 - the full trace reports the real failure
         return None, f"a reduced-depth trace failed ({type(exc).__name__})"
-    finally:
-        gc.unfreeze()
     trace, why = synthesize_runs(runs, traces[0], dict(zip(runs.grow, traces[1:-1])), traces[-1])
     if trace is not None:
         sizes = [len(runs.keep(e)) for e in plans]

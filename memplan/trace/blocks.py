@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import copy
 import fnmatch
-import gc
 import re
 from dataclasses import dataclass
 
 from memplan.hf import workload_from_config
+from memplan.step import frozen_heap
 from memplan.trace.events import StorageRecord, Trace
 
 MIN_LAYERS = 16           # below this, three short traces cost about as much as the full one
@@ -467,14 +467,12 @@ def from_reduced(workload, stack: Stack, trace_fn, on_phase, min_depth: int) -> 
     if d + 2 >= stack.n_layers:
         return None, f"fewer than {d + 3} layers (block-once would not be faster)"
     depths = [d, d + 1, d + 2]
-    gc.collect()
-    gc.freeze()   # the heap is scanned once for the three traces, not once per trace (memplan.step.run)
     try:
-        traces = [trace_fn(reduced_workload(workload, k), on_phase if k == depths[-1] else None) for k in depths]
+        with frozen_heap():   # the heap is scanned once for the three traces, not once per trace
+            traces = [trace_fn(reduced_workload(workload, k), on_phase if k == depths[-1] else None)
+                      for k in depths]
     except Exception as exc:  # noqa: BLE001 - the full trace reports the real failure
         return None, f"a reduced-depth trace failed ({type(exc).__name__})"
-    finally:
-        gc.unfreeze()
     trace, why = synthesize(traces, depths, stack.path, stack.n_layers)
     if trace is not None:
         trace.mode = "block-once"
