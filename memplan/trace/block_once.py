@@ -35,6 +35,8 @@ def trace_block_once(workload, cfg, target, on_phase=None, trace_fn=None, min_de
         if trace is not None:
             return trace
         why = f"{why}; {why_not}"
+    elif why == MIXED:
+        why = f"{why}; runs of identical layers are written on one device only"
     trace = trace_fn(workload, on_phase)
     trace.mode, trace.mode_reason = "full", why
     return trace

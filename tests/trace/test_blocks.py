@@ -272,3 +272,14 @@ def test_run_notes_grow_per_layer_of_each_run():
 
     assert _notes(t("12 reads", "x"), {0: t("20 reads", "x"), 2: t("15 reads", "x")}, {0: 2, 2: 3}) == ["37 reads", "x"]
     assert _notes(t("12 reads"), {0: t("20 writes")}, {0: 2}) is None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("precision", ["fp32", "bf16-amp"])
+def test_llama_7b_plan_checkpointing_is_the_full_trace(precision):
+    """The checkpointing `memplan plan` recommends on Llama-2-7B (11 layers, the attention and MLP of the
+    12th, 20 plain), block-once over its three runs, on the real 32-layer shape (short sequence)."""
+    fast, full = _both("910B3", hf_config=str(HF / "llama-2-7b.json"), batch_size=1, seq_len=32,
+                       precision=precision, checkpoint=_mixed_checkpoint(11))
+    _assert_identical(fast, full)
+    assert fast.trace.mode == "block-once" and "3 runs" in fast.trace.mode_reason, fast.trace.mode_reason
