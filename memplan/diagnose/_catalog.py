@@ -385,7 +385,10 @@ def _decode_cann(code: str) -> CodeInfo:
         ("internal error" if number >= 9000 else "user-facing error")
     row = _cann_by_code().get(code)
     if row is None:
-        cat = Category.UNKNOWN
+        # An uncatalogued user-facing code takes its module's category where the whole module has one
+        # (HCCL / HCCP: communication; the driver: environment); catch-alls (9999) stay unknown.
+        default = mod.get("default_category", "-")
+        cat = Category(default) if default != "-" and number != 9999 else Category.UNKNOWN
         if number == 9999:
             meaning = _note_meaning(code) or (
                 f"Catch-all internal error of {mod['component']} ({mod.get('note', '')}): the code itself says "

@@ -83,6 +83,8 @@ _F = {
     "reserved_bytes": re.compile(SIZE + r"\s*reserved in total by PyTorch", re.I),
     "reserved_unallocated_bytes": re.compile(SIZE + r"\s*(?:cached\)|is reserved by PyTorch but unallocated)", re.I),
     "private_pool_bytes": re.compile(SIZE + r"\s*allocated in private pools"),
+    # torch_npu / older PyTorch print the per-process memory fraction as `X allowed;`
+    "allowed_bytes": re.compile(SIZE + r"\s*allowed;"),
     "process_in_use_bytes": re.compile(r"this process has\s+" + SIZE + r"\s+memory in use"),
 }
 _PROC = re.compile(r"Process (\d+) has\s+" + SIZE + r"\s+memory in use")
@@ -150,7 +152,7 @@ _TRIGGER = re.compile(
     r"|Invalid|invalid|argument|format does not match|OP_PROTO|\[ERROR\] [A-Z]+\(|Inner|Internal|launch|Op \w+ does not|[Kk]illed|must match"
     r"|oom|OOM|Out Of Memory|SIGKILL|signal 9|exitcode|已杀死|[Ss]oc[_ ]?[Vv]ersion|SOC|aclInit|NumPy|numpy|Numpy"
     r"|_ARRAY_API|binary incompat|has no attribute|_OpNamespace|socket|C10d|vs\. 0\)|connect\(\)|waiting for"
-    r"|CUBLAS_|CUDNN_|CURAND_|CUFFT_|CUSOLVER_|CUSPARSE_|CUDA_HOME|nvcc|GNU version|Exception"
+    r"|CUBLAS_|CUDNN_|CURAND_|CUFFT_|CUSOLVER_|CUSPARSE_|CUDA_HOME|nvcc|GNU version|Exception|Cuda failure"
 )
 _ERROR_LIKE = re.compile(r"(?i)error\b|exception\b|\bfailed\b|\bfailure\b|\bfatal\b|\babort|segmentation fault|\bkilled\b")
 _FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
@@ -171,6 +173,20 @@ _NUMS = [
     ("remote_rank", re.compile(r"remote rank: \[(\d+)\]")),
     ("watchdog_stuck_s", re.compile(r"watchdog got stuck for (\d+) seconds")),
 ]
+
+
+# Whole words of the OOM layouts (PyTorch and torch_npu): a wrap between two of them was a wrap at a space.
+_OOM_WORDS = frozenset(
+    "gib mib kib tib bytes b total capacity capacty already allocated free reserved in by pytorch cached current "
+    "active tried to allocate of which is has memory use process including non-pytorch this and unallocated if "
+    "try setting gpu npu".split())
+
+
+def _between_words(text: str, nxt: str) -> bool:
+    last = text.rsplit(None, 1)[-1].strip("(;,").lower()
+    first = re.match(r"[\w-]+", nxt.strip())
+    whole = last in _OOM_WORDS or bool(re.fullmatch(r"\d+(?:\.\d+)?", last))
+    return whole and bool(first) and first.group(0).lower() in _OOM_WORDS
 
 
 def scan(lines: Iterable[str]) -> Iterator[Evidence]:
@@ -201,8 +217,10 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
                     pushback.append((nno, nxt))
                     break
                 sep = "" if text.endswith(("-", "(")) else (" " if not text.endswith(" ") else "")
-                # a hard wrap in the middle of a word has no space on either side
-                if text and text[-1].isalnum() and nxt[:1].isalnum() and len(line) >= 60:
+                # a hard wrap in the middle of a word has no space on either side (but an editor's wrap between
+                # two whole words of the message, `28.08 GiB` / `reserved in total`, keeps its space)
+                if text and text[-1].isalnum() and nxt[:1].isalnum() and len(line) >= 60 \
+                        and not _between_words(text, nxt):
                     sep = ""
                 text += sep + nxt.strip()
                 taken += 1

@@ -6,7 +6,9 @@
 - `cuda_nccl_codes.tsv`, column `message`: the exact texts of `cudaGetErrorString` / `ncclGetErrorString`.
   A text of 25 characters or more is matched anywhere, in any letter case (threads retype them); a short
   one ("invalid argument") only right after `CUDA error:`, `cuda runtime error (N) :`, THC's `error=N : `
-  or Caffe's `(N vs. 0)`, so that ordinary prose does not trigger it.
+  or Caffe's `(N vs. 0)`, so that ordinary prose does not trigger it. Inside NCCL's own `Cuda failure 'text'`
+  report every text counts, and a result that would blame the caller (invalid argument, not supported, unknown)
+  is read as `environment`: NCCL made the call, so the driver / runtime / NCCL combination is what failed.
 - `cuda_lib_status.tsv`: cuBLAS / cuDNN / cuRAND / cuFFT / cuSOLVER / cuSPARSE status names, matched as words.
 - `cuda_legacy_codes.tsv`: pre-10.1 CUDA runtime texts, handled like `cuda_nccl_codes.tsv`.
 - `code_contexts.tsv`: where a bare number is an error code (`<acl call> ... code: 100000`,
@@ -59,6 +61,13 @@ def text_rules() -> tuple[TextRule, ...]:
 # `THCudaCheck FAIL ... error=N : `, Caffe's `Check failed: error == cudaSuccess (N vs. 0)  `.
 _SHORT_PREFIX = r"(?:(?i:cuda(?: runtime)? error)(?: \(\d+\))?\s*:\s*|\(\d+ vs\. 0\)\s+|\berror=\d+ : )"
 _DEVICE_OPEN_NAMES = ("cudaErrorDevicesUnavailable", "cudaErrorDeviceAlreadyInUse")
+# NCCL reports a failed CUDA call of its own as `WARN Cuda failure 'text'` (CUDACHECK, runtime API) or
+# `Cuda failure N 'text'` (CUCHECK, driver API) (NVIDIA/nccl src/include/checks.h), PyTorch repeats it after
+# `Last error:`, nccl-tests prints `Test CUDA failure file.cu:N 'text'`. NCCL passed the arguments, not the user,
+# so a runtime result that would blame the caller's arguments, an unsupported operation or an unknown error
+# means this driver / CUDA runtime / NCCL build cannot serve NCCL's call: the environment.
+_NCCL_CUDA_PREFIX = r"(?i:cuda failure)(?: [\w./-]+:\d+)?(?: \d+)? '"
+_IN_NCCL = {"invalid-param": "environment", "op-not-supported": "environment", "unknown": "environment"}
 
 
 def _runtime_text_rules() -> list[TextRule]:
@@ -84,6 +93,12 @@ def _runtime_text_rules() -> list[TextRule]:
         prefix = {"cuda": "CUDA", "cuda-legacy": "CUDA10"}.get(r["family"], "NCCL")
         out.append(TextRule(f"{r['family']}-{r['value']}", f"{family}-text", cat, strength, frozenset(flags),
                             re.compile(body), f"{prefix}:{r['value']}"))
+        if r["family"] == "cuda":
+            # NCCL's own allocations are outside PyTorch's caching allocator
+            in_nccl = flags | ({"outside_allocator"} if cat == "memory" else set())
+            out.append(TextRule(f"nccl-cuda-{r['value']}", "nccl-cuda-text", _IN_NCCL.get(cat, cat), 3,
+                                frozenset(in_nccl), re.compile(_NCCL_CUDA_PREFIX + re.escape(text.rstrip("."))),
+                                f"{prefix}:{r['value']}"))
     return out
 
 
