@@ -25,6 +25,7 @@ from memplan.step import frozen_heap
 from memplan.trace.events import Trace
 
 GROW = 3            # a run of at least this many layers is traced at 1, 2 and 3 layers and written out
+MAX_TRIES = 25      # strategy combinations tried per encoding of the frees
 
 
 @dataclass(frozen=True)
@@ -219,7 +220,7 @@ def synthesize_runs(runs: Runs, base: Trace, grown: dict[int, Trace], check: Tra
         tb = blocks.tokenize(base, runs.path, front)
         tg = {r: blocks.tokenize(t, runs.path, front) for r, t in grown.items()}
         cache: dict[tuple, _Edit | None] = {}
-        for hows in itertools.product(blocks.STRATEGIES, repeat=len(runs.grow)):
+        for hows in _combinations(len(runs.grow)):
             edits = {}
             for r, how in zip(runs.grow, hows):
                 if (r, how) not in cache:
@@ -238,6 +239,14 @@ def synthesize_runs(runs: Runs, base: Trace, grown: dict[int, Trace], check: Tra
                 return trace, ""
             why = "a free could not be matched in the synthesized trace"
     return None, why
+
+
+def _combinations(n: int, most: int = MAX_TRIES) -> list[tuple]:
+    """Chunk-finding strategies to try, one per grown run: the same for all first, then mixed ones (at most
+    `most` in all: each failed try writes and compares the check trace)."""
+    same = [(how,) * n for how in blocks.STRATEGIES]
+    mixed = [c for c in itertools.product(blocks.STRATEGIES, repeat=n) if len(set(c)) > 1]
+    return (same + mixed)[:most]
 
 
 def _shifts(runs: Runs, copies: dict[int, int]) -> dict[int, int]:
