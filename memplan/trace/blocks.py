@@ -77,12 +77,24 @@ def hf_stack(workload, cfg) -> tuple[Stack | None, str]:
     return Stack(path, n, first), ""
 
 
+_META: list[tuple] = []   # (workload, its config as JSON, model): the last models built on the meta device
+
+
 def _meta_model(workload, config):
+    """The model on the meta device (only inspected, never run); built once per workload and config (a
+    plan asks for each configuration it traces)."""
     import torch
 
+    key = config.to_json_string()
+    for w, k, model in _META:
+        if w is workload and k == key:
+            return model
     builder = workload.extra.get("hf_model_class")
     with torch.device("meta"):
-        return builder(config) if builder is not None else workload.build_model()
+        model = builder(config) if builder is not None else workload.build_model()
+    _META.insert(0, (workload, key, model))
+    del _META[2:]
+    return model
 
 
 def _stack_path(model, n: int) -> str | None:
