@@ -478,6 +478,17 @@ def test_the_allocators_own_cache_outranks_memory_outside_pytorch():
     assert v.category == Category.FRAGMENTATION and v.facts["cached_free_bytes"] == int(1.72 * GiB) - int(1.60 * GiB)
 
 
+def test_memory_outside_pytorch_outranks_the_cache_when_it_is_the_main_consumer():
+    # 61 GiB NPU, 10.65 GiB reserved, 10.24 GiB allocated (cache 0.41 GiB >= the 22 MiB request), 19.52 MiB free:
+    # outside = 60.97 - 0.019 - 10.65 = 50.30 GiB; less the 3.5 GiB Ascend allowance = 46.8 GiB > 10.65 reserved.
+    n = {"requested_bytes": 22 * MiB, "total_bytes": int(60.97 * GiB), "allocated_bytes": int(10.24 * GiB),
+         "free_bytes": int(19.52 * MiB), "reserved_bytes": int(10.65 * GiB), "device": "npu:0"}
+    assert classify_oom(n, set()).category == Category.FOREIGN_MEMORY
+    # the same cache and request with PyTorch holding most of the device: the cache decides (fragmentation)
+    n.update(allocated_bytes=int(55.24 * GiB), reserved_bytes=int(55.65 * GiB))
+    assert classify_oom(n, set()).category == Category.FRAGMENTATION
+
+
 def test_memory_outside_pytorch_decides_when_the_cache_cannot_serve_the_request():
     # 200 MiB: cached 122.88 MiB < 200, free + cached = 40.11 + 122.88 = 162.99 MiB < 200: no fragmentation;
     # 2.24 GiB outside PyTorch - 1 GiB allowance = 1.24 GiB >= 200 MiB and >= 5 % of 4 GiB: foreign memory.
