@@ -60,6 +60,8 @@ def choose_advice(category: Category, *, numbers: Mapping[str, Any], flags: set[
             ids = ["MP011"]
         elif "shm" in flags:
             ids = ["MP027", "MP014"]
+        elif "loader_shm" in flags:
+            ids = ["MP029", "MP014"]
         elif "device_open" in flags:
             ids = ["MP014", "MP012" if npu else "MP013"]
         elif npu and not cuda:

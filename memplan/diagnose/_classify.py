@@ -125,6 +125,11 @@ def classify_oom(n: dict[str, Any], flags: set[str]) -> Verdict:
         return special
     frag = _fragmentation(s)
     foreign_amount = _foreign_amount(s)
+    if frag is not None and s.req is not None and (s.unalloc or 0) >= s.req and \
+            not _foreign_dominates(s, foreign_amount):
+        # The allocator's own cache could have served the request: that is why this request failed, unless
+        # memory held outside this allocator is the device's main consumer (then freeing it is the fix).
+        return frag
     if foreign_amount and (frag is None or foreign_amount >= (s.unalloc or 0)):
         return _foreign_verdict(s)
     if frag is not None:
@@ -284,6 +289,16 @@ def _slim(s: OomState) -> str:
         return ""
     return (f" But the cache is only {100 * s.unalloc / s.reserved:.0f} % of what PyTorch reserved: an allocator fix "
             "alone buys little headroom, so also lower the peak (batch, checkpointing).")
+
+
+def _foreign_dominates(s: OomState, amount: int) -> bool:
+    """Memory outside this allocator (less the runtime allowance when it is the total - free - reserved
+    estimate) exceeds what PyTorch itself reserved: other holders, not the cache's layout, left the device
+    small. E.g. 50 GiB held elsewhere on a 61 GiB NPU with 10.65 GiB reserved."""
+    if not amount:
+        return False
+    outside = amount - (s.allowance if amount == s.foreign and amount != s.other else 0)
+    return outside > (s.reserved or s.alloc or 0)
 
 
 def _foreign_amount(s: OomState) -> int:

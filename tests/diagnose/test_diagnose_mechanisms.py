@@ -461,3 +461,68 @@ def test_a_cuda_path_in_an_ascend_job_is_an_api_without_npu_support(log, want):
 def test_catch_all_code_does_not_hide_the_phrase_beside_it():
     assert diagnose("aclnnCausalConv1d tiling failed with RuntimeError EZ9999\n").primary_category == \
         Category.INVALID_PARAM
+
+
+# ---------------------------------------------------------------- dev batch 10 (round 8's described families)
+
+def _old_cuda_oom(req_mib: float) -> dict:
+    """PyTorch's old-format message on a 4 GiB card: 1.60 GiB allocated, 1.72 GiB reserved, 40.11 MiB free."""
+    return {"requested_bytes": int(req_mib * MiB), "total_bytes": 4 * GiB, "allocated_bytes": int(1.60 * GiB),
+            "free_bytes": int(40.11 * MiB), "reserved_bytes": int(1.72 * GiB), "device": "cuda:0"}
+
+
+def test_the_allocators_own_cache_outranks_memory_outside_pytorch():
+    # cached = 1.72 - 1.60 = 0.12 GiB = 122.88 MiB >= 72 MiB: the allocator itself could have served it, although
+    # total - free - reserved = 4 - 0.04 - 1.72 = 2.24 GiB lies outside PyTorch (> the 1 GiB allowance + 72 MiB).
+    v = classify_oom(_old_cuda_oom(72), set())
+    assert v.category == Category.FRAGMENTATION and v.facts["cached_free_bytes"] == int(1.72 * GiB) - int(1.60 * GiB)
+
+
+def test_memory_outside_pytorch_outranks_the_cache_when_it_is_the_main_consumer():
+    # 61 GiB NPU, 10.65 GiB reserved, 10.24 GiB allocated (cache 0.41 GiB >= the 22 MiB request), 19.52 MiB free:
+    # outside = 60.97 - 0.019 - 10.65 = 50.30 GiB; less the 3.5 GiB Ascend allowance = 46.8 GiB > 10.65 reserved.
+    n = {"requested_bytes": 22 * MiB, "total_bytes": int(60.97 * GiB), "allocated_bytes": int(10.24 * GiB),
+         "free_bytes": int(19.52 * MiB), "reserved_bytes": int(10.65 * GiB), "device": "npu:0"}
+    assert classify_oom(n, set()).category == Category.FOREIGN_MEMORY
+    # the same cache and request with PyTorch holding most of the device: the cache decides (fragmentation)
+    n.update(allocated_bytes=int(55.24 * GiB), reserved_bytes=int(55.65 * GiB))
+    assert classify_oom(n, set()).category == Category.FRAGMENTATION
+
+
+def test_memory_outside_pytorch_decides_when_the_cache_cannot_serve_the_request():
+    # 200 MiB: cached 122.88 MiB < 200, free + cached = 40.11 + 122.88 = 162.99 MiB < 200: no fragmentation;
+    # 2.24 GiB outside PyTorch - 1 GiB allowance = 1.24 GiB >= 200 MiB and >= 5 % of 4 GiB: foreign memory.
+    assert classify_oom(_old_cuda_oom(200), set()).category == Category.FOREIGN_MEMORY
+
+
+@pytest.mark.parametrize("log,want", [
+    ("RuntimeError: DataLoader worker (pid 1) is killed by signal: Bus error. It is possible that dataloader's "
+     "workers are out of shared memory. Please try to raise your shared memory limit.\n", Category.ENVIRONMENT),
+    ("ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).\n",
+     Category.ENVIRONMENT),
+    ("RuntimeError: received 0 items of ancdata\n", Category.ENVIRONMENT),
+    ("RuntimeError: DataLoader worker (pid 9) is killed by signal: Segmentation fault.\n", Category.UNKNOWN),
+    ("E tensorflow/stream_executor/cuda/cuda_driver.cc:828] failed to allocate 2.96G (3179741184 bytes) from device: "
+     "CUDA_ERROR_OUT_OF_MEMORY: out of memory\n", Category.CAPACITY),
+    ("RuntimeError: CUDA error: out of memory\n", Category.FOREIGN_MEMORY),  # the runtime's own OOM keeps its reading
+    ("RuntimeError: Distributed package doesn't have NCCL built in\n", Category.ENVIRONMENT),
+    ("bishengir-compile: for the --target option: Cannot find option named 'Ascend310P3'!\n", Category.ENVIRONMENT),
+    ("RuntimeError: Failed to find function HcclCommInitRootInfoConfig\n", Category.ENVIRONMENT),
+    ("RuntimeError: The GPU device does not support Double (Float64) operations!\n", Category.OP_NOT_SUPPORTED),
+    ("AttributeError: 'Parameter' object has no attribute 'main_grad'\n", Category.INVALID_PARAM),
+    ("    assert isinstance(device, torch.device)\nAssertionError\n", Category.INVALID_PARAM),
+    ("AttributeError: module 'torch' has no attribute 'compiler'\n", Category.ENVIRONMENT),  # a module: stronger row
+    ("RuntimeError: shape '[-1, 3, 80, 1280]' is invalid for input of size 1228800\n", Category.INVALID_PARAM),
+    # dev batch 11
+    ("Failed to allocate. Freeing memory cache and retrying.\nFailed to allocate again.\n", Category.CAPACITY),
+    ("[bmlib_memory][error] bm_alloc_gmem failed, dev_id = 0, size = 0x639c00\n", Category.CAPACITY),
+    ("[ERROR] QNNBackend.cpp:751] Failed to create device\n[ERROR] QNNBackend.cpp:591] Device Creation failure\n",
+     Category.ENVIRONMENT),
+])
+def test_family_texts_of_dev_batch_10(log, want):
+    assert diagnose(log).primary_category == want
+
+
+def test_dataloader_shared_memory_advice():
+    d = diagnose("RuntimeError: DataLoader worker (pid 5) is killed by signal: Bus error.\n")
+    assert [a.id for a in d.primary.advice][:1] == ["MP029"]
