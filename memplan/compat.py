@@ -129,6 +129,16 @@ def op_name_getter():
     return lambda func: func.__name__.split(".")[0]
 
 
+def aten_op(name: str, overload: str = "default"):
+    """`torch.ops.aten.<name>.<overload>`, or None where this torch has no such operator (e.g.
+    `_safe_softmax`, the math SDPA's softmax from torch 2.5): for tables of per-op rules built at import."""
+    try:
+        packet = getattr(_torch().ops.aten, name)
+    except (AttributeError, RuntimeError):   # which one a missing operator raises depends on the version
+        return None
+    return getattr(packet, overload, None)
+
+
 @functools.lru_cache(maxsize=None)
 def storage_pyobject_preserved() -> bool:
     """Whether a storage's Python object lives exactly as long as the storage (one object per storage,
