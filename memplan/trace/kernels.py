@@ -263,12 +263,23 @@ _PROMOTING_BINARY = (aten.add.Tensor, aten.sub.Tensor, aten.mul.Tensor, aten.div
                      aten.le.Tensor, aten.gt.Tensor, aten.ge.Tensor)
 
 
+# the host tensor a Python number becomes where an op takes a tensor (a "wrapped number")
+WRAPPED_DTYPES = {bool: torch.bool, int: torch.int64, float: torch.float64, complex: torch.complex128}
+
+
 def _cpu_promoted_inputs(args, kwargs, out):
     # TensorIterator on the CPU promotes an input of another dtype than the common one by a temporary
     # `.to(common_dtype)` copy of that input (compute_types, `promote_inputs_to_common_dtype_`), made
-    # before the output and freed after the op (bf16 activation x fp32 weight, a bool mask times floats)
+    # before the output and freed after the op (bf16 activation x fp32 weight, a bool mask times floats);
+    # a Python number there is a 0-dim double/long/bool host tensor (a "wrapped number", memplan.trace.
+    # recorder), copied the same way when the common dtype differs (`x * 0.5` on fp32: a 4-byte copy)
     a, b = args[0], args[1] if len(args) > 1 else None
-    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)) or a.dtype == b.dtype:
+    if not isinstance(a, torch.Tensor):
+        return []
+    if type(b) in WRAPPED_DTYPES:
+        common = torch.result_type(a, b)
+        return [common.itemsize, OUTPUTS, FREE(0)] if common != WRAPPED_DTYPES[type(b)] else []
+    if not isinstance(b, torch.Tensor) or a.dtype == b.dtype:
         return []
     common = torch.result_type(a, b)
     temps = [t.numel() * common.itemsize for t in (a, b) if t.dim() and t.dtype != common and t.numel()]
