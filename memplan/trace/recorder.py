@@ -57,8 +57,6 @@ _UNINITIALIZED = frozenset((aten.empty.memory_format, aten.empty_like.default, a
 # "wrapped number" (double, long, bool or complex double), made with the CPU allocator before the op;
 # the dispatch mode sees the number again, never that tensor. Autograd may keep it until its node runs
 # in backward (MulBackward0 saves `other`), without calling saved-tensor hooks.
-
-
 def _tensor_slots(func) -> tuple:
     """(position, name) of the schema's positional Tensor arguments."""
     return tuple((i, a.name) for i, a in enumerate(func._schema.arguments)
@@ -605,8 +603,8 @@ class RecordingMode(TorchDispatchMode):
             # not while the model is built: there it is weight init (`trunc_normal_`'s resampling loop,
             # whose mask of large unshadowed weights is then unknown and assumed empty, as in a real run)
             x = args[0]
-            if not self.building and isinstance(x, FakeTensor) and x.is_floating_point() and x.dim() and out not in self.shadows \
-                    and self._shadow_of(x) is None:
+            if not self.building and isinstance(x, FakeTensor) and x.is_floating_point() and x.dim() \
+                    and out not in self.shadows and self._shadow_of(x) is None:
                 with _disable_current_modes():
                     self.shadows[out] = torch.ones(out.shape, dtype=torch.bool)
                 self.assumed_values[out] = True
