@@ -294,6 +294,17 @@ for _op in _PROMOTING_BINARY:
         _cpu_promoted_inputs)
 
 
+def _cpu_promoted_number(args, kwargs, out):
+    # the in-place forms (`q /= 2.0`): only a wrapped number's copy is modelled
+    return _cpu_promoted_inputs(args, kwargs, out) if len(args) > 1 and type(args[1]) in WRAPPED_DTYPES else []
+
+
+for _op in (aten.add_.Tensor, aten.sub_.Tensor, aten.mul_.Tensor, aten.div_.Tensor):
+    register(_op, ("cpu",), onednn=False,
+             source="aten/src/ATen/TensorIterator.cpp compute_types (promote_inputs_to_common_dtype_)")(
+        _cpu_promoted_number)
+
+
 @register(aten.native_batch_norm.default, ("cpu",), onednn=False,
           source="aten/src/ATen/native/Normalization.cpp batch_norm_cpu_update_stats_template")
 def _cpu_batch_norm(args, kwargs, out):

@@ -63,6 +63,12 @@ def _tensor_slots(func) -> tuple:
                  if not a.kwarg_only and isinstance(a.type, torch.TensorType))
 
 
+# In-place ops on a view whose autograd node keeps a wrapped number (the node is then inside the
+# base's CopySlices, out of reach): the gradient for `self` needs `other` (tools/autograd/
+# derivatives.yaml, mul.Tensor and div.Tensor; their in-place forms share the formulas)
+_INPLACE_KEEPS_NUMBER = {aten.mul_.Tensor: "other", aten.div_.Tensor: "other"}
+
+
 _CATEGORY_BY_PHASE = {
     "build": "other", "inputs": "inputs", "forward": "temporaries", "backward": "temporaries",
     "optimizer": "temporaries", "zero_grad": "temporaries", "step": "temporaries", "end": "other",
@@ -322,14 +328,15 @@ class RecordingMode(TorchDispatchMode):
         self._opname = compat.op_name_getter()
         self.host_scalars = False   # record wrapped numbers (host tensors: device memory on CPU targets)
         self._slots: dict = {}
-        self._wrapped_pending: tuple | None = None   # (the last op's output, its wrapped numbers)
+        self._wrapped_pending: tuple | None = None   # (the last op, its output, its wrapped numbers)
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         if func is _LOCAL_SCALAR:
             return self._item(args[0])
-        if self._wrapped_pending and func is not _PRIM_DEVICE:   # autograd asks the device before it
-            self._settle_wrapped()                                  # links the op's node
-        wrapped = self._wrapped_args(func, args) if self.host_scalars else None
+        if self._wrapped_pending and func is not _PRIM_DEVICE and not func.is_view:
+            self._settle_wrapped()
+        wrapped = self._wrapped_args(func, args) \
+            if self.host_scalars and torch._C._current_autograd_node() is None else None
         kwargs = kwargs or {}
         try:
             out = func(*args, **kwargs)
@@ -368,12 +375,13 @@ class RecordingMode(TorchDispatchMode):
         elif func in _NONFINITE_TESTS and out not in self.shadows and out.numel() <= datadep.SHADOW_MAX_NUMEL:
             self._finite(out)
         if wrapped:
-            self._wrapped_pending = (out, wrapped)
+            self._wrapped_pending = (func, out, wrapped)
         return out
 
     def _wrapped_args(self, func, args) -> list | None:
         """The op's wrapped numbers (`WRAPPED_DTYPES`), recorded before its outputs as the real allocator
-        sees them, each as a stand-in host tensor: [(argument name, stand-in)], None when there are none."""
+        sees them, each as a stand-in host tensor: [(argument name, stand-in)], None when there are none.
+        Not while autograd runs a node: a wrapped number there is the one the node saved (counted)."""
         slots = self._slots.get(func)
         if slots is None:
             slots = self._slots[func] = _tensor_slots(func)
@@ -392,11 +400,25 @@ class RecordingMode(TorchDispatchMode):
     def _settle_wrapped(self) -> None:
         """After the op that made them (its autograd node now exists): a wrapped number the node saved
         lives on as that node's saved tensor, whose storage takes over the stand-in's record (freed when
-        backward releases the node's saved tensors); the others are freed now."""
-        out, wrapped = self._wrapped_pending
+        backward releases the node's saved tensors); the others are freed now. Called at the next op
+        that is neither `prim.device` (autograd asks the device before it links the node) nor a view op:
+        reading `grad_fn` of a view locks its view metadata, which autograd holds while it replays view
+        ops to rebuild that view's node after an in-place op (Longformer's `q /= sqrt(d)` on a view)."""
+        func, out, wrapped = self._wrapped_pending
         self._wrapped_pending = None
-        node = next((o.grad_fn for o in (out if isinstance(out, (tuple, list)) else (out,))
-                     if isinstance(o, torch.Tensor) and o.grad_fn is not None), None)
+        o = next((o for o in (out if isinstance(out, (tuple, list)) else (out,))
+                  if isinstance(o, torch.Tensor) and o.requires_grad), None)
+        if o is None:
+            return
+        if o._is_view() and self._mutable.get(func):
+            # in place on a view (`_INPLACE_KEEPS_NUMBER`): the numbers the op's node keeps stay
+            # recorded until the base's CopySlices has run in backward
+            node = o._base.grad_fn
+            kept = [s for name, s in wrapped if _INPLACE_KEEPS_NUMBER.get(func) == name]
+            if node is not None and kept:
+                node.register_hook(lambda grad_in, grad_out, kept=kept: kept.clear())
+            return
+        node = o.grad_fn
         if node is None:
             return
         for name, stand_in in wrapped:
@@ -602,8 +624,10 @@ class RecordingMode(TorchDispatchMode):
         if func in _THRESHOLDS:
             # not while the model is built: there it is weight init (`trunc_normal_`'s resampling loop,
             # whose mask of large unshadowed weights is then unknown and assumed empty, as in a real run)
+            # nor for a sign test (`x > 0`, `x < 0`): that is a mask's, as Longformer's `attention_mask > 0`
+            # (0 local, a large positive value global), left unknown as any mask is (rule 3 of `datadep`)
             x = args[0]
-            if not self.building and isinstance(x, FakeTensor) and x.is_floating_point() and x.dim() \
+            if not self.building and args[1] != 0 and isinstance(x, FakeTensor) and x.is_floating_point() and x.dim() \
                     and out not in self.shadows and self._shadow_of(x) is None:
                 with _disable_current_modes():
                     self.shadows[out] = torch.ones(out.shape, dtype=torch.bool)

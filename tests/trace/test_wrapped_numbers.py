@@ -52,3 +52,36 @@ def test_wrapped_numbers_are_host_memory_on_device_targets(write_model):
     kept = [r for r in host.storages if r.op == "<wrapped number>"]
     assert kept and {r.nbytes for r in kept} == {8}
     assert not [r for r in trace_workload(wl, cfg, Target(family="cuda")).storages if r.op == "<wrapped number>"]
+
+
+VIEW_INPLACE = """
+import torch
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.q = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        q = self.q(x)        # a 3-d input: linear's output is a view
+        q /= 2.0             # in place on the view (Longformer's query scaling)
+        return (q * q).sum()
+
+def build_model():
+    return Net()
+
+def make_batch(batch_size):
+    return torch.randn(batch_size, 4, 8)
+
+def loss_fn(out, batch):
+    return out
+"""
+
+
+def test_in_place_on_a_view_with_a_number(write_model):
+    # autograd rebuilds the view's node by replaying view ops while it holds the view's metadata lock:
+    # reading the node's saved tensors then would deadlock (it hung Longformer and LED)
+    wl = load_model_file(write_model(VIEW_INPLACE))
+    cfg = TrainConfig(batch_size=2)
+    est = api.analyze(wl, config=cfg, fallback=False, full_trace=True)
+    assert est.phase_peaks == measure_cpu(wl, cfg).phase_peaks
