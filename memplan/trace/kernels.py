@@ -258,6 +258,14 @@ def _cpu_roll(args, kwargs, out):
     return [size] * (n - 1) + [OUTPUTS] + [FREE(i) for i in reversed(range(n - 1))]
 
 
+@register(aten.repeat.default, ("cpu",), onednn=False,
+          source="aten/src/ATen/native/TensorShape.cpp repeat (unfold views of the result, then copy_)")
+def _cpu_repeat(args, kwargs, out):
+    # the copy into the unfolded result allocates a few small host buffers while the result is live
+    # (TAPAS: 64 bytes at its forward peak); measured once per layout
+    return measure_cpu_scratch(aten.repeat.default, args, kwargs, out) or []
+
+
 _PROMOTING_BINARY = (aten.add.Tensor, aten.sub.Tensor, aten.mul.Tensor, aten.div.Tensor, aten.div.Tensor_mode,
                      aten.maximum.default, aten.minimum.default, aten.eq.Tensor, aten.ne.Tensor, aten.lt.Tensor,
                      aten.le.Tensor, aten.gt.Tensor, aten.ge.Tensor)
