@@ -69,6 +69,12 @@ def _tensor_slots(func) -> tuple:
 _INPLACE_KEEPS_NUMBER = {aten.mul_.Tensor: "other", aten.div_.Tensor: "other"}
 
 
+def _user_code() -> bool:
+    """Whether the running op was called from Python: outside backward, or in a custom Function's backward."""
+    node = torch._C._current_autograd_node()
+    return node is None or isinstance(node, torch.autograd.function.BackwardCFunction)
+
+
 _CATEGORY_BY_PHASE = {
     "build": "other", "inputs": "inputs", "forward": "temporaries", "backward": "temporaries",
     "optimizer": "temporaries", "zero_grad": "temporaries", "step": "temporaries", "end": "other",
@@ -335,8 +341,7 @@ class RecordingMode(TorchDispatchMode):
             return self._item(args[0])
         if self._wrapped_pending and func is not _PRIM_DEVICE and not func.is_view:
             self._settle_wrapped()
-        wrapped = self._wrapped_args(func, args) \
-            if self.host_scalars and torch._C._current_autograd_node() is None else None
+        wrapped = self._wrapped_args(func, args) if self.host_scalars and _user_code() else None
         kwargs = kwargs or {}
         try:
             out = func(*args, **kwargs)
@@ -381,7 +386,9 @@ class RecordingMode(TorchDispatchMode):
     def _wrapped_args(self, func, args) -> list | None:
         """The op's wrapped numbers (`WRAPPED_DTYPES`), recorded before its outputs as the real allocator
         sees them, each as a stand-in host tensor: [(argument name, stand-in)], None when there are none.
-        Not while autograd runs a node: a wrapped number there is the one the node saved (counted)."""
+        Not while autograd runs a built-in node: a wrapped number there is the one it saved (counted);
+        a custom Function's backward is Python code (reentrant checkpointing, Reformer's reversible
+        layers recompute the forward there) whose numbers are new."""
         slots = self._slots.get(func)
         if slots is None:
             slots = self._slots[func] = _tensor_slots(func)
