@@ -132,9 +132,7 @@ def loss_fn(out, batch):
 '''
 
 
-def test_cpu_repeat_host_buffers(write_model):
+def test_cpu_repeat_host_buffers(phase_peaks):
     # repeat's copy into the unfolded result allocates small host buffers while the result is live
-    wl = load_model_file(write_model(REPEAT))
-    cfg = TrainConfig(batch_size=2)
-    est = api.analyze(wl, config=cfg, fallback=False, full_trace=True)
-    assert est.phase_peaks["forward"] == measure_cpu(wl, cfg).phase_peaks["forward"]
+    est, real = phase_peaks(REPEAT, batch_size=2)
+    assert est["forward"] == real["forward"]

@@ -4,8 +4,6 @@ backward when the derivative needs them (without saved-tensor hooks). On a CPU t
 to the byte; on a device target they are host memory and are not."""
 import pytest
 
-from memplan import api
-from memplan.measure.cpu import measure_cpu
 from memplan.step import Target
 from memplan.trace.tracer import trace_workload
 from memplan.workload import TrainConfig, load_model_file
@@ -37,12 +35,9 @@ def loss_fn(out, batch):
 
 
 @pytest.mark.parametrize("precision", ["fp32", "bf16-amp"])
-def test_wrapped_numbers_counted_to_the_byte(write_model, precision):
-    wl = load_model_file(write_model(MODEL))
-    cfg = TrainConfig(batch_size=2, precision=precision)
-    est = api.analyze(wl, config=cfg, fallback=False, full_trace=True)
-    meas = measure_cpu(wl, cfg)
-    assert est.phase_peaks == meas.phase_peaks, (est.phase_peaks, meas.phase_peaks)
+def test_wrapped_numbers_counted_to_the_byte(phase_peaks, precision):
+    est, real = phase_peaks(MODEL, batch_size=2, precision=precision)
+    assert est == real
 
 
 def test_wrapped_numbers_are_host_memory_on_device_targets(write_model):
@@ -78,10 +73,8 @@ def loss_fn(out, batch):
 """
 
 
-def test_in_place_on_a_view_with_a_number(write_model):
+def test_in_place_on_a_view_with_a_number(phase_peaks):
     # autograd rebuilds the view's node by replaying view ops while it holds the view's metadata lock:
     # reading the node's saved tensors then would deadlock (it hung Longformer and LED)
-    wl = load_model_file(write_model(VIEW_INPLACE))
-    cfg = TrainConfig(batch_size=2)
-    est = api.analyze(wl, config=cfg, fallback=False, full_trace=True)
-    assert est.phase_peaks == measure_cpu(wl, cfg).phase_peaks
+    est, real = phase_peaks(VIEW_INPLACE, batch_size=2)
+    assert est == real
