@@ -34,12 +34,14 @@ def plan_vs_analyze(label: str, args: list[str]) -> dict:
     the plan's trace counts (by mode) and replays (estimates from traces), and the load average before and after."""
     tail = ["--format", "json", "-q"]
     load_before = os.getloadavg()
-    a_wall, _ = _timed([sys.executable, "-m", "memplan", "analyze", *args, *tail])
+    a_wall, _, a_cpu = _timed([sys.executable, "-m", "memplan", "analyze", *args, *tail])
     plan = [sys.executable, "-m", "memplan", "plan", *args, *tail]
-    p_wall, out = _timed(plan)
+    p_wall, out, p_cpu = _timed(plan)
     result = json.loads(out)
     return {"label": label, "command": " ".join(plan[2:]), "analyze_s": round(a_wall, 2), "plan_s": round(p_wall, 2),
-            "plan_over_analyze": round(p_wall / a_wall, 3), "n_traces": result.get("n_traces"),
+            "plan_over_analyze": round(p_wall / a_wall, 3), "analyze_cpu_s": round(a_cpu, 2),
+            "plan_cpu_s": round(p_cpu, 2), "plan_over_analyze_cpu": round(p_cpu / a_cpu, 3),
+            "n_traces": result.get("n_traces"),
             "trace_counts": result.get("trace_counts"), "traces": result.get("traces"),
             "plan_trace_seconds": result.get("trace_seconds"), "plan_fits": result.get("fits"),
             "plan_batch_size": result.get("batch_size"), "plan_checkpoint": result.get("checkpoint"),
@@ -50,13 +52,15 @@ def plan_vs_analyze(label: str, args: list[str]) -> dict:
 def plan_lines(plans: list[dict]) -> list[str]:
     """The plan section of the Markdown table."""
     lines = ["", "## `memplan plan` vs. one `memplan analyze` of the same workload", "",
+             "Wall seconds, and in brackets CPU seconds (user + system); the ratios are wall (CPU).", "",
              "| workload | analyze (s) | plan (s) | plan / analyze | traces (by mode) | "
              "replays (estimates from traces) | "
              "load avg before -> after |", "|---|---|---|---|---|---|---|"]
     for p in plans:
         counts = p.get("trace_counts") or {}
         modes = ", ".join(f"{n} {m}" for m, n in sorted((counts.get("by_mode") or {}).items()))
-        lines.append(f"| {p['label']} | {p['analyze_s']} | {p['plan_s']} | **{p['plan_over_analyze']}** | "
+        lines.append(f"| {p['label']} | {p['analyze_s']} ({p['analyze_cpu_s']}) | {p['plan_s']} ({p['plan_cpu_s']}) | "
+                     f"**{p['plan_over_analyze']}** (**{p['plan_over_analyze_cpu']}**) | "
                      f"{p['n_traces']} ({modes}) | {counts.get('replays')} | "
                      f"{p['load_avg_before'][0]} -> {p['load_avg_after'][0]} |")
     for p in plans:

@@ -11,6 +11,7 @@ at the same points in the real and the traced run.
 """
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import functools
 import gc
@@ -264,7 +265,7 @@ def run(workload: Workload, cfg: TrainConfig, hooks: StepHooks | None = None,
 
     hooks = hooks or NoHooks()
     gc_was_enabled = gc.isenabled()
-    outer_freeze = gc.get_freeze_count() > 0   # a caller running several traces froze the heap once
+    outer_freeze = _HEAP_FROZEN or gc.get_freeze_count() > 0   # a caller froze the heap (`frozen_heap`)
     gc.collect()
     if not outer_freeze:
         gc.freeze()  # objects from before the run (transformers' modules...) are not scanned again
@@ -337,6 +338,24 @@ def run(workload: Workload, cfg: TrainConfig, hooks: StepHooks | None = None,
         if gc_was_enabled:
             gc.enable()
         gc.collect()
+
+
+_HEAP_FROZEN = False
+
+
+@contextlib.contextmanager
+def frozen_heap():
+    """Collect and freeze the heap once for several `run`s (each would otherwise scan the whole heap of
+    torch and transformers objects at its start and end)."""
+    global _HEAP_FROZEN
+    gc.collect()
+    gc.freeze()
+    _HEAP_FROZEN = True
+    try:
+        yield
+    finally:
+        _HEAP_FROZEN = False
+        gc.unfreeze()
 
 
 def _grad_scaler(target: Target):

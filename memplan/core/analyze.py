@@ -15,7 +15,7 @@ from memplan.core.fallback import can_fall_back, estimate_by_fallback
 from memplan.errors import UserError
 from memplan.hf import load_hf_config
 from memplan.step import Target
-from memplan.trace.blocks import trace_block_once
+from memplan.trace.block_once import trace_block_once
 from memplan.workload import TrainConfig, Workload, check_source, load_model_file
 
 

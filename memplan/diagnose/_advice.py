@@ -58,6 +58,10 @@ def choose_advice(category: Category, *, numbers: Mapping[str, Any], flags: set[
     elif category == Category.ENVIRONMENT:
         if "free_ok" in flags:
             ids = ["MP011"]
+        elif "shm" in flags:
+            ids = ["MP027", "MP014"]
+        elif "loader_shm" in flags:
+            ids = ["MP029", "MP014"]
         elif "device_open" in flags:
             ids = ["MP014", "MP012" if npu else "MP013"]
         elif npu and not cuda:
@@ -67,7 +71,7 @@ def choose_advice(category: Category, *, numbers: Mapping[str, Any], flags: set[
     elif category == Category.KERNEL_FAULT:
         ids = ["MP015"] + (["MP016"] if "assert" in flags else []) + ["MP017"]
     elif category == Category.COMM:
-        ids = ["MP018", "MP019" if npu and not cuda else "MP020"]
+        ids = ["MP018", "MP019" if npu and not cuda else "MP020"] + (["MP027"] if "shm" in flags else [])
     elif category == Category.INVALID_PARAM:
         ids = ["MP021"]
     elif category == Category.OP_NOT_SUPPORTED:

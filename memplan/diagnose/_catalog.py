@@ -12,6 +12,7 @@ Catalogs, each row with the repository, path and commit it was read from:
 - `cuda_lib_status.tsv`: the status names of the CUDA libraries (cuBLAS, cuDNN, cuRAND, cuFFT, cuSOLVER,
   cuSPARSE) with the category each argues for.
 - `drv_codes.tsv`: the Ascend driver's `drvError_t` values (`drvRetCode=N` in CANN plog lines).
+- `phrases.tsv`: the weak layer, informal / thin / Chinese wordings of each category with their sources.
 - `messages.tsv`: message texts that name a cause, each with its source; `code_contexts.tsv`: where a bare
   number in a log is an error code (compiled by `_rules`).
 - `notes.json`: memplan's own explanations for the most common codes; `advice.json`: advice ids.
@@ -78,6 +79,10 @@ def cuda_lib_rows() -> tuple[dict[str, str], ...]:
 
 def message_rows() -> tuple[dict[str, str], ...]:
     return _rows("messages.tsv")
+
+
+def phrase_rows() -> tuple[dict[str, str], ...]:
+    return _rows("phrases.tsv")
 
 
 def code_context_rows() -> tuple[dict[str, str], ...]:
@@ -385,7 +390,10 @@ def _decode_cann(code: str) -> CodeInfo:
         ("internal error" if number >= 9000 else "user-facing error")
     row = _cann_by_code().get(code)
     if row is None:
-        cat = Category.UNKNOWN
+        # An uncatalogued user-facing code takes its module's category where the whole module has one
+        # (HCCL / HCCP: communication; the driver: environment); catch-alls (9999) stay unknown.
+        default = mod.get("default_category", "-")
+        cat = Category(default) if default != "-" and number != 9999 else Category.UNKNOWN
         if number == 9999:
             meaning = _note_meaning(code) or (
                 f"Catch-all internal error of {mod['component']} ({mod.get('note', '')}): the code itself says "

@@ -1,18 +1,20 @@
 """From evidence to an incident: the arithmetic of OOM messages, and the weighing of codes against text.
 
 OOM messages (all sizes in bytes):
-- `absurd-request`: the 1 EB guard fired, or one request is >= 1 TiB (no accelerator has that much), or more
-  than 16x the device.
+- `absurd-request`: the 1 EB guard fired, or one request is >= 1 TiB (no accelerator has that much), or larger
+  than the whole device (no allocator, batch size or cache setting can serve it on this device) when the
+  device total is credible (what PyTorch holds fits in it).
 - `environment`: the device reported more than the request free (10 % and 64 MiB more), so the failure was
   not a shortage (per-process limit, driver, another job).
 - `foreign-memory`: other processes named in the message hold at least the request, or
   total - free - (this process / reserved) exceeds the request and 5 % of the device after an allowance for
   the runtime context (1 GiB CUDA, 3.5 GiB Ascend, 0.5 GiB when this process's own usage is known).
 - `fragmentation`: the allocator's own arithmetic says a perfect allocator would have served the request:
-  free + (reserved - allocated) >= request (equivalently allocated + request <= total - memory outside
-  PyTorch), and the cached-but-unallocated part is at least 10 % of what PyTorch reserved (below that,
-  defragmenting would only postpone the OOM by one allocation). The numbers are shown in the summary.
-- otherwise `capacity`: it would not fit even with a perfect allocator (or the cache is a sliver).
+  with cached_free = reserved - allocated, request <= cached_free, or (when the message gives the device's free
+  memory) cached_free > 0 and request <= free + cached_free, i.e. allocated + request <= total - memory held
+  outside this allocator. No share-of-reserved threshold (the lead's decision on issue 13: the category's
+  definition, literally). The numbers are shown in the summary.
+- otherwise `capacity`: it would not fit even with a perfect allocator.
 
 Other incidents: each piece of evidence argues for a category with a strength (3 = a sentence naming the
 cause, 2 = a specific code, 1 = generic). The strongest tier wins, so text that explains a failure beats a
@@ -26,6 +28,7 @@ to `capacity` with a lower confidence.
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,9 +90,10 @@ def code_category(code: str) -> tuple[str | None, int, str]:
         info = cat_mod.decode(code)
     except Exception:  # a code that does not decode is just context
         return None, 0, code
-    if not info.known:
-        return None, 0, code
     c = info.category.value
+    if not info.known:
+        # not catalogued: only the family its shape implies (weak), or nothing
+        return (None, 0, code) if c == "unknown" else (_memory(c), 1, code)
     strength = 2
     if code in _GENERIC_CODES or c == "unknown" or (code.startswith("E") and code.endswith("9999")):
         strength = 1
@@ -121,6 +125,11 @@ def classify_oom(n: dict[str, Any], flags: set[str]) -> Verdict:
         return special
     frag = _fragmentation(s)
     foreign_amount = _foreign_amount(s)
+    if frag is not None and s.req is not None and (s.unalloc or 0) >= s.req and \
+            not _foreign_dominates(s, foreign_amount):
+        # The allocator's own cache could have served the request: that is why this request failed, unless
+        # memory held outside this allocator is the device's main consumer (then freeing it is the fix).
+        return frag
     if foreign_amount and (frag is None or foreign_amount >= (s.unalloc or 0)):
         return _foreign_verdict(s)
     if frag is not None:
@@ -213,11 +222,15 @@ def _special_case(s: OomState) -> Verdict | None:
         return Verdict(Category.CAPACITY, 0.8,
                        f"Host RAM ran out: one allocation of {_fmt(req)} failed on the CPU side (not device memory).",
                        s.facts, {"host"})
-    if req is not None and (s.guard or req >= TiB or (total and req > 16 * total)):
-        where = f"; {s.device} has {_fmt(total)} in total" if total else ""
+    if req is not None and (s.guard or req >= TiB or _beyond_device(s)):
+        if s.guard or req >= TiB or not total:
+            size = f"{_fmt(req)} — more than any accelerator holds"
+        else:
+            size = f"{_fmt(req)} — more than the whole of {s.device} ({_fmt(total)} in total)"
         return Verdict(Category.ABSURD_REQUEST, 0.95,
-                       f"One allocation asked for {_fmt(req)} — more than any accelerator holds{where}. "
-                       "This is a size computed from a wrong shape or an overflowed length, not a tuning problem.",
+                       f"One allocation asked for {size}. No batch, cache or allocator setting serves one tensor "
+                       "of that size: a shape computed wrongly, an overflowed length, or one operation that "
+                       "materializes a huge intermediate (e.g. eager attention's scores at a long sequence).",
                        s.facts, set())
     if req is not None and free is not None and free >= 1.1 * req and free - req >= 64 * MiB:
         return Verdict(Category.ENVIRONMENT, 0.6,
@@ -228,33 +241,64 @@ def _special_case(s: OomState) -> Verdict | None:
     return None
 
 
+def _beyond_device(s: OomState) -> bool:
+    """One request larger than the whole device, when the message's own total is credible (what PyTorch
+    already holds fits in it; a total below the allocated figure is a misreport, so it proves nothing)."""
+    total = s.total
+    if not total or s.req is None or s.req <= total:
+        return False
+    held = max(s.alloc or 0, s.reserved or 0, s.in_use or 0)
+    return held <= total
+
+
 def _fragmentation(s: OomState) -> Verdict | None:
-    """Fragmentation from the allocator's own arithmetic: the cache (reserved - allocated) is a real share of
-    what PyTorch reserved, and free + cache covers the request (allocated + request <= total - outside), so
-    a perfect allocator would have served it; `capacity` is kept for when it would not."""
-    req, unalloc, reserved = s.req, s.unalloc, s.reserved
-    if req is None or unalloc is None or not reserved or unalloc < 0.10 * reserved:
+    """Fragmentation from the allocator's own arithmetic (issue 13, item 3): cached_free = reserved - allocated
+    (PyTorch's "reserved but unallocated"). The request fits the cache (request <= cached_free), or, when the
+    message gives the device's free memory, the cache is not empty and free + cached_free covers the request
+    (allocated + request <= total - memory held outside this allocator): a perfect allocator would have served
+    it. `capacity` is kept for when even a perfect allocator could not."""
+    req, unalloc = s.req, s.unalloc
+    if req is None or unalloc is None or unalloc <= 0:
         return None
     room = unalloc + (s.free or 0)
-    if room < req:
+    if unalloc < req and (s.free is None or room < req):
         return None
-    share = unalloc / reserved
     s.facts["cached_free_bytes"] = unalloc
-    arithmetic = [f"reserved − allocated = {_fmt(unalloc)} cached but unallocated ({100 * share:.0f} % of what "
-                  "PyTorch reserved)"]
+    share = f" ({100 * unalloc / s.reserved:.0f} % of what PyTorch reserved)" if s.reserved else ""
+    arithmetic = [f"reserved − allocated = {_fmt(unalloc)} cached but unallocated{share}"]
     if unalloc >= req:
-        arithmetic.append(f"more than the {_fmt(req)} requested")
+        arithmetic.append(f"≥ the {_fmt(req)} requested")
     else:
-        arithmetic.append(f"and free + cached = {_fmt(room)} ≥ the {_fmt(req)} requested")
+        arithmetic.append(f"free + cached = {_fmt(s.free)} + {_fmt(unalloc)} = {_fmt(room)} ≥ the {_fmt(req)} "
+                          "requested")
     if s.alloc is not None and s.total is not None and s.foreign is not None:
         limit = s.total - max(0, s.foreign)
         arithmetic.append(f"allocated + request = {_fmt(s.alloc + req)} ≤ total − memory outside PyTorch = "
                           f"{_fmt(limit)}")
-    c = max(0.5, s.conf - (0.15 if share < 0.15 or unalloc < req else 0))
+    c = max(0.5, s.conf - (0.15 if unalloc < req else 0))
     text = "; ".join(arithmetic)
     return Verdict(Category.FRAGMENTATION, c,
                    f"{s.head()}{s.state()}. {text[:1].upper() + text[1:]}: a perfect allocator would have served it, "
-                   "so the free space is split into blocks too small for it. This is fragmentation.", s.facts, set())
+                   f"so the free space is split into blocks too small for it. This is fragmentation.{_slim(s)}",
+                   s.facts, set())
+
+
+def _slim(s: OomState) -> str:
+    """A warning when defragmenting buys little: the cache is under 10 % of what PyTorch reserved."""
+    if not s.reserved or s.unalloc is None or s.unalloc >= 0.1 * s.reserved:
+        return ""
+    return (f" But the cache is only {100 * s.unalloc / s.reserved:.0f} % of what PyTorch reserved: an allocator fix "
+            "alone buys little headroom, so also lower the peak (batch, checkpointing).")
+
+
+def _foreign_dominates(s: OomState, amount: int) -> bool:
+    """Memory outside this allocator (less the runtime allowance when it is the total - free - reserved
+    estimate) exceeds what PyTorch itself reserved: other holders, not the cache's layout, left the device
+    small. E.g. 50 GiB held elsewhere on a 61 GiB NPU with 10.65 GiB reserved."""
+    if not amount:
+        return False
+    outside = amount - (s.allowance if amount == s.foreign and amount != s.other else 0)
+    return outside > (s.reserved or s.alloc or 0)
 
 
 def _foreign_amount(s: OomState) -> int:
@@ -292,12 +336,10 @@ def _capacity_verdict(s: OomState) -> Verdict:
         sign = ">" if s.alloc + req > limit else "≤"
         why.append(f"allocated + request = {_fmt(s.alloc + req)} {sign} total − memory outside PyTorch = "
                    f"{_fmt(limit)}")
-    if unalloc is not None and unalloc >= req:
-        why.append(f"the cache held {_fmt(unalloc)} unused, enough for this request, but that is only "
-                   f"{100 * unalloc / max(reserved or 1, 1):.0f} % of what PyTorch reserved, so defragmenting "
-                   "would only postpone the failure")
-    elif unalloc is not None:
-        why.append(f"neither free memory nor the {_fmt(unalloc)} cached by PyTorch covers it")
+    if unalloc is not None:
+        room = f"free + cached = {_fmt(s.free)} + {_fmt(unalloc)} = {_fmt(s.free + unalloc)}" if s.free is not None \
+            else f"reserved − allocated = {_fmt(unalloc)} cached"
+        why.append(f"{room} < the {_fmt(req)} requested, so even a perfect allocator could not have served it")
     joined = "; ".join(why)
     tail = (" " + joined[:1].upper() + joined[1:] + ".") if why else ""
     return Verdict(Category.CAPACITY, max(0.5, s.conf),
@@ -328,6 +370,9 @@ def _memory_lead(flags: set[str]) -> tuple[Category, str]:
         return Category.FOREIGN_MEMORY, ("The CUDA runtime itself ran out of device memory, outside PyTorch's caching "
                                          "allocator (context creation, library workspaces): on a shared GPU this means "
                                          "other processes hold the memory")
+    if "host_alloc" in flags:
+        return Category.CAPACITY, ("Host RAM ran out: a CPU-side allocation failed (PyTorch's DefaultCPUAllocator), "
+                                   "not a device allocation")
     if "host" in flags:
         return Category.CAPACITY, ("Host RAM ran out: the process was killed (the kernel's OOM killer, a container or "
                                    "job memory limit), not a device allocation failure")
@@ -348,20 +393,43 @@ def _arguments(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     return out
 
 
+_UNHANDLED_CUDA = re.compile(r"(?i)unhandled cuda error|ncclUnhandledCudaError")
+
+
+def _named_cuda_failure(args: list[tuple[Evidence, str, int]]) -> list[tuple[Evidence, str, int]]:
+    """NCCL's "unhandled cuda error" says only that a CUDA call failed; when NCCL's report names the failure
+    (`Cuda failure 'text'`), that text is the cause and the collective the symptom: the comm arguments of those
+    lines count only weakly, so a kernel fault or a version problem named there decides."""
+    if not any(ev.kind == "nccl-cuda-text" for ev, _, _ in args):
+        return args
+    lines = {ev.line for ev, _, _ in args if ev.kind == "nccl-cuda-text" or _UNHANDLED_CUDA.search(ev.text)}
+    return [(ev, c, 1 if c == "comm" and ev.line in lines else s) for ev, c, s in args]
+
+
+def _on_npu(args: list[tuple[Evidence, str, int]], evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
+    """A CUDA-path failure (`Torch not compiled with CUDA enabled`, flag `npu_opns`) in an Ascend job (any line
+    with the flag `npu`) means the API the code used has no NPU path: op-not-supported."""
+    if not any("npu" in ev.flags for ev in evidence):
+        return args
+    return [(ev, "op-not-supported" if "npu_opns" in ev.flags else c, s) for ev, c, s in args]
+
+
 def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     """The error that stopped the run outranks what a warning said before it: an argument made on a warning
     line (`Warning:`, `[W...]`) counts one tier lower when a line that is not a warning argues for another
     category with a specific code or a sentence (strength >= 2). A CPU-fallback warning followed by an AICPU
-    exception is therefore a kernel fault; a log with only the warning keeps it. Likewise a benign line
+    exception is therefore a kernel fault; a log with only the warning keeps it. A warning whose rule carries the
+    flag `keep` names the cause of what fails after it (PyTorch's "sm_NN is not compatible with the current PyTorch
+    installation" before an NCCL "unhandled cuda error") and is not demoted. Likewise a benign line
     (torch_npu's "This error log can be ignored") never outranks an argument for a real failure: the allocator
     prints it when a device allocation failed, so an ACL memory code next to it is an out-of-memory."""
-    args = _arguments(evidence)
+    args = _on_npu(_named_cuda_failure(_arguments(evidence)), evidence)
     warned = {ev.line for ev in evidence if ev.kind == "warning"}
     stopped = {c for ev, c, s in args if ev.line not in warned and s >= 2 and c != "benign"}
     anything = any(c != "benign" for _, c, _ in args)
     out = []
     for ev, c, s in args:
-        if ev.line in warned and c != "benign" and stopped - {c}:
+        if ev.line in warned and c != "benign" and stopped - {c} and "keep" not in ev.flags:
             s = max(1, s - 1)
         elif c == "benign" and anything:
             s = 1  # "this error log can be ignored" speaks for its own line, not against an error elsewhere
@@ -369,24 +437,49 @@ def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     return out
 
 
+def _specific_or_weak(evidence: list[Evidence]) -> tuple[list[tuple[Evidence, str, int]], bool]:
+    """The weak layer (`phrases.tsv`, flag `weak`) decides only when nothing more specific argues for a failure;
+    a phrase on a warning line does not count (a warning is not the error that stopped the run). Returns the
+    arguments to weigh and whether they are the weak ones."""
+    args = _weighed(evidence)
+    strong = [a for a in args if "weak" not in a[0].flags]
+    if any(c not in ("benign", "unknown") for _, c, _ in strong):
+        return strong, False
+    warned = {ev.line for ev in evidence if ev.kind == "warning"}
+    weak = [a for a in args if "weak" in a[0].flags and a[0].line not in warned]
+    # a catch-all (`EZ9999`, `Inner Error`) says only that something failed: the phrase beside it may say what
+    return ([a for a in strong if a[1] == "unknown"] + weak, True) if weak else (strong, False)
+
+
+def _errors_beside_benign(evidence: list[Evidence]) -> list[Evidence]:
+    """Lines that look like errors (`Error`, `failed`, `fatal`, `Check failed`, `[F]`, a traceback) and are not
+    warnings: they forbid a `benign` verdict for the incident."""
+    warned = {ev.line for ev in evidence if ev.kind == "warning"}
+    return [ev for ev in evidence if ev.kind == "error-line" and ev.line not in warned]
+
+
 def classify_text(evidence: list[Evidence]) -> tuple[Category, float, str, list[Evidence], set[str]]:
     """Weigh codes and sentences. Returns (category, confidence, lead sentence, deciding evidence, flags)."""
     best: dict[str, int] = {}
     deciding: dict[str, list[Evidence]] = {}
-    flags: set[str] = set().union(*(ev.flags for ev in evidence))
-    for ev, c, s in _weighed(evidence):
+    args, weak = _specific_or_weak(evidence)
+    flags: set[str] = set().union(*(ev.flags for ev in evidence if weak or "weak" not in ev.flags))
+    for ev, c, s in args:
         best[c] = max(best.get(c, 0), s)
         deciding.setdefault(c, []).append(ev)
-    if not best:
-        return Category.UNKNOWN, 0.3, _LEAD["unknown"], [], flags
+    errors = _errors_beside_benign(evidence)
+    if not best or (errors and set(best) == {"benign"}):
+        return Category.UNKNOWN, 0.3, _LEAD["unknown"], errors, flags
     top = max(best.values())
     tier = [c for c in PRIORITY if best.get(c) == top]
     chosen = tier[0]
     strong_others = [c for c in best if c != chosen and best[c] == top and c != "benign"]
-    conf = {3: 0.85, 2: 0.7, 1: 0.45}.get(top, 0.3)
+    conf = {3: 0.85, 2: 0.7, 1: 0.45}.get(top, 0.3) - (0.1 if weak else 0)
     if strong_others:
         conf -= 0.1
     if chosen == "memory":
+        # context hints of the weak layer (other models / processes on the device) count for an OOM without numbers
+        flags |= set().union(*(ev.flags for ev in evidence if "weak" in ev.flags and ev.category is None))
         category, lead = _memory_lead(flags)
     else:
         category = Category(chosen)

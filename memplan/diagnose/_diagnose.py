@@ -104,8 +104,9 @@ class _Run:
             notes.append(f"{self.overflow} further incidents were not kept (limit {MAX_INCIDENTS} distinct incidents).")
         found = [self.incidents[k] for k in self.order]
         problem = self._input_problem()
-        if not found and self.errors and problem is None:
-            found = [_unknown_incident(self.errors)]
+        if self.errors and problem is None and all(i.category == Category.BENIGN for i in found):
+            # a line that looks like an error forbids a `benign` primary (a warning matched, the error did not)
+            found = [_unknown_incident(self.errors), *found]
         # Order: most actionable first (cause before symptom), then as they appeared.
         found.sort(key=lambda i: _rank(i.category))
         primary = found[0].category if found else Category.UNKNOWN
@@ -229,7 +230,8 @@ def _finish(group: Group, estimate: Mapping[str, Any] | None) -> Iterable[Incide
     oom = next((e for e in evs if e.kind in ("oom", "host-oom")), None)
     flags: set[str] = set()
     for e in evs:
-        flags |= set(e.flags)
+        if "weak" not in e.flags:  # a weak phrase's flags count only if it decides (classify_text)
+            flags |= set(e.flags)
     numbers: dict[str, Any] = {}
     device = None
     if oom is not None:

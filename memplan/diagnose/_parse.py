@@ -83,6 +83,8 @@ _F = {
     "reserved_bytes": re.compile(SIZE + r"\s*reserved in total by PyTorch", re.I),
     "reserved_unallocated_bytes": re.compile(SIZE + r"\s*(?:cached\)|is reserved by PyTorch but unallocated)", re.I),
     "private_pool_bytes": re.compile(SIZE + r"\s*allocated in private pools"),
+    # torch_npu / older PyTorch print the per-process memory fraction as `X allowed;`
+    "allowed_bytes": re.compile(SIZE + r"\s*allowed;"),
     "process_in_use_bytes": re.compile(r"this process has\s+" + SIZE + r"\s+memory in use"),
 }
 _PROC = re.compile(r"Process (\d+) has\s+" + SIZE + r"\s+memory in use")
@@ -150,9 +152,19 @@ _TRIGGER = re.compile(
     r"|Invalid|invalid|argument|format does not match|OP_PROTO|\[ERROR\] [A-Z]+\(|Inner|Internal|launch|Op \w+ does not|[Kk]illed|must match"
     r"|oom|OOM|Out Of Memory|SIGKILL|signal 9|exitcode|已杀死|[Ss]oc[_ ]?[Vv]ersion|SOC|aclInit|NumPy|numpy|Numpy"
     r"|_ARRAY_API|binary incompat|has no attribute|_OpNamespace|socket|C10d|vs\. 0\)|connect\(\)|waiting for"
-    r"|CUBLAS_|CUDNN_|CURAND_|CUFFT_|CUSOLVER_|CUSPARSE_|CUDA_HOME|nvcc|GNU version|Exception"
+    r"|CUBLAS_|CUDNN_|CURAND_|CUFFT_|CUSOLVER_|CUSPARSE_|CUDA_HOME|nvcc|GNU version|Exception|Cuda failure"
+    # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
+    r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
+    r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"
+    r"|Check failed|ImportError|not implemented|kernel|expected .{1,80} but)|\[F\]|MIE\d\d[EC]"
+    r"|不足|不够|溢出|不支持|未实现|超时|不匹配|不一致|不兼容|找不到|未找到|没有找到|未安装|失败|错误|异常|越界|非法"
+    r"|被占用|报错|Traceback|^\s*F\d{4} |其他|另一个|多个|实例|显存|内存|torch_npu|npu:\d"
+    r"|(?i:other (?:process|model|instance|job)|another (?:process|model|instance|job)|(?:two|several|multiple) (?:model|instance|server|process))"
 )
-_ERROR_LIKE = re.compile(r"(?i)error\b|exception\b|\bfailed\b|\bfailure\b|\bfatal\b|\babort|segmentation fault|\bkilled\b")
+# A line that looks like an error (it forbids a `benign` verdict): English words, glog's `F0101 12:00:00` and
+# k2/loguru's `[F]` fatal prefixes, `Check failed`, a traceback, and the Chinese words for error / failure.
+_ERROR_LIKE = re.compile(r"(?i)error\b|exception\b|\bfailed\b|\bfailure\b|\bfatal\b|\babort|segmentation fault"
+                         r"|\bkilled\b|\[F\]|^\s*F\d{4} \d\d:\d\d|Traceback \(most recent|错误|失败")
 _FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
 _OP = [
     re.compile(r"call (aclnn\w+) failed"),
@@ -173,6 +185,20 @@ _NUMS = [
 ]
 
 
+# Whole words of the OOM layouts (PyTorch and torch_npu): a wrap between two of them was a wrap at a space.
+_OOM_WORDS = frozenset(
+    "gib mib kib tib bytes b total capacity capacty already allocated free reserved in by pytorch cached current "
+    "active tried to allocate of which is has memory use process including non-pytorch this and unallocated if "
+    "try setting gpu npu".split())
+
+
+def _between_words(text: str, nxt: str) -> bool:
+    last = text.rsplit(None, 1)[-1].strip("(;,").lower()
+    first = re.match(r"[\w-]+", nxt.strip())
+    whole = last in _OOM_WORDS or bool(re.fullmatch(r"\d+(?:\.\d+)?", last))
+    return whole and bool(first) and first.group(0).lower() in _OOM_WORDS
+
+
 def scan(lines: Iterable[str]) -> Iterator[Evidence]:
     """Yield evidence from cleaned lines (1-based line numbers)."""
     it = iter(enumerate(lines, 1))
@@ -191,7 +217,7 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
         m = _OOM_START.search(line)
         if m and (_OOM_HINT.search(line) or "OutOfMemoryError" in line or "out of memory" in line):
             text = line[m.start():]
-            taken = 0
+            taken, joined = 0, []
             while not _OOM_DONE.search(text) and taken < _OOM_MAX_LINES:
                 try:
                     nno, nxt = next(it)
@@ -201,10 +227,13 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
                     pushback.append((nno, nxt))
                     break
                 sep = "" if text.endswith(("-", "(")) else (" " if not text.endswith(" ") else "")
-                # a hard wrap in the middle of a word has no space on either side
-                if text and text[-1].isalnum() and nxt[:1].isalnum() and len(line) >= 60:
+                # a hard wrap in the middle of a word has no space on either side (but an editor's wrap between
+                # two whole words of the message, `28.08 GiB` / `reserved in total`, keeps its space)
+                if text and text[-1].isalnum() and nxt[:1].isalnum() and len(line) >= 60 \
+                        and not _between_words(text, nxt):
                     sep = ""
                 text += sep + nxt.strip()
+                joined.append((nno, nxt))
                 taken += 1
             nums = parse_oom(text)
             if "requested_bytes" in nums or "total_bytes" in nums:
@@ -214,6 +243,7 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
                 if rest.strip():
                     yield from _scan_line(no, rest)
                 continue
+            pushback.extend(reversed(joined))  # not an OOM message with numbers: read the joined lines on their own
         for rx in _HOST:
             hm = rx.search(line)
             if hm:

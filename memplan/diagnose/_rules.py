@@ -6,9 +6,14 @@
 - `cuda_nccl_codes.tsv`, column `message`: the exact texts of `cudaGetErrorString` / `ncclGetErrorString`.
   A text of 25 characters or more is matched anywhere, in any letter case (threads retype them); a short
   one ("invalid argument") only right after `CUDA error:`, `cuda runtime error (N) :`, THC's `error=N : `
-  or Caffe's `(N vs. 0)`, so that ordinary prose does not trigger it.
+  or Caffe's `(N vs. 0)`, so that ordinary prose does not trigger it. Inside NCCL's own `Cuda failure 'text'`
+  report every text counts, and a result that would blame the caller (invalid argument, not supported, unknown)
+  is read as `environment`: NCCL made the call, so the driver / runtime / NCCL combination is what failed.
 - `cuda_lib_status.tsv`: cuBLAS / cuDNN / cuRAND / cuFFT / cuSOLVER / cuSPARSE status names, matched as words.
 - `cuda_legacy_codes.tsv`: pre-10.1 CUDA runtime texts, handled like `cuda_nccl_codes.tsv`.
+- `phrases.tsv`: the weak layer: informal, thin and Chinese wordings of each category (case-insensitive), read
+  as strength 1 with the flag `weak`. They decide only when nothing more specific argues for a failure (see
+  `_classify.classify_text`), so that a real error log is rarely `unknown` or `benign`.
 - `code_contexts.tsv`: where a bare number is an error code (`<acl call> ... code: 100000`,
   `error code is 507899`, `drvRetCode=6`, `ret=0x...`), with the catalog it is looked up in.
 
@@ -50,6 +55,7 @@ def text_rules() -> tuple[TextRule, ...]:
         cat = None if r["category"] == "-" else r["category"]
         flags = frozenset(f for f in r["flags"].split(",") if f)
         rules.append(TextRule(r["id"], r["kind"], cat, int(r["strength"]), flags, re.compile(r["pattern"]), r["code"]))
+    rules.extend(_phrase_rules())
     rules.extend(_runtime_text_rules())
     rules.extend(_library_status_rules())
     return tuple(rules)
@@ -59,6 +65,13 @@ def text_rules() -> tuple[TextRule, ...]:
 # `THCudaCheck FAIL ... error=N : `, Caffe's `Check failed: error == cudaSuccess (N vs. 0)  `.
 _SHORT_PREFIX = r"(?:(?i:cuda(?: runtime)? error)(?: \(\d+\))?\s*:\s*|\(\d+ vs\. 0\)\s+|\berror=\d+ : )"
 _DEVICE_OPEN_NAMES = ("cudaErrorDevicesUnavailable", "cudaErrorDeviceAlreadyInUse")
+# NCCL reports a failed CUDA call of its own as `WARN Cuda failure 'text'` (CUDACHECK, runtime API) or
+# `Cuda failure N 'text'` (CUCHECK, driver API) (NVIDIA/nccl src/include/checks.h), PyTorch repeats it after
+# `Last error:`, nccl-tests prints `Test CUDA failure file.cu:N 'text'`. NCCL passed the arguments, not the user,
+# so a runtime result that would blame the caller's arguments, an unsupported operation or an unknown error
+# means this driver / CUDA runtime / NCCL build cannot serve NCCL's call: the environment.
+_NCCL_CUDA_PREFIX = r"(?i:cuda failure)(?: [\w./-]+:\d+)?(?: \d+)? '"
+_IN_NCCL = {"invalid-param": "environment", "op-not-supported": "environment", "unknown": "environment"}
 
 
 def _runtime_text_rules() -> list[TextRule]:
@@ -84,6 +97,22 @@ def _runtime_text_rules() -> list[TextRule]:
         prefix = {"cuda": "CUDA", "cuda-legacy": "CUDA10"}.get(r["family"], "NCCL")
         out.append(TextRule(f"{r['family']}-{r['value']}", f"{family}-text", cat, strength, frozenset(flags),
                             re.compile(body), f"{prefix}:{r['value']}"))
+        if r["family"] == "cuda":
+            # NCCL's own allocations are outside PyTorch's caching allocator
+            in_nccl = flags | ({"outside_allocator"} if cat == "memory" else set())
+            out.append(TextRule(f"nccl-cuda-{r['value']}", "nccl-cuda-text", _IN_NCCL.get(cat, cat), 3,
+                                frozenset(in_nccl), re.compile(_NCCL_CUDA_PREFIX + re.escape(text.rstrip("."))),
+                                f"{prefix}:{r['value']}"))
+    return out
+
+
+def _phrase_rules() -> list[TextRule]:
+    """The weak layer (`phrases.tsv`): case-insensitive, strength 1, flag `weak`."""
+    out = []
+    for r in cat_mod.phrase_rows():
+        flags = frozenset({"weak", *(f for f in r["flags"].split(",") if f)})
+        cat = None if r["category"] == "-" else r["category"]  # `-`: a context hint (flags) only
+        out.append(TextRule(r["id"], "phrase", cat, 1, flags, re.compile(r["pattern"], re.I), ""))
     return out
 
 

@@ -26,7 +26,7 @@ from memplan import compat
 from memplan.errors import UserError
 from memplan.step import Target
 from memplan.trace.events import Trace
-from memplan.trace.blocks import trace_block_once
+from memplan.trace.block_once import trace_block_once
 from memplan.trace.recorder import Recorder, RecordingMode
 from memplan.trace.tracer import TraceHooks, trace_workload
 from memplan.workload import TrainConfig, Workload

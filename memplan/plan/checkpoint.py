@@ -35,14 +35,17 @@ the choice but the alternatives are estimates unless re-traced. Modules with sid
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from memplan.errors import TraceError
-from memplan.plan.checkpoint_probe import ModuleProbe, probe_modules, saved_by_module
+from memplan.plan.checkpoint_probe import ModuleProbe, saved_by_module
 from memplan.plan.knapsack import Selection, choose, find_blocks, max_reduction, module_graph, selection
+from memplan.plan.probe_once import probe_block_once
 from memplan.trace.blocks import hf_stack
 from memplan.workload import TrainConfig
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 MAX_ROUNDS = 3            # re-traces of the choice
 # the traced / modelled saving of checkpointing every block scales the need at most this far: with every
@@ -111,7 +114,7 @@ def plan_checkpointing(ev, cfg: TrainConfig, *, every_k: int = 2, verify_alterna
     relax = verify_alternatives if relax is None else relax
     base = ev.estimate(cfg.with_(checkpoint=()))
     budget = ev.budget_bytes
-    probe = probe or probe_modules(ev.workload, cfg, ev.dev.family)
+    probe = probe or probe_block_once(ev.workload, cfg, ev.dev.family)
     g = module_graph(probe, saved_by_module(ev.trace(cfg.with_(checkpoint=())), probe.root_class))
     blocks = tuple(find_blocks(g))
     notes: list[str] = []

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from memplan.plan.checkpoint_probe import ModuleProbe
+
+if TYPE_CHECKING:   # networkx is imported where a graph is built: only `plan` needs it (import time)
+    import networkx as nx
 
 RESOLUTION = 128          # discretisation of the memory need in the knapsack
 MAX_TRANSIENTS = 16       # distinct recompute-transient values tried
@@ -26,6 +28,8 @@ def _parent(name: str) -> str:
 
 def module_graph(probe: ModuleProbe, own_saved: dict[str, int]) -> nx.DiGraph:
     """The module tree with per-module saved bytes, I/O, FLOPs, and sibling execution order."""
+    import networkx as nx
+
     g = nx.DiGraph()
     for n in probe.names:
         g.add_node(n, cls=probe.classes.get(n, ""), own_saved=0, saved=0,
@@ -109,6 +113,7 @@ def solve_tree_knapsack(g: nx.DiGraph, items: dict[str, tuple[int, int]], need_b
     Savings are rounded down to `need_bytes / resolution` units. Returns (cost, names) or None when the
     need cannot be met.
     """
+    import networkx as nx
     import numpy as np
 
     if need_bytes <= 0:

@@ -298,7 +298,7 @@ class _Search:
         small = c if self.seq_len_search else c.with_(batch_size=1)
         if self.probe is None:
             try:
-                self.probe = _ckpt.probe_modules(self.workload, small, self.ev.dev.family)
+                self.probe = _ckpt.probe_block_once(self.workload, small, self.ev.dev.family)
             except TraceError as exc:
                 self.notes.append(f"activation checkpointing not planned: {exc}")
                 return None

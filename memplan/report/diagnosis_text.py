@@ -16,6 +16,7 @@ _NUMBER_LABELS = [
     ("free_bytes", "free on device"), ("process_in_use_bytes", "this process in use"),
     ("non_pytorch_bytes", "this process, outside PyTorch"), ("other_processes_bytes", "other processes"),
     ("foreign_bytes", "outside this allocator"), ("private_pool_bytes", "private pools"),
+    ("allowed_bytes", "allowed (memory fraction)"),
 ]
 _OTHER_NUMBERS = [("timeout_ms", "timeout (ms)"), ("op_type", "collective"), ("seq_num", "sequence no."),
                   ("remote_rank", "remote rank"), ("watchdog_stuck_s", "watchdog stuck (s)")]

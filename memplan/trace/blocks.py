@@ -17,17 +17,18 @@ d+2 as between d and d+1. Otherwise the full trace runs, and the trace says whic
 
 Covers Hugging Face configs of decoder-style models (one stack of layers: `num_hidden_layers`), on
 one device and per rank under FSDP (memplan.distributed._fake_trace passes its own `trace_fn`, and
-starts at 2 layers); model files, DDP and ZeRO-1 are traced in full.
+starts at 2 layers); model files, DDP and ZeRO-1 are traced in full. Layers that differ only in runs
+(checkpointing on some of them): memplan.trace.block_runs; which one runs: memplan.trace.block_once.
 """
 from __future__ import annotations
 
 import copy
 import fnmatch
-import gc
 import re
 from dataclasses import dataclass
 
 from memplan.hf import workload_from_config
+from memplan.step import frozen_heap
 from memplan.trace.events import StorageRecord, Trace
 
 MIN_LAYERS = 16           # below this, three short traces cost about as much as the full one
@@ -35,6 +36,7 @@ _WINDOW = 24              # tokens that must match again after an inserted chunk
 _INDEX_ATTRS = frozenset({"layer_idx", "layer_id", "layer_index", "layer_number", "layer_num", "idx",
                           "block_idx", "block_index", "block_id"})
 _PLAIN = (int, float, str, bool, type(None))
+MIXED = "checkpointing differs between the layers"
 
 
 @dataclass(frozen=True)
@@ -66,18 +68,33 @@ def hf_stack(workload, cfg) -> tuple[Stack | None, str]:
     path = _stack_path(model, n)
     if path is None:
         return None, f"no module list of {n} layers"
-    first = _first_uniform(model.get_submodule(path), _checkpointed(model, path, cfg.checkpoint), config, n)
+    ckpt = _checkpointed(model, path, cfg.checkpoint)
+    if len(set(ckpt)) > 1:
+        return None, MIXED
+    first = _first_uniform(model.get_submodule(path), ckpt, config, n)
     if first is None or first + 4 > n:
         return None, "the layers differ (structure, attributes, hooks, checkpointing or per-layer config)"
     return Stack(path, n, first), ""
 
 
+_META: list[tuple] = []   # (workload, its config as JSON, model): the last models built on the meta device
+
+
 def _meta_model(workload, config):
+    """The model on the meta device (only inspected, never run); built once per workload and config (a
+    plan asks for each configuration it traces)."""
     import torch
 
+    key = config.to_json_string()
+    for w, k, model in _META:
+        if w is workload and k == key:
+            return model
     builder = workload.extra.get("hf_model_class")
     with torch.device("meta"):
-        return builder(config) if builder is not None else workload.build_model()
+        model = builder(config) if builder is not None else workload.build_model()
+    _META.insert(0, (workload, key, model))
+    del _META[2:]
+    return model
 
 
 def _stack_path(model, n: int) -> str | None:
@@ -144,12 +161,14 @@ def _first_uniform(stack, ckpt: list[frozenset], config, n: int) -> int | None:
     return first if first < n - 1 else None
 
 
-def reduced_workload(workload, depth: int):
-    """The same HF workload with only the first `depth` layers."""
+def reduced_workload(workload, depth: int, keep: list[int] | None = None):
+    """The same HF workload with only the first `depth` layers (or the layers `keep`, `depth` of them)."""
     config = copy.deepcopy(workload.extra["hf_config"])
     n = config.num_hidden_layers
+    keep = list(range(depth)) if keep is None else keep
     for key in _per_layer_lists(config, n):
-        setattr(config, key, type(getattr(config, key))(list(getattr(config, key))[:depth]))
+        values = list(getattr(config, key))
+        setattr(config, key, type(getattr(config, key))(values[i] for i in keep))
     config.num_hidden_layers = depth
     return workload_from_config(config, name=workload.name, task=workload.extra.get("task"),
                                 source=workload.source)
@@ -454,42 +473,18 @@ def _synthesize(t0: _Tokens, t1: _Tokens, traces, depths, n_layers, why):
     return None, why
 
 
-def trace_block_once(workload, cfg, target, on_phase=None, trace_fn=None, min_depth: int = 1) -> Trace:
-    """The trace of `cfg`'s steps, block-once when the model's layers are proven identical (see the
-    module's docstring), else the full trace; `trace.mode` says which ran, `trace.mode_reason` why.
-    `trace_fn(workload, on_phase)`: how one workload is traced (default: `trace_workload` with `cfg` and
-    `target`; the distributed tracer passes its own, wrapping each depth in FSDP); `min_depth`: the
-    fewest layers to trace."""
-    if trace_fn is None:
-        from memplan.trace.tracer import trace_workload
-
-        def trace_fn(wl, on_phase=None):
-            return trace_workload(wl, cfg, target, on_phase=on_phase)
-
-    stack, why = hf_stack(workload, cfg)
-    if stack is not None:
-        trace, why = _from_reduced(workload, stack, trace_fn, on_phase, min_depth)
-        if trace is not None:
-            return trace
-    trace = trace_fn(workload, on_phase)
-    trace.mode, trace.mode_reason = "full", why
-    return trace
-
-
-def _from_reduced(workload, stack: Stack, trace_fn, on_phase, min_depth: int) -> tuple[Trace | None, str]:
+def from_reduced(workload, stack: Stack, trace_fn, on_phase, min_depth: int) -> tuple[Trace | None, str]:
     """The block-once trace from the d-, (d+1)- and (d+2)-layer traces, or (None, why not)."""
     d = max(min_depth, stack.first_uniform + 1)
     if d + 2 >= stack.n_layers:
         return None, f"fewer than {d + 3} layers (block-once would not be faster)"
     depths = [d, d + 1, d + 2]
-    gc.collect()
-    gc.freeze()   # the heap is scanned once for the three traces, not once per trace (memplan.step.run)
     try:
-        traces = [trace_fn(reduced_workload(workload, k), on_phase if k == depths[-1] else None) for k in depths]
+        with frozen_heap():   # the heap is scanned once for the three traces, not once per trace
+            traces = [trace_fn(reduced_workload(workload, k), on_phase if k == depths[-1] else None)
+                      for k in depths]
     except Exception as exc:  # noqa: BLE001 - the full trace reports the real failure
         return None, f"a reduced-depth trace failed ({type(exc).__name__})"
-    finally:
-        gc.unfreeze()
     trace, why = synthesize(traces, depths, stack.path, stack.n_layers)
     if trace is not None:
         trace.mode = "block-once"

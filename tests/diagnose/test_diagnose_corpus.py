@@ -10,9 +10,21 @@ from corpus_helpers import LOGS, corpus_benchmark, corpus_rows
 
 ROWS = corpus_rows()
 _expected = corpus_benchmark().expected_numbers  # index.tsv's numbers column -> Incident.numbers keys
+# Dev logs whose text does not show the cause their thread found (labelled from the thread, kept as honest
+# misses rather than fitted): strict xfail, so a rule that starts to get one right is noticed.
+DEV_UNSUPPORTED = {
+    "cuda_env_nccltests6.log": "only 'unhandled cuda error': the NCCL/CUDA version mismatch is in the thread, not the log",
+    "cuda_env_nvcaffe492.log": "only 'unhandled cuda error' and version lines that look compatible (driver newer)",
+    "npu_env_gpustack755.log": "only 'CANN error': the driver / CANN mismatch is in the thread, not the log",
+    "npu_env_cannts0010.log": "an iCache fault shows as compare_fail_num != 0; the excerpt cut that value off",
+    "hccl_env_llamafactory6646.log": "only 'HCCL error' (Chinese title; the log is a screenshot): leftover processes and "
+                                     "a missing libaio are in the thread, not the text",
+}
+_PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
+                        if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]
 
 
-@pytest.mark.parametrize("row", ROWS, ids=[r["file"] for r in ROWS])
+@pytest.mark.parametrize("row", _PARAMS)
 def test_corpus_category_and_numbers(row):
     d = diagnose(str(LOGS / row["file"]))
     assert d.primary_category == Category(row["category"]), d.incidents[0].summary if d.incidents else d.notes
@@ -57,10 +69,12 @@ HELDOUT3_FLOOR = 9
 HELDOUT4_FLOOR = 6
 HELDOUT5_FLOOR = 53  # first (unseen) measurement of round 5
 HELDOUT6_FLOOR = 36  # first (unseen) measurement of round 6
+HELDOUT7_FLOOR = 40  # first (unseen) measurement of round 7
+HELDOUT8_FLOOR = 30  # first (unseen) measurement of round 8
 FLOORS = {"heldout": 29, "heldout2": 16, "heldout3": HELDOUT3_FLOOR, "heldout4": HELDOUT4_FLOOR, "heldout5": HELDOUT5_FLOOR,
-          "heldout6": HELDOUT6_FLOOR}
+          "heldout6": HELDOUT6_FLOOR, "heldout7": HELDOUT7_FLOOR, "heldout8": HELDOUT8_FLOOR}
 # rows whose numbers were read back right at a round's first measurement, where not all of them were
-NUMBERS_FLOORS = {"heldout6": 14}
+NUMBERS_FLOORS = {"heldout6": 14, "heldout8": 2}
 
 
 HELDOUT = {name: (corpus_rows(f"{name}.tsv"), FLOORS.get(name)) for name in corpus_benchmark().HELD_OUT}

@@ -101,7 +101,7 @@ def test_estimate_relates_failure_to_prediction():
 def test_capacity_advice_follows_breakdown():
     est = {"peak_allocated_bytes": 70 * 2**30, "peak_reserved_bytes": 75 * 2**30,
            "breakdown_at_peak": {"optimizer_state": 40 * 2**30, "activations": 10 * 2**30}, "capacity_bytes": 64 * 2**30}
-    d = diagnose(str(LOGS / "npu_capacity_llamafactory5491.log"), estimate=est)
+    d = diagnose(str(LOGS / "npu_capacity_vllmascend6611.log"), estimate=est)
     assert d.primary.advice[0].id == "MP003"
     assert d.primary.estimate["predicted_fits"] is False
 

@@ -236,3 +236,50 @@ def test_ddp_ranks_say_why_they_are_traced_in_full(tmp_path):
     est = estimate_per_rank(load_workload(hf_config=_tiny_llama(tmp_path)), TrainConfig(batch_size=1, seq_len=16),
                             8, "ddp")
     assert est.trace_mode == "full" and "buckets" in est.trace_mode_reason
+
+
+def _mixed_checkpoint(k: int = 5) -> tuple[str, ...]:
+    """What `memplan plan` recommends on Llama-2-7B: the first k layers checkpointed, the attention and
+    MLP of layer k, the rest plain."""
+    return tuple(f"model.layers.{i}" for i in range(k)) + (f"model.layers.{k}.self_attn", f"model.layers.{k}.mlp")
+
+
+@pytest.mark.parametrize("precision", ["fp32", pytest.param("bf16-amp", marks=pytest.mark.slow)])
+def test_runs_of_checkpointed_and_plain_layers_are_the_full_trace(tmp_path, precision):
+    """Checkpointing on some layers only: three runs (5 checkpointed, 1 with two checkpointed submodules,
+    14 plain), the two long ones grown from one layer, byte-identical to tracing all 20 layers."""
+    fast, full = _both("910B3", hf_config=_tiny_llama(tmp_path, layers=20), batch_size=1, seq_len=16,
+                       precision=precision, checkpoint=_mixed_checkpoint())
+    _assert_identical(fast, full)
+    assert fast.trace.mode == "block-once", fast.trace.mode_reason
+    assert "3 runs of identical layers" in fast.trace.mode_reason and "traced 3, 4, 4, 7 layers" in fast.trace.mode_reason
+
+
+def test_runs_too_short_to_gain_are_traced_in_full(tmp_path):
+    """8 layers in three runs: the base, one-more and check traces would cover more layers than the model."""
+    a = run_analysis(hf_config=_tiny_llama(tmp_path, layers=8), batch_size=1, seq_len=16,
+                     checkpoint=_mixed_checkpoint(3))
+    assert a.trace.mode == "full" and "checkpointing differs" in a.trace.mode_reason
+    assert "would not be faster" in a.trace.mode_reason
+
+
+def test_run_notes_grow_per_layer_of_each_run():
+    from memplan.trace.block_runs import _notes
+    from memplan.trace.events import Trace
+
+    def t(*notes):
+        return Trace(steps=2, notes=list(notes))
+
+    assert _notes(t("12 reads", "x"), {0: t("20 reads", "x"), 2: t("15 reads", "x")}, {0: 2, 2: 3}) == ["37 reads", "x"]
+    assert _notes(t("12 reads"), {0: t("20 writes")}, {0: 2}) is None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("precision", ["fp32", "bf16-amp"])
+def test_llama_7b_plan_checkpointing_is_the_full_trace(precision):
+    """The checkpointing `memplan plan` recommends on Llama-2-7B (11 layers, the attention and MLP of the
+    12th, 20 plain), block-once over its three runs, on the real 32-layer shape (short sequence)."""
+    fast, full = _both("910B3", hf_config=str(HF / "llama-2-7b.json"), batch_size=1, seq_len=32,
+                       precision=precision, checkpoint=_mixed_checkpoint(11))
+    _assert_identical(fast, full)
+    assert fast.trace.mode == "block-once" and "3 runs" in fast.trace.mode_reason, fast.trace.mode_reason

@@ -1,0 +1,42 @@
+"""Which trace runs: block-once over identical layers (memplan.trace.blocks), block-once over runs of
+identical layers (memplan.trace.block_runs), or the full trace, and why (`trace.mode`, `trace.mode_reason`)."""
+from __future__ import annotations
+
+from memplan.trace.block_runs import layer_runs, trace_runs
+from memplan.trace.blocks import MIXED, from_reduced, hf_stack
+from memplan.trace.events import Trace
+
+
+def trace_block_once(workload, cfg, target, on_phase=None, trace_fn=None, min_depth: int = 1) -> Trace:
+    """The trace of `cfg`'s steps, block-once when the model's layers are proven identical (see
+    memplan.trace.blocks), or form runs of identical layers (checkpointing differs between them:
+    memplan.trace.block_runs, with the default tracer only), else the full trace; `trace.mode` says which
+    ran, `trace.mode_reason` why. `trace_fn(workload, on_phase)`: how one workload is traced (default:
+    `trace_workload` with `cfg` and `target`; the distributed tracer passes its own, wrapping each depth
+    in FSDP); `min_depth`: the fewest layers to trace."""
+    from memplan.trace.tracer import trace_workload
+
+    default_fn = trace_fn is None
+    if trace_fn is None:
+        def trace_fn(wl, on_phase=None):
+            return trace_workload(wl, cfg, target, on_phase=on_phase)
+
+    stack, why = hf_stack(workload, cfg)
+    if stack is not None:
+        trace, why = from_reduced(workload, stack, trace_fn, on_phase, min_depth)
+        if trace is not None:
+            return trace
+    elif default_fn and why == MIXED:
+        runs, why_not = layer_runs(workload, cfg)
+        trace = None
+        if runs is not None:
+            trace, why_not = trace_runs(workload, cfg, runs,
+                                        lambda wl, c, on=None: trace_workload(wl, c, target, on_phase=on), on_phase)
+        if trace is not None:
+            return trace
+        why = f"{why}; {why_not}"
+    elif why == MIXED:
+        why = f"{why}; runs of identical layers are written on one device only"
+    trace = trace_fn(workload, on_phase)
+    trace.mode, trace.mode_reason = "full", why
+    return trace
