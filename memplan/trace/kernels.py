@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import torch
+from torch._subclasses.fake_tensor import FakeTensor
 from torch.utils._pytree import tree_flatten, tree_unflatten
 
 from memplan import compat
@@ -285,6 +286,8 @@ def _cpu_promoted_inputs(args, kwargs, out):
     if not isinstance(a, torch.Tensor):
         return []
     if type(b) in WRAPPED_DTYPES:
+        if type(a) is not torch.Tensor and not isinstance(a, FakeTensor):
+            return []   # a wrapper subclass (DTensor): its local tensors come through here again
         common = torch.result_type(a, b)
         return [common.itemsize, OUTPUTS, FREE(0)] if common != WRAPPED_DTYPES[type(b)] else []
     if not isinstance(b, torch.Tensor) or a.dtype == b.dtype:
