@@ -7,6 +7,8 @@
 #
 # Rerunnable: a venv that finished (has .compat-ok) is left alone; a half-built one is rebuilt.
 # One download at a time. Venvs live OUTSIDE the repository (default /work/venvs/torch-<version>).
+# A pip configuration that caps torch with a constraint file (this project's machines cap it at 2.14.1)
+# refuses the newest torch: build that one with PIP_CONSTRAINT=/dev/null.
 #
 # Lightest install that imports: the registry has only CUDA builds of these torch releases, and their
 # libtorch_cuda.so is linked against the nvidia-* libraries, so `import torch` needs them even on a
@@ -23,7 +25,7 @@ ROOT="${COMPAT_VENVS:-/work/venvs}"
 PYTHON="${COMPAT_PYTHON:-python3}"
 VERSIONS=("$@")
 if [ ${#VERSIONS[@]} -eq 0 ]; then
-    VERSIONS=(2.1.2 2.3.1 2.4.1 2.5.1 2.6.0 2.8.0)
+    VERSIONS=(2.1.2 2.3.1 2.4.1 2.5.1 2.6.0 2.7.1 2.8.0 2.9.1 2.10.0 2.11.0 2.12.1 2.14.1 2.15.0)
 fi
 
 transformers_for() {

@@ -39,7 +39,7 @@ from memplan.errors import UserError
 
 # The oldest torch memplan is tested on (benchmarks/results/compat.md): torch_npu's oldest line is 2.1.
 TORCH_FLOOR = (2, 1)
-SUPPORTED_RANGE = "torch 2.1 to 2.14 (every torch that torch_npu has a release for)"
+SUPPORTED_RANGE = "torch 2.1 to 2.15 (every torch that torch_npu has a release for, and the newest)"
 
 
 def version_tuple(text: str) -> tuple[int, ...]:
@@ -127,6 +127,16 @@ def op_name_getter():
     if hasattr(torch.ops.aten.add.Tensor, "_opname"):
         return operator.attrgetter("_opname")
     return lambda func: func.__name__.split(".")[0]
+
+
+def aten_op(name: str, overload: str = "default"):
+    """`torch.ops.aten.<name>.<overload>`, or None where this torch has no such operator (e.g.
+    `_safe_softmax`, the math SDPA's softmax from torch 2.5): for tables of per-op rules built at import."""
+    try:
+        packet = getattr(_torch().ops.aten, name)
+    except (AttributeError, RuntimeError):   # which one a missing operator raises depends on the version
+        return None
+    return getattr(packet, overload, None)
 
 
 @functools.lru_cache(maxsize=None)

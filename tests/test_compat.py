@@ -21,6 +21,33 @@ def test_version_tuple():
     assert compat.version_tuple("2.1.0.post12") == (2, 1, 0)
 
 
+def test_aten_op_is_none_where_this_torch_lacks_the_operator():
+    assert compat.aten_op("add", "Tensor") is torch.ops.aten.add.Tensor
+    assert compat.aten_op("no_such_operator_in_any_torch") is None
+    assert compat.aten_op("add", "no_such_overload") is None
+
+
+def test_kernel_rules_skip_operators_an_old_torch_lacks():
+    # torch 2.1-2.4 have no aten._safe_softmax and 2.1 no _scaled_dot_product_flash_attention_for_cpu:
+    # the rule tables are built without them instead of failing at import (every trace failed on 2.1).
+    # A fresh interpreter, so the rule tables of this process stay as they are.
+    import subprocess
+    import sys
+
+    code = (
+        "from memplan import compat\n"
+        "real = compat.aten_op\n"
+        "missing = {'_safe_softmax', '_scaled_dot_product_flash_attention_for_cpu'}\n"
+        "compat.aten_op = lambda n, o='default': None if n in missing else real(n, o)\n"
+        "from memplan.trace import kernels\n"
+        "names = {str(op) for op in kernels.rules_for('cpu')}\n"
+        "assert 'aten._safe_softmax.default' not in names, names\n"
+        "assert 'aten.native_layer_norm.default' in names, names\n"
+        "print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
 def test_torch_below_the_floor_is_one_line(monkeypatch):
     monkeypatch.setattr(compat, "installed", lambda dist: "2.0.1" if dist == "torch" else None)
     with pytest.raises(UserError, match=r"^torch 2\.0\.1 is not supported: memplan supports torch 2\.1 to"):

@@ -1,7 +1,8 @@
 """What each torch_npu line has, from its sources: `data/torch_npu_versions.json`.
 
-One entry per torch_npu release line (one per torch minor: 2.1, 2.3, 2.4, ..., 2.13), read from the
-Ascend/pytorch release branch of that line at a fixed commit: the `PYTORCH_NPU_ALLOC_CONF` keys its
+One entry per torch_npu release line (one per torch minor: 2.1, 2.2, 2.3, ..., 2.12; master builds
+2.13, 2.14 and 2.15 and is their one entry), read from the Ascend/pytorch release branch of that line at
+a fixed commit: the `PYTORCH_NPU_ALLOC_CONF` keys its
 parser accepts, and where its memory and AMP APIs are defined (file:line). docs/torch_npu_versions.md
 is the same table for people.
 

@@ -342,14 +342,12 @@ for _op in (aten.sum.default, aten.sum.dim_IntList):
         _cpu_sum_cast)
 
 
-@register(aten._safe_softmax.default, ("cpu",), onednn=False,
-          source="aten/src/ATen/native/transformers/attention.cpp _safe_softmax")
 def _cpu_safe_softmax(args, kwargs, out):
     # the math SDPA's softmax (taken on the CPU with an attention mask or dropout): after the softmax it
     # finds fully masked rows, `all(self.isneginf(), dim, keepdim)` and a 0-dim zero of the output dtype,
     # three temporaries the meta kernel does not show (the boolean mask is as large as the scores);
     # measured once per layout, else that sequence (softmax in the input's dtype)
-    measured = measure_cpu_scratch(aten._safe_softmax.default, args, kwargs, out)
+    measured = measure_cpu_scratch(_SAFE_SOFTMAX, args, kwargs, out)
     if measured is not None:
         return measured
     x, dim = args[0], args[1]
@@ -357,6 +355,12 @@ def _cpu_safe_softmax(args, kwargs, out):
         return []
     rows = x.numel() // max(x.shape[dim], 1)
     return [_nbytes(out), x.numel(), rows, out.element_size(), FREE(3), FREE(2), FREE(1), FREE(0), OUTPUTS]
+
+
+_SAFE_SOFTMAX = compat.aten_op("_safe_softmax")   # torch >= 2.5; older math SDPA uses plain softmax
+if _SAFE_SOFTMAX is not None:
+    register(_SAFE_SOFTMAX, ("cpu",), onednn=False,
+             source="aten/src/ATen/native/transformers/attention.cpp _safe_softmax")(_cpu_safe_softmax)
 
 
 def _measured(op, only_strided: bool):
@@ -370,19 +374,22 @@ def _measured(op, only_strided: bool):
     return rule
 
 
-for _op, _src, _strided in (
-        (aten.native_layer_norm.default, "layer_norm.cpp layer_norm_cpu", False),
-        (aten.native_layer_norm_backward.default, "layer_norm.cpp layer_norm_backward_cpu", False),
-        (aten.native_group_norm.default, "group_norm.cpp native_group_norm", False),
-        (aten.native_group_norm_backward.default, "group_norm.cpp native_group_norm_backward", False),
-        (aten.embedding_dense_backward.default, "Embedding.cpp embedding_dense_backward_cpu", True),
-        # per-thread blocks of scores and partial outputs (`at::get_num_threads()` x split sizes)
-        (aten._scaled_dot_product_flash_attention_for_cpu.default,
+for _name, _src, _strided in (
+        ("native_layer_norm", "layer_norm.cpp layer_norm_cpu", False),
+        ("native_layer_norm_backward", "layer_norm.cpp layer_norm_backward_cpu", False),
+        ("native_group_norm", "group_norm.cpp native_group_norm", False),
+        ("native_group_norm_backward", "group_norm.cpp native_group_norm_backward", False),
+        ("embedding_dense_backward", "Embedding.cpp embedding_dense_backward_cpu", True),
+        # per-thread blocks of scores and partial outputs (`at::get_num_threads()` x split sizes); the CPU
+        # flash attention ops by these names are absent on torch 2.1 (no rule there)
+        ("_scaled_dot_product_flash_attention_for_cpu",
          "transformers/attention.cpp _scaled_dot_product_flash_attention_cpu -> cpu/FlashAttentionKernel.cpp", False),
-        (aten._scaled_dot_product_flash_attention_for_cpu_backward.default,
+        ("_scaled_dot_product_flash_attention_for_cpu_backward",
          "transformers/attention.cpp _scaled_dot_product_flash_attention_cpu_backward -> "
          "cpu/FlashAttentionKernel.cpp", False)):
-    register(_op, ("cpu",), onednn=False, source=f"aten/src/ATen/native/{_src}")(_measured(_op, _strided))
+    _op = compat.aten_op(_name)
+    if _op is not None:
+        register(_op, ("cpu",), onednn=False, source=f"aten/src/ATen/native/{_src}")(_measured(_op, _strided))
 
 
 # ---- CUDA / NPU ------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from memplan.errors import UserError
 
 def test_every_line_has_its_sources():
     lines = npu_versions.lines()
-    assert [ln.torch for ln in lines][:3] == ["2.1", "2.3", "2.4"]
+    assert [ln.torch for ln in lines][:3] == ["2.1", "2.2", "2.3"]
     for ln in lines:
         assert re.fullmatch(r"[0-9a-f]{40}", ln.commit)
         assert ln.branch
@@ -22,16 +22,26 @@ def test_every_line_has_its_sources():
         assert set(ln.sources["memory_api"]) >= {"memory_stats", "max_memory_reserved", "reset_peak_memory_stats"}
 
 
-@pytest.mark.parametrize("version, line", [("2.1.0.post12", "2.1"), ("2.2.0", "2.1"), ("2.3.1", "2.3"),
-                                           ("2.7.1rc1", "2.7"), ("2.14.1", "2.13"), ("1.11", "2.1")])
+@pytest.mark.parametrize("version, line", [("2.1.0.post12", "2.1"), ("2.3.1", "2.3"),
+                                           ("2.7.1rc1", "2.7"), ("2.14.1", "2.13"), ("2.15.0", "2.13"),
+                                           ("2.2.2", "2.2"), ("1.11", "2.1")])
 def test_line_of_a_version(version, line):
     assert npu_versions.line(version).torch == line
+
+
+def test_master_is_the_source_of_the_newest_lines():
+    newest = npu_versions.lines()[-1]
+    assert newest.branch == "master"
+    for v in ("2.13.0", "2.14.0", "2.15.0"):
+        assert v in newest.sources["torch_npu_versions"]
 
 
 @pytest.mark.parametrize("conf, ok_on, refused_on", [
     ("roundup_power2_divisions:4", "2.6", "2.5"),
     ("segment_size_mb:64", "2.1", "2.3"),
     ("multi_stream_lazy_reclaim:True", "2.7", "2.6"),
+    ("align_hugepages:True", "2.2", "2.3"),      # only the 2.2 line's parser knows it
+    ("page_size:1g", "2.1", "2.2"),
 ])
 def test_keys_follow_the_line(conf, ok_on, refused_on):
     parse_alloc_conf(conf, "npu", npu_line=ok_on)
