@@ -108,6 +108,20 @@ def peaks():
     return get
 
 
+@pytest.fixture
+def phase_peaks(write_model):
+    """(estimated, measured) per-phase peaks of a model file's source at a TrainConfig (full trace)."""
+    def get(src: str, **cfg):
+        from memplan import api
+        from memplan.measure import measure_cpu
+        from memplan.workload import TrainConfig, load_model_file
+
+        wl, c = load_model_file(write_model(src)), TrainConfig(**cfg)
+        est = api.analyze(wl, config=c, fallback=False, full_trace=True)
+        return est.phase_peaks, measure_cpu(wl, c).phase_peaks
+    return get
+
+
 class Ev:
     """Build (is_alloc, sid, nbytes) event lists: `e.a("x", 3 * MiB)`, `e.f("x")`."""
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import torch
+from torch._subclasses.fake_tensor import FakeTensor
 from torch.utils._pytree import tree_flatten, tree_unflatten
 
 from memplan import compat
@@ -258,17 +259,38 @@ def _cpu_roll(args, kwargs, out):
     return [size] * (n - 1) + [OUTPUTS] + [FREE(i) for i in reversed(range(n - 1))]
 
 
+@register(aten.repeat.default, ("cpu",), onednn=False,
+          source="aten/src/ATen/native/TensorShape.cpp repeat (unfold views of the result, then copy_)")
+def _cpu_repeat(args, kwargs, out):
+    # the copy into the unfolded result allocates a few small host buffers while the result is live
+    # (TAPAS: 64 bytes at its forward peak); measured once per layout
+    return measure_cpu_scratch(aten.repeat.default, args, kwargs, out) or []
+
+
 _PROMOTING_BINARY = (aten.add.Tensor, aten.sub.Tensor, aten.mul.Tensor, aten.div.Tensor, aten.div.Tensor_mode,
                      aten.maximum.default, aten.minimum.default, aten.eq.Tensor, aten.ne.Tensor, aten.lt.Tensor,
                      aten.le.Tensor, aten.gt.Tensor, aten.ge.Tensor)
 
 
+# the host tensor a Python number becomes where an op takes a tensor (a "wrapped number")
+WRAPPED_DTYPES = {bool: torch.bool, int: torch.int64, float: torch.float64, complex: torch.complex128}
+
+
 def _cpu_promoted_inputs(args, kwargs, out):
     # TensorIterator on the CPU promotes an input of another dtype than the common one by a temporary
     # `.to(common_dtype)` copy of that input (compute_types, `promote_inputs_to_common_dtype_`), made
-    # before the output and freed after the op (bf16 activation x fp32 weight, a bool mask times floats)
+    # before the output and freed after the op (bf16 activation x fp32 weight, a bool mask times floats);
+    # a Python number there is a 0-dim double/long/bool host tensor (a "wrapped number", memplan.trace.
+    # recorder), copied the same way when the common dtype differs (`x * 0.5` on fp32: a 4-byte copy)
     a, b = args[0], args[1] if len(args) > 1 else None
-    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)) or a.dtype == b.dtype:
+    if not isinstance(a, torch.Tensor):
+        return []
+    if type(b) in WRAPPED_DTYPES:
+        if type(a) is not torch.Tensor and not isinstance(a, FakeTensor):
+            return []   # a wrapper subclass (DTensor): its local tensors come through here again
+        common = torch.result_type(a, b)
+        return [common.itemsize, OUTPUTS, FREE(0)] if common != WRAPPED_DTYPES[type(b)] else []
+    if not isinstance(b, torch.Tensor) or a.dtype == b.dtype:
         return []
     common = torch.result_type(a, b)
     temps = [t.numel() * common.itemsize for t in (a, b) if t.dim() and t.dtype != common and t.numel()]
@@ -281,6 +303,17 @@ for _op in _PROMOTING_BINARY:
     register(_op, ("cpu",), onednn=False,
              source="aten/src/ATen/TensorIterator.cpp compute_types (promote_inputs_to_common_dtype_)")(
         _cpu_promoted_inputs)
+
+
+def _cpu_promoted_number(args, kwargs, out):
+    # the in-place forms (`q /= 2.0`): only a wrapped number's copy is modelled
+    return _cpu_promoted_inputs(args, kwargs, out) if len(args) > 1 and type(args[1]) in WRAPPED_DTYPES else []
+
+
+for _op in (aten.add_.Tensor, aten.sub_.Tensor, aten.mul_.Tensor, aten.div_.Tensor):
+    register(_op, ("cpu",), onednn=False,
+             source="aten/src/ATen/TensorIterator.cpp compute_types (promote_inputs_to_common_dtype_)")(
+        _cpu_promoted_number)
 
 
 @register(aten.native_batch_norm.default, ("cpu",), onednn=False,

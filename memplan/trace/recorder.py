@@ -27,11 +27,12 @@ from torch.utils.weak import WeakIdKeyDictionary
 from memplan import compat
 from memplan.trace import custom_ops, datadep
 from memplan.trace.events import StorageRecord, Trace
-from memplan.trace.kernels import real_layouts
+from memplan.trace.kernels import WRAPPED_DTYPES, real_layouts
 
 aten = torch.ops.aten
 _LOCAL_SCALAR = aten._local_scalar_dense.default
 _ADD = aten.add.Tensor
+_PRIM_DEVICE = torch.ops.prim.device.default
 _STORAGE_USE_COUNT = torch._C._storage_Use_Count
 # A fresh temporary's storage use count as seen from a Python dispatch mode (the tensor plus the
 # Python-visible wrapper); a real tensor held only by the autograd engine has use count 1.
@@ -46,6 +47,33 @@ _cdata = operator.attrgetter("_cdata")
 # runs -- the run's peak without drops, which drops only lower.
 _UNIT_RANDOM = {aten.rand.default: None, aten.rand.generator: None, aten.rand_like.default: None,
                 aten.uniform_.default: 2}   # value: index of the `to` argument
+
+# Factories whose values are whatever the memory held: a value shadow of one is zeros (deterministic), not
+# garbage that would differ between traces (block-once compares traces of different depths)
+_UNINITIALIZED = frozenset((aten.empty.memory_format, aten.empty_like.default, aten.empty_strided.default,
+                            aten.new_empty.default, aten.new_empty_strided.default))
+
+# A Python number passed where an op takes a tensor (`x * 0.5`, `x + 1`) becomes a 0-dim host tensor, a
+# "wrapped number" (double, long, bool or complex double), made with the CPU allocator before the op;
+# the dispatch mode sees the number again, never that tensor. Autograd may keep it until its node runs
+# in backward (MulBackward0 saves `other`), without calling saved-tensor hooks.
+def _tensor_slots(func) -> tuple:
+    """(position, name) of the schema's positional Tensor arguments."""
+    return tuple((i, a.name) for i, a in enumerate(func._schema.arguments)
+                 if not a.kwarg_only and isinstance(a.type, torch.TensorType))
+
+
+# In-place ops on a view whose autograd node keeps a wrapped number (the node is then inside the
+# base's CopySlices, out of reach): the gradient for `self` needs `other` (tools/autograd/
+# derivatives.yaml, mul.Tensor and div.Tensor; their in-place forms share the formulas)
+_INPLACE_KEEPS_NUMBER = {aten.mul_.Tensor: "other", aten.div_.Tensor: "other"}
+
+
+def _user_code() -> bool:
+    """Whether the running op was called from Python: outside backward, or in a custom Function's backward."""
+    node = torch._C._current_autograd_node()
+    return node is None or isinstance(node, torch.autograd.function.BackwardCFunction)
+
 
 _CATEGORY_BY_PHASE = {
     "build": "other", "inputs": "inputs", "forward": "temporaries", "backward": "temporaries",
@@ -249,7 +277,8 @@ _VALUE_OPS = {**_FILLS, **dict.fromkeys(_SCATTERS), **dict.fromkeys(_THRESHOLDS)
 
 BUILD_SHADOW_MAX_NUMEL = 1 << 16
 """While the model is built, tensors up to this size (floating ones too) get real value shadows, so the
-constructor's scalar reads (`[x.item() for x in torch.linspace(0, rate, depth)]`) see real values."""
+constructor's scalar reads (`[x.item() for x in torch.linspace(0, rate, depth)]`, Hiera's
+`torch.tensor(depths).cumsum(0).tolist()`) see real values."""
 
 
 def _small(out) -> bool:
@@ -303,10 +332,16 @@ class RecordingMode(TorchDispatchMode):
         self.unfaked: dict[str, tuple[str, str]] = {}   # op run on zeros -> (module, op packet name)
         self.in_linear = False   # inside F.linear's matmul + bias branch (memplan.trace.composites)
         self._opname = compat.op_name_getter()
+        self.host_scalars = False   # record wrapped numbers (host tensors: device memory on CPU targets)
+        self._slots: dict = {}
+        self._wrapped_pending: tuple | None = None   # (the last op, its output, its wrapped numbers)
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         if func is _LOCAL_SCALAR:
             return self._item(args[0])
+        if self._wrapped_pending and func is not _PRIM_DEVICE and not func.is_view:
+            self._settle_wrapped()
+        wrapped = self._wrapped_args(func, args) if self.host_scalars and _user_code() else None
         kwargs = kwargs or {}
         try:
             out = func(*args, **kwargs)
@@ -334,7 +369,7 @@ class RecordingMode(TorchDispatchMode):
         mutable = self._mutable.get(func)
         if mutable is None:
             mutable = self._mutable[func] = func._schema.is_mutable
-        if scalar_out or ((_small(out) and not _has_nonfloat(out)) if self.building else
+        if scalar_out or (_small(out) if self.building else
                           (len(self.shadows) and (mutable or _has_nonfloat(out)))):
             self._shadow(func, args, kwargs, out)
         if func in _VALUE_OPS and isinstance(out, torch.Tensor) and out.numel() <= datadep.SHADOW_MAX_NUMEL:
@@ -344,7 +379,59 @@ class RecordingMode(TorchDispatchMode):
             self._route(routing, func, args, kwargs, out)
         elif func in _NONFINITE_TESTS and out not in self.shadows and out.numel() <= datadep.SHADOW_MAX_NUMEL:
             self._finite(out)
+        if wrapped:
+            self._wrapped_pending = (func, out, wrapped)
         return out
+
+    def _wrapped_args(self, func, args) -> list | None:
+        """The op's wrapped numbers (`WRAPPED_DTYPES`), recorded before its outputs as the real allocator
+        sees them, each as a stand-in host tensor: [(argument name, stand-in)], None when there are none.
+        Not while autograd runs a built-in node: a wrapped number there is the one it saved (counted);
+        a custom Function's backward is Python code (reentrant checkpointing, Reformer's reversible
+        layers recompute the forward there) whose numbers are new."""
+        slots = self._slots.get(func)
+        if slots is None:
+            slots = self._slots[func] = _tensor_slots(func)
+        found = None
+        for i, name in slots:
+            if i < len(args):
+                dtype = WRAPPED_DTYPES.get(type(args[i]))
+                if dtype is not None:
+                    with _disable_current_modes():
+                        stand_in = torch.empty((), dtype=dtype)
+                    self.rec.see(stand_in, "<wrapped number>")
+                    found = found or []
+                    found.append((name, stand_in))
+        return found
+
+    def _settle_wrapped(self) -> None:
+        """After the op that made them (its autograd node now exists): a wrapped number the node saved
+        lives on as that node's saved tensor, whose storage takes over the stand-in's record (freed when
+        backward releases the node's saved tensors); the others are freed now. Called at the next op
+        that is neither `prim.device` (autograd asks the device before it links the node) nor a view op:
+        reading `grad_fn` of a view locks its view metadata, which autograd holds while it replays view
+        ops to rebuild that view's node after an in-place op (Longformer's `q /= sqrt(d)` on a view)."""
+        func, out, wrapped = self._wrapped_pending
+        self._wrapped_pending = None
+        o = next((o for o in (out if isinstance(out, (tuple, list)) else (out,))
+                  if isinstance(o, torch.Tensor) and o.requires_grad), None)
+        if o is None:
+            return
+        if o._is_view() and self._mutable.get(func):
+            # in place on a view (`_INPLACE_KEEPS_NUMBER`): the numbers the op's node keeps stay
+            # recorded until the base's CopySlices has run in backward
+            node = o._base.grad_fn
+            kept = [s for name, s in wrapped if _INPLACE_KEEPS_NUMBER.get(func) == name]
+            if node is not None and kept:
+                node.register_hook(lambda grad_in, grad_out, kept=kept: kept.clear())
+            return
+        node = o.grad_fn
+        if node is None:
+            return
+        for name, stand_in in wrapped:
+            saved = getattr(node, "_saved_" + name, None)
+            if isinstance(saved, torch.Tensor) and not isinstance(saved, FakeTensor) and saved.dim() == 0:
+                self.rec.steal(stand_in, saved)
 
     # ---- ops fake tensors cannot run -----------------------------------------------------------
     def _unfakeable(self, func, args, kwargs, exc):
@@ -527,6 +614,8 @@ class RecordingMode(TorchDispatchMode):
         rargs, rkwargs = tree_unflatten(real, spec)
         with _disable_current_modes():
             rout = func(*rargs, **rkwargs)
+            if func in _UNINITIALIZED:   # no values to know: zeros, the same in every trace
+                rout = rout.zero_()
         ro = tree_flatten(rout)[0]
         building = self.building
         for f, r in zip(fo, ro):
@@ -540,9 +629,13 @@ class RecordingMode(TorchDispatchMode):
         """Note a constant fill (`_FILLS`); shadow a scatter whose inputs all have known values, or a
         comparison of unknown floats with a number (`_THRESHOLDS`)."""
         if func in _THRESHOLDS:
+            # not while the model is built: there it is weight init (`trunc_normal_`'s resampling loop,
+            # whose mask of large unshadowed weights is then unknown and assumed empty, as in a real run)
+            # nor for a sign test (`x > 0`, `x < 0`): that is a mask's, as Longformer's `attention_mask > 0`
+            # (0 local, a large positive value global), left unknown as any mask is (rule 3 of `datadep`)
             x = args[0]
-            if isinstance(x, FakeTensor) and x.is_floating_point() and x.dim() and out not in self.shadows \
-                    and self._shadow_of(x) is None:
+            if not self.building and args[1] != 0 and isinstance(x, FakeTensor) and x.is_floating_point() and x.dim() \
+                    and out not in self.shadows and self._shadow_of(x) is None:
                 with _disable_current_modes():
                     self.shadows[out] = torch.ones(out.shape, dtype=torch.bool)
                 self.assumed_values[out] = True

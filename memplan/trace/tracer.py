@@ -191,6 +191,7 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
     hooks.on_phase = on_phase
     mode = (mode_cls or RecordingMode)(rec, device_rules(target.family, target.name),
                                        fake_kernels=kernels_for(workload))
+    mode.host_scalars = target.family == "cpu"
     extra = extra_context(rec) if extra_context is not None else contextlib.nullcontext()
     fmode = function_mode(target.family)
     hooks.mode = mode

@@ -105,3 +105,43 @@ def make_batch(batch_size):
 '''
     est = api.analyze(load_model_file(write_model(src)), config=TrainConfig(batch_size=2))
     assert any("while build_model() ran" in n and "structure may differ" in n for n in est.notes), est.notes
+
+
+HIERA_LIKE = '''
+import math
+import torch
+
+class Net(torch.nn.Module):
+    def __init__(self, depths=(1, 2, 1), dim=16):
+        super().__init__()
+        # transformers' Hiera: stage boundaries from an integer tensor read back with .tolist()
+        ends = [0] + torch.tensor(depths).cumsum(0).tolist()
+        rates = [x.item() for x in torch.linspace(0, 0.2, sum(depths))]
+        scratch = torch.empty(4, dtype=torch.long)   # never read: must not break the build
+        self.stages = torch.nn.ModuleList(
+            torch.nn.Sequential(*[torch.nn.Linear(dim, dim) for _ in range(ends[i + 1] - ends[i])])
+            for i in range(len(depths)))
+        self.rates = rates
+
+    def forward(self, x):
+        for s in self.stages:
+            x = torch.nn.functional.gelu(s(x))
+        return x.sum()
+
+def build_model():
+    return Net()
+
+def make_batch(batch_size):
+    return torch.randn(batch_size, 16)
+
+def loss_fn(out, batch):
+    return out
+'''
+
+
+def test_build_time_tolist_of_integer_tensors(write_model):
+    wl = load_model_file(write_model(HIERA_LIKE))
+    cfg = TrainConfig(batch_size=2)
+    est = api.analyze(wl, config=cfg, fallback=False)
+    assert est.method != "fallback" and not any("answered with 0" in n for n in est.notes), est.notes
+    assert est.peak_allocated_bytes == measure_cpu(wl, cfg).peak_allocated_bytes

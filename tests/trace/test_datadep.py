@@ -169,3 +169,44 @@ def test_threshold_on_unknown_values_selects_everything(write_model):
     assert est.method == "trace"
     assert any("assumed True everywhere" in n for n in est.notes), est.notes
     assert est.peak_allocated_bytes == measure_cpu(wl, cfg).peak_allocated_bytes
+
+
+SIGN_TEST = '''
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    """Longformer-style: a float mask (0 local, large positive global, large negative masked) whose sign
+    says which tokens take the global-attention path; none do in this batch."""
+
+    def __init__(self, d=16):
+        super().__init__()
+        self.proj, self.glob = nn.Linear(d, d), nn.Linear(d, 4 * d)
+
+    def forward(self, x):
+        mask = x.new_ones(x.shape[0], x.shape[1], 512)             # too large for a value shadow
+        mask = (1.0 - mask) * -10000.0
+        h = self.proj(x)
+        if (mask > 0).any():                                       # never in the real run
+            h = h + self.glob(h).sum(-1, keepdim=True) * (mask < 0).float().sum()
+        return h
+
+
+def build_model():
+    return Net()
+
+
+def make_batch(batch_size):
+    return torch.randn(batch_size, 64, 16)
+'''
+
+
+def test_sign_test_of_an_unknown_mask_is_not_a_threshold(write_model):
+    # a comparison with 0 is a mask's sign test, not a BLT-style threshold: unknown, so `any()` is the
+    # common case (False) and the global path is not taken, as in the real run
+    wl = load_model_file(write_model(SIGN_TEST))
+    cfg = TrainConfig(batch_size=2)
+    est = api.analyze(wl, config=cfg, fallback=False)
+    assert not any("assumed True everywhere" in n for n in est.notes), est.notes
+    assert est.peak_allocated_bytes == measure_cpu(wl, cfg).peak_allocated_bytes

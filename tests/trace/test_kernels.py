@@ -107,3 +107,32 @@ def test_cpu_attention_temporaries(write_model, bias):
     for phase in ("forward", "backward"):
         assert est.phase_peaks[phase] == meas.phase_peaks[phase], (phase, est.phase_peaks, meas.phase_peaks)
     assert est.peak_allocated_bytes == meas.peak_allocated_bytes
+
+
+REPEAT = '''
+import torch
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        ids = torch.arange(4096).repeat(x.shape[0], 3)   # TAPAS-style index grid, made at the peak
+        return self.a(x).sum() + ids.sum()
+
+def build_model():
+    return Net()
+
+def make_batch(batch_size):
+    return torch.randn(batch_size, 8)
+
+def loss_fn(out, batch):
+    return out
+'''
+
+
+def test_cpu_repeat_host_buffers(phase_peaks):
+    # repeat's copy into the unfolded result allocates small host buffers while the result is live
+    est, real = phase_peaks(REPEAT, batch_size=2)
+    assert est["forward"] == real["forward"]
