@@ -230,7 +230,8 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
 _RULE_NOTES = {
     "exact": "data-dependent ops sized from real values (integer inputs, factories, routing): {ops}",
     "routing": ("routing indices chosen from fake values ({ops}) follow the {policy!r} routing policy"
-                "{policy_text}"),
+                "{policy_text} (it changes sizes only where the indices route tokens or select rows, as in MoE; "
+                "indices that only accompany values, e.g. max-pooling's, leave every size as traced)"),
     "worst": ("data-dependent ops on unknown values sized worst-case, every element selected ({ops}): "
               "an upper bound there"),
     "threshold": ("comparisons of unknown values with a number ({ops}) assumed True everywhere (every "
