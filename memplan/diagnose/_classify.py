@@ -124,11 +124,12 @@ def classify_oom(n: dict[str, Any], flags: set[str]) -> Verdict:
     if special is not None:
         return special
     frag = _fragmentation(s)
-    foreign_amount = _foreign_amount(s)
+    foreign_amount, foreign_excess = _foreign_amount(s)
     if frag is not None and s.req is not None and (s.unalloc or 0) >= s.req and \
-            not _foreign_dominates(s, foreign_amount):
+            foreign_excess <= (s.reserved or s.alloc or 0):
         # The allocator's own cache could have served the request: that is why this request failed, unless
-        # memory held outside this allocator is the device's main consumer (then freeing it is the fix).
+        # memory held outside this allocator exceeds what PyTorch reserved (then freeing it is the fix, e.g.
+        # 50 GiB held elsewhere on a 61 GiB NPU with 10.65 GiB reserved).
         return frag
     if foreign_amount and (frag is None or foreign_amount >= (s.unalloc or 0)):
         return _foreign_verdict(s)
@@ -291,27 +292,20 @@ def _slim(s: OomState) -> str:
             "alone buys little headroom, so also lower the peak (batch, checkpointing).")
 
 
-def _foreign_dominates(s: OomState, amount: int) -> bool:
-    """Memory outside this allocator (less the runtime allowance when it is the total - free - reserved
-    estimate) exceeds what PyTorch itself reserved: other holders, not the cache's layout, left the device
-    small. E.g. 50 GiB held elsewhere on a 61 GiB NPU with 10.65 GiB reserved."""
-    if not amount:
-        return False
-    outside = amount - (s.allowance if amount == s.foreign and amount != s.other else 0)
-    return outside > (s.reserved or s.alloc or 0)
-
-
-def _foreign_amount(s: OomState) -> int:
+def _foreign_amount(s: OomState) -> tuple[int, int]:
+    """(memory held outside this allocator, the part of it beyond the runtime allowance), or (0, 0) when it
+    cannot explain the request. Other processes listed in the message count whole; the total - free - reserved
+    estimate loses the allowance (the runtime context of this process)."""
     req = s.req
     if req is None:
-        return 0
+        return 0, 0
     if s.other and s.other >= req and s.other >= 256 * MiB:
-        return s.other
+        return s.other, s.other
     if s.foreign is not None and s.total:
         excess = s.foreign - s.allowance
         if excess >= req and excess >= 0.05 * s.total:
-            return s.foreign
-    return 0
+            return s.foreign, excess
+    return 0, 0
 
 
 def _foreign_verdict(s: OomState) -> Verdict:
