@@ -116,10 +116,27 @@ def full_path(rows: list[dict], trainer, threshold: float) -> list[dict]:
                 continue
             rules = diagnose(r["path"], prior=False)
             full = diagnose(r["path"], prior=model)
-            prim = full.primary
+            prim, guess = full.primary, model.decide(r["feats"])
             out.append({"file": r["file"], "label": r["label"], "rules": rules.primary_category.value,
-                        "answer": full.primary_category.value, "basis": prim.basis if prim else None})
+                        "answer": full.primary_category.value, "basis": prim.basis if prim else None,
+                        "weak": _weak(rules), "prior": guess.category if guess else None})
     return out
+
+
+def _weak(d) -> bool:
+    """Only the weak phrase layer decided the primary (its confidence is at most 0.35; nothing else is that low
+    except `unknown` and `benign`)."""
+    p = d.primary
+    return p is not None and p.category.value not in ("unknown", "benign") and p.confidence <= 0.35
+
+
+def weak_layer(path: list[dict]) -> dict:
+    """(d): on logs where only the weak layer decided, would the prior (same fold, at the threshold) do better?"""
+    weak = [p for p in path if p["weak"]]
+    differ = [p for p in weak if p["prior"] and p["prior"] != p["rules"]]
+    return {"weak_decided": len(weak), "weak_right": sum(p["rules"] == p["label"] for p in weak),
+            "prior_disagrees": len(differ), "of_those_weak_right": sum(p["rules"] == p["label"] for p in differ),
+            "of_those_prior_right": sum(p["prior"] == p["label"] for p in differ)}
 
 
 def summarise(alone: list[dict], path: list[dict], threshold: float, curve: list[dict]) -> dict:
@@ -144,13 +161,14 @@ def summarise(alone: list[dict], path: list[dict], threshold: float, curve: list
                           sum(p["label"] == "unknown" for p in unknown),
                       "fallback_fired": len(fired), "fallback_right": sum(p["answer"] == p["label"] for p in fired),
                       "fallback_wrong": sum(p["answer"] != p["label"] for p in fired),
-                      "rule_answers_changed": len(changed),
+                      "rule_answers_changed": len(changed), "weak_layer": weak_layer(path),
                       "rules_unknown_logs": [{k: p[k] for k in ("file", "label", "answer", "basis")} for p in unknown]},
     }
 
 
 def markdown(rep: dict) -> str:
     a, f = rep["prior_alone"], rep["full_path"]
+    w = f["weak_layer"]
     lines = ["# `memplan diagnose` statistical fallback: 10-fold cross-validation on the dev corpus", "",
              f"Command: `python benchmarks/diagnose_prior_cv.py`. Commit `{rep['commit']}`, {rep['python']}. "
              f"Dev corpus only (`fixtures/logs/index.tsv`); folds by a fixed seed ({rep['seed']}).", "",
@@ -165,7 +183,10 @@ def markdown(rep: dict) -> str:
              f"| (b) logs the rules leave `unknown` (of them labelled `unknown`) | {f['rules_unknown']} "
              f"({f['rules_unknown_labelled_unknown']}) |",
              f"| (b) fallback fired on those: right / wrong | {f['fallback_right']} / {f['fallback_wrong']} |",
-             f"| (b) rule answers changed by the fallback | {f['rule_answers_changed']} |", "",
+             f"| (b) rule answers changed by the fallback | {f['rule_answers_changed']} |",
+             f"| (d) logs only the weak phrase layer decided (right) | {w['weak_decided']} ({w['weak_right']}) |",
+             f"| (d) of those, the prior disagrees at the threshold: weak right / prior right | "
+             f"{w['prior_disagrees']}: {w['of_those_weak_right']} / {w['of_those_prior_right']} |", "",
              "## (a) confusion of the prior alone (label → guess)", "",
              "| label | guesses |", "|---|---|"]
     for label, row in a["confusion"].items():

@@ -111,13 +111,12 @@ class _Run:
         found = [self.incidents[k] for k in self.order]
         problem = self._input_problem()
         if self.errors and problem is None and all(i.category == Category.BENIGN for i in found):
-            # a line that looks like an error forbids a `benign` primary (a warning matched, the error did not)
-            found = [_unknown_incident(self.errors), *found]
+            # a line that looks like an error forbids a `benign` primary (a warning matched, the error did not);
+            # no code or known message decided anything, so the statistical fallback may guess from the wording
+            found = [_fall_back(_unknown_incident(self.errors), self.prior, self.prior_text), *found]
         # Order: most actionable first (cause before symptom), then as they appeared.
         found.sort(key=lambda i: _rank(i.category))
         primary = found[0].category if found else Category.UNKNOWN
-        if primary == Category.UNKNOWN and problem is None and self.prior is not None:
-            found, primary = _fall_back(found, self.prior, self.prior_text)
         if problem is not None:
             notes.append(problem)
         elif not found:
@@ -136,15 +135,11 @@ class _Run:
         return None
 
 
-def _fall_back(found: list[Incident], prior: Prior, text: PriorText) -> tuple[list[Incident], Category]:
-    """The rules said `unknown` (found[0]): take the prior's guess from the error lines' wording when its margin
-    reaches the model's threshold, else keep `unknown`."""
-    guess = prior.decide(text.features())
-    if guess is None or not found:
-        return found, Category.UNKNOWN
-    found = [guessed_incident(found[0], guess), *found[1:]]
-    found.sort(key=lambda i: _rank(i.category))
-    return found, found[0].category
+def _fall_back(unknown: Incident, prior: Prior | None, text: PriorText) -> Incident:
+    """The rules found error lines but no code or known message: the prior's guess from their wording when its
+    margin reaches the model's threshold (`_prior`), else the `unknown` incident as it is."""
+    guess = prior.decide(text.features()) if prior is not None else None
+    return unknown if guess is None else guessed_incident(unknown, guess)
 
 
 def _counted(lines: Iterable[str], run: _Run) -> Iterator[str]:

@@ -198,7 +198,7 @@ def guessed_incident(unknown: Incident, guess: Guess) -> Incident:
     rules could not read still quoted, advice of the guessed category first and the `unknown` advice after."""
     cat = Category(guess.category)
     words = ", ".join(f"\u201c{w}\u201d" for w in guess.words) or "none in particular"
-    lead = (f"Guess from the wording, not a diagnosis: no known message or code matched, but these lines resemble "
+    lead = (f"Guess from the wording, not a diagnosis: no known message or code matched, but the wording resembles "
             f"the {cat.value} logs memplan learned from (words: {words}; probability {guess.probability:.2f}, "
             f"next {guess.runner_up}). ")
     advice = choose_advice(cat, numbers=unknown.numbers, flags=set(), codes=unknown.codes, device=unknown.device)

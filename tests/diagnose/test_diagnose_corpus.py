@@ -26,7 +26,9 @@ _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNS
 
 @pytest.mark.parametrize("row", _PARAMS)
 def test_corpus_category_and_numbers(row):
-    d = diagnose(str(LOGS / row["file"]))
+    # the statistical fallback was trained on these very logs (data/prior.json), so it would "know" them: the strict
+    # xfail watches the rules alone; the fallback's honest, out-of-fold figures are benchmarks/diagnose_prior_cv.py's
+    d = diagnose(str(LOGS / row["file"]), prior=row["file"] not in DEV_UNSUPPORTED)
     assert d.primary_category == Category(row["category"]), d.incidents[0].summary if d.incidents else d.notes
     expected = _expected(row["numbers"])
     if expected:
