@@ -19,7 +19,7 @@ from memplan.diagnose._classify import (
     code_category,
 )
 from memplan.diagnose._parse import Evidence, scan
-from memplan.diagnose._prior import Prior, PriorText, guessed_incident, load_prior
+from memplan.diagnose._prior import Prior, PriorText, backend_flags, guessed_incident, load_prior
 from memplan.diagnose._reader import ReadStats, iter_binary, open_source
 from memplan.diagnose._types import MEMORY_CATEGORIES, Category, Diagnosis, Incident
 from memplan.errors import UserError
@@ -138,8 +138,9 @@ class _Run:
 def _fall_back(unknown: Incident, prior: Prior | None, text: PriorText) -> Incident:
     """The rules found error lines but no code or known message: the prior's guess from their wording when its
     margin reaches the model's threshold (`_prior`), else the `unknown` incident as it is."""
-    guess = prior.decide(text.features()) if prior is not None else None
-    return unknown if guess is None else guessed_incident(unknown, guess)
+    feats = text.features()
+    guess = prior.decide(feats) if prior is not None else None
+    return unknown if guess is None else guessed_incident(unknown, guess, prior.threshold, backend_flags(feats))
 
 
 def _counted(lines: Iterable[str], run: _Run) -> Iterator[str]:

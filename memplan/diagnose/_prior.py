@@ -193,20 +193,29 @@ def train(docs: Iterable[tuple[str, Mapping[str, int]]], *, alpha: float = 1.0, 
             "tokenizer_version": TOKENIZER_VERSION}
 
 
-def guessed_incident(unknown: Incident, guess: Guess) -> Incident:
-    """The `unknown` incident re-read as the prior's guess: low confidence, the words quoted, the lines the
-    rules could not read still quoted, advice of the guessed category first and the `unknown` advice after."""
+_NPU_WORDS = frozenset({"npu", "ascend", "cann", "hccl", "aclnn", "acl", "mindspore", "mindie"})
+_CUDA_WORDS = frozenset({"cuda", "nvidia", "nccl", "cudnn", "cublas", "gpu"})
+
+
+def backend_flags(feats: Mapping[str, int]) -> set[str]:
+    """`npu` / `cuda` when the lines name that stack, so the guessed category's advice follows the backend."""
+    return {flag for flag, words in (("npu", _NPU_WORDS), ("cuda", _CUDA_WORDS)) if words & set(feats)}
+
+
+def guessed_incident(unknown: Incident, guess: Guess, threshold: float, flags: set[str]) -> Incident:
+    """The `unknown` incident re-read as the prior's guess: low confidence (0.25 at the threshold, at most
+    `MAX_CONFIDENCE`), the words quoted, the lines the rules could not read still quoted, advice of the guessed
+    category first and the `unknown` advice after."""
     cat = Category(guess.category)
     words = ", ".join(f"\u201c{w}\u201d" for w in guess.words) or "none in particular"
     lead = (f"Guess from the wording, not a diagnosis: no known message or code matched, but the wording resembles "
-            f"the {cat.value} logs memplan learned from (words: {words}; probability {guess.probability:.2f}, "
-            f"next {guess.runner_up}). ")
-    advice = choose_advice(cat, numbers=unknown.numbers, flags=set(), codes=unknown.codes, device=unknown.device)
+            f"the {cat.value} logs memplan learned from (words: {words}; next closest: {guess.runner_up}). ")
+    advice = choose_advice(cat, numbers=unknown.numbers, flags=flags, codes=unknown.codes, device=unknown.device)
     ids = {a.id for a in advice}
     advice += tuple(a for a in unknown.advice if a.id not in ids)
     note = (f"prior: {cat.value} (margin {guess.margin:.1f} over {guess.runner_up}, words: "
             f"{', '.join(guess.words) or '-'})")
-    conf = min(MAX_CONFIDENCE, 0.2 + 0.15 * guess.probability)
+    conf = min(MAX_CONFIDENCE, 0.2 + 0.05 * guess.margin / threshold) if threshold > 0 else 0.25
     return replace(unknown, category=cat, summary=lead + unknown.summary, advice=advice, confidence=round(conf, 2),
                    evidence=(*unknown.evidence, note), basis="prior")
 
@@ -222,4 +231,4 @@ def load_prior() -> Prior | None:
     return Prior.from_dict(d["model"])
 
 
-__all__ = ["Guess", "MAX_LINES", "guessed_incident", "Prior", "PriorText", "load_prior", "log_features", "tokens", "train"]
+__all__ = ["Guess", "MAX_LINES", "guessed_incident", "Prior", "PriorText", "backend_flags", "load_prior", "log_features", "tokens", "train"]
