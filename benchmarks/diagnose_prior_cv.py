@@ -17,6 +17,7 @@ is the one command after dev logs are added. Writes benchmarks/results/diagnose_
 """
 from __future__ import annotations
 
+import csv
 import importlib.util
 import json
 import os
@@ -51,8 +52,6 @@ def _trainer():
 
 def all_rows(trainer) -> list[dict]:
     """Every dev row (benign / unknown labels too: they go through (b)), with its path, fold and features."""
-    import csv
-
     trainer.dev_rows()  # refuses held-out paths
     with open(os.path.join(ROOT, trainer.INDEX), encoding="utf-8") as f:
         rows = sorted(csv.DictReader(f, delimiter="\t"), key=lambda r: r["file"])
