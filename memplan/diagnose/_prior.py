@@ -13,7 +13,7 @@ numbers dropped, digits inside a word bucketed (`e39999` -> `e00000`); Chinese t
 The last exception line of a traceback (`RuntimeError: ...`) counts `_EXC_WEIGHT` times. Work is bounded:
 at most `MAX_LINES` distinct lines and `MAX_TOKENS_PER_LINE` tokens each, whatever the log's size.
 
-Known limitations: it knows only the words of 300-odd dev logs; it cannot tell fragmentation from capacity
+Known limitations: it knows only the words of the dev logs (about 400); it cannot tell fragmentation from capacity
 (that is arithmetic, done by the rules when the numbers are there); a log in a language or stack unlike the
 dev corpus gets a small margin and stays `unknown`.
 """
