@@ -10,7 +10,8 @@ name a cause and the contexts in which a number is a code are data (`_rules`, `d
 Recognised: CUDA OOM messages of every PyTorch layout (`cached`, `reserved in total by PyTorch`,
 `total capacty`, `reserved by PyTorch but unallocated`, `Process N has X memory in use`, private pools),
 torch_npu OOMs old and new (`).If`), the cudaMallocAsync block (`would exceed allowed memory`), vLLM's
-start-up free-memory check, TensorFlow's `failed to allocate ... (N bytes) from device`, the 1 EB guard, host-RAM messages, CANN error blocks and plog lines,
+start-up free-memory check, TensorFlow's `failed to allocate ... (N bytes) from device`, the 1 EB guard,
+host-RAM messages, CANN error blocks and plog lines,
 torch_npu `ERRxxyyy`, HCCL/NCCL timeouts and watchdog reports, AI Core / AICPU / CUDA kernel faults,
 device-open and version errors, operator fallbacks, and Python traceback frames.
 """
