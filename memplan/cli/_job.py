@@ -58,8 +58,8 @@ def job_inputs(model, hf_config, task, kw: dict):
 
 def _settled(load, *args):
     """`load(*args)` (which imports torch and transformers) without the collector's full passes over the
-    growing heap of their modules (about a second of a process), then that heap frozen: every later
-    collection (each trace collects at its start and per step) leaves it alone."""
+    growing heap of their modules (about a second of a process), then that heap frozen until the command
+    ends: every later collection (each trace collects at its start and per step) leaves it alone."""
     import gc
 
     was = gc.isenabled()
@@ -67,7 +67,10 @@ def _settled(load, *args):
     try:
         return load(*args)
     finally:
-        gc.freeze()
+        ctx = click.get_current_context(silent=True)
+        if ctx is not None and gc.get_freeze_count() == 0:
+            gc.freeze()
+            ctx.call_on_close(gc.unfreeze)
         if was:
             gc.enable()
 
