@@ -267,9 +267,7 @@ def run(workload: Workload, cfg: TrainConfig, hooks: StepHooks | None = None,
     gc_was_enabled = gc.isenabled()
     outer_freeze = _HEAP_FROZEN or gc.get_freeze_count() > 0   # a caller froze the heap (`frozen_heap`)
     gc.collect()
-    # objects from before the run (transformers' modules, a caller's earlier traces...) are not scanned again;
-    # unfrozen at the end, or by the caller that froze the heap first
-    gc.freeze()
+    gc.freeze()  # what came before the run is not scanned again (unfrozen at the end, or by the caller's freeze)
     gc.disable()
     try:
         model = build(workload, cfg, hooks, target)
