@@ -88,9 +88,10 @@ HELDOUT6_FLOOR = 36  # first (unseen) measurement of round 6
 HELDOUT7_FLOOR = 40  # first (unseen) measurement of round 7
 HELDOUT8_FLOOR = 30  # first (unseen) measurement of round 8
 HELDOUT9_FLOOR = 57  # first (unseen) measurement of round 9
+HELDOUT10_FLOOR = 36  # first (unseen) measurement of round 10
 FLOORS = {"heldout": 29, "heldout2": 16, "heldout3": HELDOUT3_FLOOR, "heldout4": HELDOUT4_FLOOR, "heldout5": HELDOUT5_FLOOR,
           "heldout6": HELDOUT6_FLOOR, "heldout7": HELDOUT7_FLOOR, "heldout8": HELDOUT8_FLOOR,
-          "heldout9": HELDOUT9_FLOOR}
+          "heldout9": HELDOUT9_FLOOR, "heldout10": HELDOUT10_FLOOR}
 # rows whose numbers were read back right at a round's first measurement, where not all of them were
 NUMBERS_FLOORS = {"heldout6": 14, "heldout8": 2, "heldout9": 11}
 
