@@ -180,12 +180,13 @@ class _FakeMode(FakeTensorMode):
 
 
 def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target(), on_phase=None, *,
-                   hooks_cls=None, mode_cls=None, extra_context=None) -> Trace:
+                   hooks_cls=None, mode_cls=None, extra_context=None, runner=run) -> Trace:
     """Run the workload's training steps on fake tensors and return what was allocated and freed.
 
     `hooks_cls` / `mode_cls` replace the step hooks and the recording mode with subclasses (the
     distributed tracer counts DTensor shards that way); `extra_context(recorder)` is entered with the
-    other modes (e.g. FSDP's storage resizes). `cfg` is validated by the caller (memplan.core)."""
+    other modes (e.g. FSDP's storage resizes); `runner` replaces the step driver (memplan.trace.optsplice
+    runs the optimizer phase only). `cfg` is validated by the caller (memplan.core)."""
     rec = Recorder()
     hooks = (hooks_cls or TraceHooks)(rec)
     hooks.on_phase = on_phase
@@ -203,7 +204,7 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
             with eager_paths(), fake_module_conversion(), datadep.routing_policy(cfg.moe_routing), \
                     padded_sequences(mode._attach), eager_branches(mode), fake, mode, \
                     (fmode or contextlib.nullcontext()), _global_hooks(rec, hooks, target.family == "cpu"), extra:
-                run(workload, cfg, hooks, target)
+                runner(workload, cfg, hooks, target)
     except UserError:
         raise
     except Exception as exc:
@@ -211,20 +212,25 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
     trace = rec.close()
     trace.sort_free_runs()
     trace.steps = cfg.steps
-    if rec.scalar_calls:
-        trace.notes.append(
-            f"{rec.scalar_calls} data-dependent scalar reads (.item()) answered with 0 on fake tensors"
-        )
-    if rec.build_scalar_calls:
-        trace.notes.append(
-            f"{rec.build_scalar_calls} of them while build_model() ran, on values memplan could not compute: "
+    trace.notes.extend(trace_notes(rec.scalar_calls, rec.build_scalar_calls, mode.assumed, mode.counts,
+                                   cfg.moe_routing))
+    return trace
+
+
+def trace_notes(scalar_calls: int, build_scalar_calls: int, assumed: int, counts, policy: str | None) -> list[str]:
+    """The notes of a trace from the recorder's and the recording mode's counters."""
+    notes = []
+    if scalar_calls:
+        notes.append(f"{scalar_calls} data-dependent scalar reads (.item()) answered with 0 on fake tensors")
+    if build_scalar_calls:
+        notes.append(
+            f"{build_scalar_calls} of them while build_model() ran, on values memplan could not compute: "
             "the traced model's structure may differ from the real one where the constructor branches on them"
         )
-    if mode.assumed:
-        trace.notes.append(f"{mode.assumed} all()/any()/sum() of boolean masks unknown on fake tensors assumed full "
-                           "(full masks, finite values)")
-    trace.notes.extend(coverage_notes(mode.counts, cfg.moe_routing))
-    return trace
+    if assumed:
+        notes.append(f"{assumed} all()/any()/sum() of boolean masks unknown on fake tensors assumed full "
+                     "(full masks, finite values)")
+    return notes + coverage_notes(counts, policy)
 
 
 _RULE_NOTES = {

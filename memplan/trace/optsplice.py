@@ -1,0 +1,315 @@
+"""Optimizer splice: the trace of a configuration that differs from a traced one only in its optimizer,
+without tracing forward and backward again.
+
+The optimizer phase sees the parameters and their gradients, nothing of forward or backward. So memplan
+runs a short "optimizer-only" trace: the model is built (the same build as the base trace's, checked
+record for record), each step's gradients are made as fake tensors of the parameters' shapes (matched to
+the base trace's gradient records by owning module and size), and the new optimizer's state creation,
+step, clipping and `zero_grad` run as in `memplan.step.run`. Its optimizer and zero_grad events replace
+the base trace's, the base's optimizer-owned records drop out (their final frees too), the new state's
+final frees join the last free run, and the records are renumbered in allocation order: the event stream
+a full trace of the new configuration would write (tests/trace/test_optsplice.py compares them byte for
+byte).
+
+Nothing is assumed that is not checked; `splice_optimizer` returns `(None, why)` and the caller traces in
+full when: the step is the user's (`train_step`), the optimizer is the user's (`make_optimizer`),
+gradients accumulate (K > 1), a GradScaler runs (fp16-amp), a parameter carries hooks (an optimizer step
+in backward), the base trace has optimizer records outside the optimizer phases, the builds differ, the
+gradients do not match, the base's or the new optimizer's phases free or keep something the other does
+not, or the trace notes could depend on the optimizer.
+"""
+from __future__ import annotations
+
+import gc
+from collections import Counter, defaultdict
+from dataclasses import fields, replace
+
+from memplan.errors import UserError
+from memplan.trace.events import StorageRecord, Trace
+
+OPT_PHASES = ("optimizer", "zero_grad")
+_CHANGED_ONLY = ("optimizer", "optimizer_impl")
+
+
+def differs_in_optimizer_only(a, b) -> bool:
+    """Whether TrainConfigs `a` and `b` differ, and only in the optimizer or its implementation."""
+    if a == b:
+        return False
+    return all(getattr(a, f.name) == getattr(b, f.name) for f in fields(a) if f.name not in _CHANGED_ONLY)
+
+
+def why_not(workload, cfg) -> str | None:
+    """The reason the optimizer phase of `cfg` cannot be spliced, from the configuration alone."""
+    if workload.train_step is not None:
+        return "the step is the model file's train_step"
+    if workload.make_optimizer is not None:
+        return "the optimizer is the model file's make_optimizer"
+    if cfg.grad_accum != 1:
+        return "gradients accumulate over micro-steps"
+    if cfg.precision == "fp16-amp":
+        return "a GradScaler unscales gradients"
+    return None
+
+
+# ---- the optimizer-only run ----------------------------------------------------------------------
+def _optimizer_run(workload, cfg, hooks, target, counters: list):
+    """`memplan.step.run` without forward and backward: build, then per step fake gradients
+    (phase `backward`), the optimizer step and `zero_grad`, as the driver runs them. `counters` gets
+    the trace-note counters at each phase mark."""
+    import torch
+
+    from memplan.step import build, make_optimizer
+
+    mark = hooks.phase
+
+    def phase(ph, step, micro):
+        mark(ph, step, micro)
+        counters.append((ph, _counter_state(hooks.mode)))
+
+    hooks.phase = phase
+    gc_was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        model = build(workload, cfg, hooks, target)
+        if any(getattr(p, "_post_accumulate_grad_hooks", None) or getattr(p, "_backward_hooks", None)
+               for p in model.parameters()):
+            raise _NoSplice("a parameter has gradient hooks (an optimizer step may run in backward)")
+        optimizer = make_optimizer(workload, cfg, model, target.family)
+        for step in range(1, cfg.steps + 1):
+            gc.collect()
+            hooks.phase("backward", step, 1)
+            with torch.no_grad():
+                for p in model.parameters():
+                    if p.requires_grad:
+                        p.grad = torch.empty_like(p)
+            hooks.after_backward(model)
+            hooks.phase("optimizer", step, 1)
+            if cfg.clip_grad_norm is not None:
+                torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip_grad_norm)
+            optimizer.step()
+            hooks.after_optimizer(model, optimizer)
+            hooks.phase("zero_grad", step, 1)
+            optimizer.zero_grad(set_to_none=True)
+        hooks.phase("end", cfg.steps + 1, 0)
+        del model, optimizer
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+        gc.collect()
+
+
+class _NoSplice(UserError):
+    """Raised inside the optimizer-only run when the splice cannot be proven; the caller traces in full."""
+
+
+def optimizer_trace(workload, cfg, target):
+    """The optimizer-only trace of `cfg` and the note counters its optimizer phases added."""
+    import functools
+
+    from memplan.trace.tracer import trace_workload
+
+    counters: list = []
+    runner = functools.partial(_optimizer_run, counters=counters)
+    return trace_workload(workload, cfg, target, runner=runner), counters
+
+
+def _counter_state(mode):
+    rec = mode.rec
+    return rec.scalar_calls, rec.build_scalar_calls, mode.assumed, Counter(mode.counts)
+
+
+# ---- the splice --------------------------------------------------------------------------------------
+def _segments(tr: Trace):
+    """`(start, end, phase, step)` per phase band."""
+    marks = tr.marks
+    out = []
+    for k, (idx, phase, step, _m) in enumerate(marks):
+        end = marks[k + 1][0] if k + 1 < len(marks) else len(tr.events)
+        out.append((idx, end, phase, step))
+    return out
+
+
+def _owner_of_alloc(tr: Trace) -> dict[int, tuple[str, int]]:
+    """sid -> (phase, step) of the band it is allocated in; also checks sids are allocated in order."""
+    where = {}
+    for start, end, phase, step in _segments(tr):
+        for e in tr.events[start:end]:
+            if e >= 0:
+                where[e] = (phase, step)
+    return where
+
+
+def _grad_map(base: Trace, mini: Trace, base_where, mini_where, step: int) -> dict[int, int] | None:
+    """mini gradient sid -> base gradient sid for `step`, matched by (module, bytes, dtype)."""
+    def live_grads(tr, where, phases):
+        live = set()
+        for start, end, phase, s in _segments(tr):
+            if phase == "optimizer" and s == step:
+                break
+            for e in tr.events[start:end]:
+                if e >= 0:
+                    live.add(e)
+                else:
+                    live.discard(~e)
+        keyed = defaultdict(list)
+        for sid in sorted(live):
+            r = tr.storages[sid]
+            if r.category == "gradients" and where[sid][1] == step and where[sid][0] in phases:
+                keyed[(r.module, r.nbytes, r.dtype)].append(sid)
+        return keyed
+
+    b = live_grads(base, base_where, ("forward", "backward", "inputs"))
+    m = live_grads(mini, mini_where, ("backward",))
+    if {k: len(v) for k, v in b.items()} != {k: len(v) for k, v in m.items()}:
+        return None
+    return {ms: bs for k in m for ms, bs in zip(m[k], b[k])}
+
+
+def splice_optimizer(base: Trace, mini: Trace, mini_counters, policy=None) -> tuple[Trace | None, str]:
+    """The trace `base` would be with `mini`'s optimizer (see the module docstring), or None and why not."""
+    bseg, mseg = _segments(base), _segments(mini)
+    bwhere, mwhere = _owner_of_alloc(base), _owner_of_alloc(mini)
+    if any(r.phase == "optimizer" and bwhere[sid][0] not in OPT_PHASES for sid, r in enumerate(base.storages)):
+        return None, "the base trace allocates optimizer memory outside the optimizer phase"
+    # the builds: equal record for record, so build sids map to themselves
+    nb = next(e for s, e, ph, _ in bseg if ph == "build")
+    nm = next(e for s, e, ph, _ in mseg if ph == "build")
+    if base.events[:nb] != mini.events[:nm]:
+        return None, "the optimizer-only run built the model differently"
+    built = [e for e in mini.events[:nm] if e >= 0]
+    if any(base.storages[s] != mini.storages[s] for s in built):
+        return None, "the optimizer-only run built the model differently"
+    mapped = {s: s for s in built}
+    for step in range(1, base.steps + 1):
+        gm = _grad_map(base, mini, bwhere, mwhere, step)
+        if gm is None:
+            return None, f"the gradients of step {step} do not match the parameters'"
+        mapped.update(gm)
+    mini_own = {s for s, (ph, _) in mwhere.items() if ph in OPT_PHASES}
+    if set(mwhere) - mini_own - set(mapped):
+        return None, "the optimizer-only run allocated more than gradients outside the optimizer phase"
+    base_own = {s for s, (ph, _) in bwhere.items() if ph in OPT_PHASES}
+    notes, why = _spliced_notes(base, mini_counters, policy)
+    if notes is None:
+        return None, why
+    tokens, marks, why = _tokens(base, mini, bseg, mseg, mapped, base_own, mini_own)
+    if why:
+        return None, why
+    out = _renumber(base, mini, tokens, marks)
+    out.notes = notes
+    return out, ""
+
+
+def _spliced_notes(base: Trace, counters, policy) -> tuple[list[str] | None, str]:
+    """The notes of the spliced trace. A base trace without notes added nothing to any counter, so the
+    new notes are what the new optimizer's phases added; with notes, the base optimizer's share is
+    unknown (block-once traces keep no counters per phase) and the splice is not proven."""
+    from memplan.trace.tracer import trace_notes
+
+    scalar, assumed, counts = 0, 0, Counter()
+    for (phase, (s0, _b0, a0, c0)), (_next, (s1, _b1, a1, c1)) in zip(counters, counters[1:]):
+        if phase in OPT_PHASES:
+            scalar, assumed = scalar + s1 - s0, assumed + a1 - a0
+            counts.update(c1 - c0)
+    if base.notes:
+        if scalar or assumed or counts:
+            return None, "the base trace has notes, and the new optimizer adds to them"
+        return None, "the base trace has notes its optimizer may have added to"
+    return trace_notes(scalar, 0, assumed, counts, policy), ""
+
+
+def _tokens(base, mini, bseg, mseg, mapped, base_own, mini_own):
+    """The spliced event stream as (source, sid, alloc?) tokens and its marks, or a reason it cannot be."""
+    mini_band = {(ph, st): (s, e) for s, e, ph, st in mseg if ph in OPT_PHASES}
+    inv = set(mapped.values())
+    tokens, marks = [], []
+    for start, end, phase, step in bseg:
+        marks.append((len(tokens), phase, step, next(m for i, p, s, m in base.marks if i == start and p == phase
+                                                       and s == step)))
+        bev = base.events[start:end]
+        if phase in OPT_PHASES:
+            ms, me = mini_band.get((phase, step), (None, None))
+            if ms is None:
+                return None, None, f"the optimizer-only run has no {phase} band for step {step}"
+            base_frees = {~e for e in bev if e < 0 and ~e not in base_own}
+            mini_frees = set()
+            for e in mini.events[ms:me]:
+                if e >= 0:
+                    tokens.append(("m", e, True))
+                elif ~e in mapped:
+                    mini_frees.add(mapped[~e])
+                    tokens.append(("b", mapped[~e], False))
+                elif ~e in mini_own:
+                    tokens.append(("m", ~e, False))
+                else:
+                    return None, None, "the optimizer-only run freed a record it did not make"
+            if base_frees != mini_frees or not base_frees <= inv | set(range(len(base.storages))):
+                return None, None, f"the {phase} band of step {step} frees other records than the base's"
+            continue
+        for e in bev:
+            sid = e if e >= 0 else ~e
+            if sid in base_own:
+                if phase != "end":
+                    return None, None, "an optimizer record of the base trace is freed outside the optimizer phase"
+                continue
+            tokens.append(("b", sid, e >= 0))
+        if phase == "end":
+            if any(e >= 0 for e in bev):
+                return None, None, "the base trace allocates at its end"
+            tail = _mini_end_frees(mini, mseg, mini_own)
+            if tail is None:
+                return None, None, "the new optimizer's records are freed outside its phases"
+            tokens.extend(("m", s, False) for s in tail)
+    return tokens, marks, ""
+
+
+def _mini_end_frees(mini, mseg, mini_own):
+    """The new optimizer's records freed in the optimizer-only run's end band (its state), or None
+    when one of them is freed elsewhere than the optimizer phases and the end."""
+    out = []
+    for start, end, phase, _step in mseg:
+        for e in mini.events[start:end]:
+            if e < 0 and ~e in mini_own:
+                if phase == "end":
+                    out.append(~e)
+                elif phase not in OPT_PHASES:
+                    return None
+    return out
+
+
+def _renumber(base: Trace, mini: Trace, tokens, marks) -> Trace:
+    """Records in allocation order, events and marks on the new numbering, free runs sorted."""
+    new_id: dict[tuple[str, int], int] = {}
+    storages: list[StorageRecord] = []
+    from array import array
+
+    events = array("q")
+    at = {}
+    for k, (src, sid, alloc) in enumerate(tokens):
+        at.setdefault(k, len(events))
+        if alloc:
+            new_id[(src, sid)] = len(storages)
+            rec = (base if src == "b" else mini).storages[sid]
+            storages.append(replace(rec))
+            events.append(new_id[(src, sid)])
+        else:
+            events.append(~new_id[(src, sid)])
+    out = Trace(storages=storages, events=events, steps=base.steps, notes=list(base.notes),
+                mode=base.mode, mode_reason=base.mode_reason)
+    out.marks = [(at.get(i, len(events)), ph, st, m) for i, ph, st, m in marks]
+    out.sort_free_runs()
+    return out
+
+
+def trace_new_optimizer(workload, cfg, target, base: Trace) -> tuple[Trace | None, str]:
+    """The trace of `cfg` from `base` (the trace of a configuration differing only in the optimizer) and
+    an optimizer-only run, or None and why it cannot be proven equal to the full trace."""
+    why = why_not(workload, cfg)
+    if why:
+        return None, why
+    try:
+        mini, counters = optimizer_trace(workload, cfg, target)
+    except _NoSplice as exc:
+        return None, str(exc)
+    return splice_optimizer(base, mini, counters, cfg.moe_routing)
