@@ -16,6 +16,7 @@ from memplan.errors import UserError
 from memplan.hf import load_hf_config
 from memplan.step import Target
 from memplan.trace.block_once import trace_block_once
+from memplan.trace.optsplice import trace_new_optimizer
 from memplan.workload import TrainConfig, Workload, check_source, load_model_file
 
 
@@ -61,6 +62,13 @@ def trace(workload: Workload, cfg: TrainConfig, dev: DeviceTarget, on_phase=None
         tr.mode_reason = "--full-trace"
         return tr
     return trace_block_once(workload, cfg, target, on_phase=on_phase)
+
+
+def trace_optimizer_change(workload: Workload, cfg: TrainConfig, dev: DeviceTarget, base):
+    """The trace of `cfg` from `base`, the trace of a configuration that differs only in the optimizer:
+    the new optimizer's phase traced alone and spliced in (memplan.trace.optsplice), or `(None, why)`
+    where that cannot be proven equal to tracing `cfg` itself."""
+    return trace_new_optimizer(workload, cfg, Target(family=dev.family, run_device="cpu", name=dev.name), base)
 
 
 def phase_count(cfg: TrainConfig) -> int:

@@ -12,8 +12,11 @@ from dataclasses import replace
 from typing import Callable
 
 from memplan.errors import TraceError
-from memplan.core import Estimate, estimate_from_trace, trace
+from memplan.core import Estimate, estimate_from_trace, trace, trace_optimizer_change
+from memplan.trace.optsplice import differs_in_optimizer_only
 from memplan.workload import TrainConfig, Workload
+
+OPTIMIZER_SPLICE = "optimizer splice"
 
 
 class Evaluator:
@@ -33,6 +36,7 @@ class Evaluator:
         self.trace_seconds = 0.0
         self.n_replays = 0                   # estimates from a trace (an allocator replay, or plain accounting on CPU)
         self.log: list[dict] = []            # one row per trace: what, how long, which mode
+        self.splice_why: dict[TrainConfig, str] = {}   # why an optimizer change was traced in full
 
     # ---- the allocator configuration in force ------------------------------------------------
     @property
@@ -52,8 +56,11 @@ class Evaluator:
             if self.on_trace is not None:
                 self.on_trace(describe(cfg))
             t0 = time.perf_counter()
+            how = None
             try:
-                tr = trace(self.workload, cfg.validate(), self.dev)
+                tr, how = self._spliced(cfg)
+                if tr is None:
+                    tr = trace(self.workload, cfg.validate(), self.dev)
             except TraceError as exc:
                 self._failed[cfg] = str(exc)
                 raise
@@ -62,10 +69,24 @@ class Evaluator:
                 self.n_traces += 1
                 self.trace_seconds += dt
                 self.log.append({"config": describe(cfg), "seconds": round(dt, 2),
-                                 "mode": getattr(tr, "mode", None) if tr is not None else "failed"})
+                                 "mode": (how or getattr(tr, "mode", None)) if tr is not None else "failed",
+                                 **({"splice": self.splice_why[cfg]} if cfg in self.splice_why else {})})
             self._traces[cfg] = tr
             self._seconds[cfg] = dt
         return tr
+
+    def _spliced(self, cfg: TrainConfig):
+        """`(trace, "optimizer splice")` when a traced configuration differs from `cfg` only in the
+        optimizer and its forward/backward can be reused (memplan.trace.optsplice), else `(None, None)`
+        with the reason in `splice_why`."""
+        base = next((c for c in self._traces if differs_in_optimizer_only(c, cfg)), None)
+        if base is None:
+            return None, None
+        tr, why = trace_optimizer_change(self.workload, cfg.validate(), self.dev, self._traces[base])
+        if tr is None:
+            self.splice_why[cfg] = why
+            return None, None
+        return tr, OPTIMIZER_SPLICE
 
     def estimate(self, cfg: TrainConfig, alloc_conf: str | None | object = ...) -> Estimate:
         """Estimate of `cfg` under `alloc_conf` (default: the one in force)."""

@@ -21,10 +21,11 @@ not, or the trace notes could depend on the optimizer.
 from __future__ import annotations
 
 import gc
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import fields, replace
 
 from memplan.errors import UserError
+from memplan.step import build, make_optimizer
 from memplan.trace.events import StorageRecord, Trace
 
 OPT_PHASES = ("optimizer", "zero_grad")
@@ -52,21 +53,12 @@ def why_not(workload, cfg) -> str | None:
 
 
 # ---- the optimizer-only run ----------------------------------------------------------------------
-def _optimizer_run(workload, cfg, hooks, target, counters: list):
+def _optimizer_run(workload, cfg, hooks, target):
     """`memplan.step.run` without forward and backward: build, then per step fake gradients
-    (phase `backward`), the optimizer step and `zero_grad`, as the driver runs them. `counters` gets
-    the trace-note counters at each phase mark."""
+    (phase `backward`), the optimizer step and `zero_grad`, as the driver runs them. The trace-note
+    counters restart after the build: the notes say what the optimizer phases added."""
     import torch
 
-    from memplan.step import build, make_optimizer
-
-    mark = hooks.phase
-
-    def phase(ph, step, micro):
-        mark(ph, step, micro)
-        counters.append((ph, _counter_state(hooks.mode)))
-
-    hooks.phase = phase
     gc_was_enabled = gc.isenabled()
     gc.collect()
     gc.disable()
@@ -76,6 +68,8 @@ def _optimizer_run(workload, cfg, hooks, target, counters: list):
                for p in model.parameters()):
             raise _NoSplice("a parameter has gradient hooks (an optimizer step may run in backward)")
         optimizer = make_optimizer(workload, cfg, model, target.family)
+        hooks.rec.scalar_calls = hooks.rec.build_scalar_calls = hooks.mode.assumed = 0
+        hooks.mode.counts.clear()
         for step in range(1, cfg.steps + 1):
             gc.collect()
             hooks.phase("backward", step, 1)
@@ -103,20 +97,16 @@ class _NoSplice(UserError):
     """Raised inside the optimizer-only run when the splice cannot be proven; the caller traces in full."""
 
 
-def optimizer_trace(workload, cfg, target):
-    """The optimizer-only trace of `cfg` and the note counters its optimizer phases added."""
-    import functools
-
+def optimizer_trace(workload, cfg, target) -> Trace:
+    """The optimizer-only trace of `cfg`: block-once over identical layers where memplan.trace.blocks
+    proves it (the optimizer's events repeat per layer as forward's do), else every parameter."""
+    from memplan.trace.block_once import trace_block_once
     from memplan.trace.tracer import trace_workload
 
-    counters: list = []
-    runner = functools.partial(_optimizer_run, counters=counters)
-    return trace_workload(workload, cfg, target, runner=runner), counters
+    def trace_fn(wl, on_phase=None):
+        return trace_workload(wl, cfg, target, on_phase=on_phase, runner=_optimizer_run)
 
-
-def _counter_state(mode):
-    rec = mode.rec
-    return rec.scalar_calls, rec.build_scalar_calls, mode.assumed, Counter(mode.counts)
+    return trace_block_once(workload, cfg, target, trace_fn=trace_fn)
 
 
 # ---- the splice --------------------------------------------------------------------------------------
@@ -166,7 +156,7 @@ def _grad_map(base: Trace, mini: Trace, base_where, mini_where, step: int) -> di
     return {ms: bs for k in m for ms, bs in zip(m[k], b[k])}
 
 
-def splice_optimizer(base: Trace, mini: Trace, mini_counters, policy=None) -> tuple[Trace | None, str]:
+def splice_optimizer(base: Trace, mini: Trace) -> tuple[Trace | None, str]:
     """The trace `base` would be with `mini`'s optimizer (see the module docstring), or None and why not."""
     bseg, mseg = _segments(base), _segments(mini)
     bwhere, mwhere = _owner_of_alloc(base), _owner_of_alloc(mini)
@@ -190,7 +180,7 @@ def splice_optimizer(base: Trace, mini: Trace, mini_counters, policy=None) -> tu
     if set(mwhere) - mini_own - set(mapped):
         return None, "the optimizer-only run allocated more than gradients outside the optimizer phase"
     base_own = {s for s, (ph, _) in bwhere.items() if ph in OPT_PHASES}
-    notes, why = _spliced_notes(base, mini_counters, policy)
+    notes, why = _spliced_notes(base, mini)
     if notes is None:
         return None, why
     tokens, marks, why = _tokens(base, mini, bseg, mseg, mapped, base_own, mini_own)
@@ -201,22 +191,13 @@ def splice_optimizer(base: Trace, mini: Trace, mini_counters, policy=None) -> tu
     return out, ""
 
 
-def _spliced_notes(base: Trace, counters, policy) -> tuple[list[str] | None, str]:
-    """The notes of the spliced trace. A base trace without notes added nothing to any counter, so the
-    new notes are what the new optimizer's phases added; with notes, the base optimizer's share is
-    unknown (block-once traces keep no counters per phase) and the splice is not proven."""
-    from memplan.trace.tracer import trace_notes
-
-    scalar, assumed, counts = 0, 0, Counter()
-    for (phase, (s0, _b0, a0, c0)), (_next, (s1, _b1, a1, c1)) in zip(counters, counters[1:]):
-        if phase in OPT_PHASES:
-            scalar, assumed = scalar + s1 - s0, assumed + a1 - a0
-            counts.update(c1 - c0)
+def _spliced_notes(base: Trace, mini: Trace) -> tuple[list[str] | None, str]:
+    """The notes of the spliced trace. A base trace without notes added nothing to any note counter, so
+    the new notes are what the new optimizer's phases added (the optimizer-only trace's notes); with
+    notes, the base optimizer's share is unknown (block-once traces keep no counters per phase)."""
     if base.notes:
-        if scalar or assumed or counts:
-            return None, "the base trace has notes, and the new optimizer adds to them"
-        return None, "the base trace has notes its optimizer may have added to"
-    return trace_notes(scalar, 0, assumed, counts, policy), ""
+        return None, "the base trace has notes, and its optimizer's share of them is unknown"
+    return list(mini.notes), ""
 
 
 def _tokens(base, mini, bseg, mseg, mapped, base_own, mini_own):
@@ -309,7 +290,7 @@ def trace_new_optimizer(workload, cfg, target, base: Trace) -> tuple[Trace | Non
     if why:
         return None, why
     try:
-        mini, counters = optimizer_trace(workload, cfg, target)
+        mini = optimizer_trace(workload, cfg, target)
     except _NoSplice as exc:
         return None, str(exc)
-    return splice_optimizer(base, mini, counters, cfg.moe_routing)
+    return splice_optimizer(base, mini)

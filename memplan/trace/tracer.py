@@ -212,25 +212,20 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
     trace = rec.close()
     trace.sort_free_runs()
     trace.steps = cfg.steps
-    trace.notes.extend(trace_notes(rec.scalar_calls, rec.build_scalar_calls, mode.assumed, mode.counts,
-                                   cfg.moe_routing))
-    return trace
-
-
-def trace_notes(scalar_calls: int, build_scalar_calls: int, assumed: int, counts, policy: str | None) -> list[str]:
-    """The notes of a trace from the recorder's and the recording mode's counters."""
-    notes = []
-    if scalar_calls:
-        notes.append(f"{scalar_calls} data-dependent scalar reads (.item()) answered with 0 on fake tensors")
-    if build_scalar_calls:
-        notes.append(
-            f"{build_scalar_calls} of them while build_model() ran, on values memplan could not compute: "
+    if rec.scalar_calls:
+        trace.notes.append(
+            f"{rec.scalar_calls} data-dependent scalar reads (.item()) answered with 0 on fake tensors"
+        )
+    if rec.build_scalar_calls:
+        trace.notes.append(
+            f"{rec.build_scalar_calls} of them while build_model() ran, on values memplan could not compute: "
             "the traced model's structure may differ from the real one where the constructor branches on them"
         )
-    if assumed:
-        notes.append(f"{assumed} all()/any()/sum() of boolean masks unknown on fake tensors assumed full "
-                     "(full masks, finite values)")
-    return notes + coverage_notes(counts, policy)
+    if mode.assumed:
+        trace.notes.append(f"{mode.assumed} all()/any()/sum() of boolean masks unknown on fake tensors assumed full "
+                           "(full masks, finite values)")
+    trace.notes.extend(coverage_notes(mode.counts, cfg.moe_routing))
+    return trace
 
 
 _RULE_NOTES = {
