@@ -21,6 +21,7 @@ not, or the trace notes could depend on the optimizer.
 from __future__ import annotations
 
 import gc
+from array import array
 from collections import defaultdict
 from dataclasses import fields, replace
 
@@ -111,19 +112,16 @@ def optimizer_trace(workload, cfg, target) -> Trace:
 
 # ---- the splice --------------------------------------------------------------------------------------
 def _segments(tr: Trace):
-    """`(start, end, phase, step)` per phase band."""
+    """`(start, end, phase, step, micro_step)` per phase band."""
     marks = tr.marks
-    out = []
-    for k, (idx, phase, step, _m) in enumerate(marks):
-        end = marks[k + 1][0] if k + 1 < len(marks) else len(tr.events)
-        out.append((idx, end, phase, step))
-    return out
+    ends = [m[0] for m in marks[1:]] + [len(tr.events)]
+    return [(idx, end, phase, step, micro) for (idx, phase, step, micro), end in zip(marks, ends)]
 
 
 def _owner_of_alloc(tr: Trace) -> dict[int, tuple[str, int]]:
     """sid -> (phase, step) of the band it is allocated in; also checks sids are allocated in order."""
     where = {}
-    for start, end, phase, step in _segments(tr):
+    for start, end, phase, step, _micro in _segments(tr):
         for e in tr.events[start:end]:
             if e >= 0:
                 where[e] = (phase, step)
@@ -134,7 +132,7 @@ def _grad_map(base: Trace, mini: Trace, base_where, mini_where, step: int) -> di
     """mini gradient sid -> base gradient sid for `step`, matched by (module, bytes, dtype)."""
     def live_grads(tr, where, phases):
         live = set()
-        for start, end, phase, s in _segments(tr):
+        for start, end, phase, s, _micro in _segments(tr):
             if phase == "optimizer" and s == step:
                 break
             for e in tr.events[start:end]:
@@ -163,8 +161,8 @@ def splice_optimizer(base: Trace, mini: Trace) -> tuple[Trace | None, str]:
     if any(r.phase == "optimizer" and bwhere[sid][0] not in OPT_PHASES for sid, r in enumerate(base.storages)):
         return None, "the base trace allocates optimizer memory outside the optimizer phase"
     # the builds: equal record for record, so build sids map to themselves
-    nb = next(e for s, e, ph, _ in bseg if ph == "build")
-    nm = next(e for s, e, ph, _ in mseg if ph == "build")
+    nb = next(e for s, e, ph, *_ in bseg if ph == "build")
+    nm = next(e for s, e, ph, *_ in mseg if ph == "build")
     if base.events[:nb] != mini.events[:nm]:
         return None, "the optimizer-only run built the model differently"
     built = [e for e in mini.events[:nm] if e >= 0]
@@ -176,6 +174,8 @@ def splice_optimizer(base: Trace, mini: Trace) -> tuple[Trace | None, str]:
         if gm is None:
             return None, f"the gradients of step {step} do not match the parameters'"
         mapped.update(gm)
+    if any(mini.storages[m].category != base.storages[b].category for m, b in mapped.items()):
+        return None, "the new optimizer keeps a parameter or gradient as its state"
     mini_own = {s for s, (ph, _) in mwhere.items() if ph in OPT_PHASES}
     if set(mwhere) - mini_own - set(mapped):
         return None, "the optimizer-only run allocated more than gradients outside the optimizer phase"
@@ -202,12 +202,10 @@ def _spliced_notes(base: Trace, mini: Trace) -> tuple[list[str] | None, str]:
 
 def _tokens(base, mini, bseg, mseg, mapped, base_own, mini_own):
     """The spliced event stream as (source, sid, alloc?) tokens and its marks, or a reason it cannot be."""
-    mini_band = {(ph, st): (s, e) for s, e, ph, st in mseg if ph in OPT_PHASES}
-    inv = set(mapped.values())
+    mini_band = {(ph, st): (s, e) for s, e, ph, st, _m in mseg if ph in OPT_PHASES}
     tokens, marks = [], []
-    for start, end, phase, step in bseg:
-        marks.append((len(tokens), phase, step, next(m for i, p, s, m in base.marks if i == start and p == phase
-                                                       and s == step)))
+    for start, end, phase, step, micro in bseg:
+        marks.append((len(tokens), phase, step, micro))
         bev = base.events[start:end]
         if phase in OPT_PHASES:
             ms, me = mini_band.get((phase, step), (None, None))
@@ -225,7 +223,7 @@ def _tokens(base, mini, bseg, mseg, mapped, base_own, mini_own):
                     tokens.append(("m", ~e, False))
                 else:
                     return None, None, "the optimizer-only run freed a record it did not make"
-            if base_frees != mini_frees or not base_frees <= inv | set(range(len(base.storages))):
+            if base_frees != mini_frees:
                 return None, None, f"the {phase} band of step {step} frees other records than the base's"
             continue
         for e in bev:
@@ -249,7 +247,7 @@ def _mini_end_frees(mini, mseg, mini_own):
     """The new optimizer's records freed in the optimizer-only run's end band (its state), or None
     when one of them is freed elsewhere than the optimizer phases and the end."""
     out = []
-    for start, end, phase, _step in mseg:
+    for start, end, phase, *_ in mseg:
         for e in mini.events[start:end]:
             if e < 0 and ~e in mini_own:
                 if phase == "end":
@@ -260,37 +258,19 @@ def _mini_end_frees(mini, mseg, mini_own):
 
 
 def _renumber(base: Trace, mini: Trace, tokens, marks) -> Trace:
-    """Records in allocation order, events and marks on the new numbering, free runs sorted."""
+    """Records in allocation order, events on the new numbering (one event per token, so the marks'
+    token positions are event indices), free runs sorted."""
     new_id: dict[tuple[str, int], int] = {}
     storages: list[StorageRecord] = []
-    from array import array
-
     events = array("q")
-    at = {}
-    for k, (src, sid, alloc) in enumerate(tokens):
-        at.setdefault(k, len(events))
+    for src, sid, alloc in tokens:
         if alloc:
             new_id[(src, sid)] = len(storages)
-            rec = (base if src == "b" else mini).storages[sid]
-            storages.append(replace(rec))
+            storages.append(replace((base if src == "b" else mini).storages[sid]))
             events.append(new_id[(src, sid)])
         else:
             events.append(~new_id[(src, sid)])
-    out = Trace(storages=storages, events=events, steps=base.steps, notes=list(base.notes),
-                mode=base.mode, mode_reason=base.mode_reason)
-    out.marks = [(at.get(i, len(events)), ph, st, m) for i, ph, st, m in marks]
+    out = Trace(storages=storages, events=events, marks=marks, steps=base.steps, mode=base.mode,
+                mode_reason=base.mode_reason)
     out.sort_free_runs()
     return out
-
-
-def trace_new_optimizer(workload, cfg, target, base: Trace) -> tuple[Trace | None, str]:
-    """The trace of `cfg` from `base` (the trace of a configuration differing only in the optimizer) and
-    an optimizer-only run, or None and why it cannot be proven equal to the full trace."""
-    why = why_not(workload, cfg)
-    if why:
-        return None, why
-    try:
-        mini = optimizer_trace(workload, cfg, target)
-    except _NoSplice as exc:
-        return None, str(exc)
-    return splice_optimizer(base, mini)
