@@ -27,6 +27,7 @@ from dataclasses import fields, replace
 
 from memplan.errors import UserError
 from memplan.step import build, make_optimizer
+from memplan.trace.block_once import trace_block_once
 from memplan.trace.events import StorageRecord, Trace
 
 OPT_PHASES = ("optimizer", "zero_grad")
@@ -101,8 +102,7 @@ class _NoSplice(UserError):
 def optimizer_trace(workload, cfg, target) -> Trace:
     """The optimizer-only trace of `cfg`: block-once over identical layers where memplan.trace.blocks
     proves it (the optimizer's events repeat per layer as forward's do), else every parameter."""
-    from memplan.trace.block_once import trace_block_once
-    from memplan.trace.tracer import trace_workload
+    from memplan.trace.tracer import trace_workload   # imports torch
 
     def trace_fn(wl, on_phase=None):
         return trace_workload(wl, cfg, target, on_phase=on_phase, runner=_optimizer_run)
@@ -274,3 +274,16 @@ def _renumber(base: Trace, mini: Trace, tokens, marks) -> Trace:
                 mode_reason=base.mode_reason)
     out.sort_free_runs()
     return out
+
+
+def trace_new_optimizer(workload, cfg, target, base: Trace) -> tuple[Trace | None, str]:
+    """The trace of `cfg` from `base` (the trace of a configuration differing only in the optimizer) and
+    an optimizer-only run, or None and why it cannot be proven equal to the full trace."""
+    why = why_not(workload, cfg)
+    if why:
+        return None, why
+    try:
+        mini = optimizer_trace(workload, cfg, target)
+    except _NoSplice as exc:
+        return None, str(exc)
+    return splice_optimizer(base, mini)
