@@ -379,6 +379,9 @@ for _name, _src, _strided in (
         ("native_layer_norm_backward", "layer_norm.cpp layer_norm_backward_cpu", False),
         ("native_group_norm", "group_norm.cpp native_group_norm", False),
         ("native_group_norm_backward", "group_norm.cpp native_group_norm_backward", False),
+        # contiguous inputs: grad_input is allocated (`empty_like`), then allocated again for the
+        # contiguous kernel and the first one freed on return, a transient of the input's size
+        ("native_batch_norm_backward", "Normalization.cpp batch_norm_backward_cpu_template", False),
         ("embedding_dense_backward", "Embedding.cpp embedding_dense_backward_cpu", True),
         # per-thread blocks of scores and partial outputs (`at::get_num_threads()` x split sizes); the CPU
         # flash attention ops by these names are absent on torch 2.1 (no rule there)
