@@ -337,9 +337,25 @@ def _cpu_sum_cast(args, kwargs, out):
     return [OUTPUTS, x.numel() * out.element_size(), FREE(0)]
 
 
-for _op in (aten.sum.default, aten.sum.dim_IntList):
-    register(_op, ("cpu",), onednn=False, source="aten/src/ATen/native/ReduceOps.cpp sum_out -> make_reduction")(
-        _cpu_sum_cast)
+def _cpu_reduction(op, written=None):
+    # what the CPU reduction kernels allocate besides their output: a reduction split over threads keeps
+    # a partial result per thread (TensorIterator's two-pass reduce, `at::get_num_threads()` of them); a
+    # sum into another dtype copies its input first (above); `mean` divides the sum in place by the count,
+    # a number aten wraps into a 0-dim tensor (8 bytes, copied to the result's dtype), and for bf16 / fp16
+    # sums in fp32: a float copy of the result and of the whole input (`mean_out`). Measured once per
+    # layout, else the written rule
+    def rule(args, kwargs, out):
+        measured = measure_cpu_scratch(op, args, kwargs, out)
+        if measured is not None:
+            return measured
+        return written(args, kwargs, out) if written is not None else []
+    return rule
+
+
+for _op, _written in ((aten.sum.default, _cpu_sum_cast), (aten.sum.dim_IntList, _cpu_sum_cast),
+                      (aten.mean.default, None), (aten.mean.dim, None)):
+    register(_op, ("cpu",), onednn=False, source="aten/src/ATen/native/ReduceOps.cpp sum_out -> make_reduction, "
+             "mean_out; native/TensorIteratorReduce.cpp two_pass_reduction")(_cpu_reduction(_op, _written))
 
 
 def _cpu_safe_softmax(args, kwargs, out):

@@ -166,3 +166,33 @@ def test_cpu_batch_norm_backward_transient(phase_peaks):
     # (ResNet's backward peak was 512 B under its real run)
     est, real = phase_peaks(BATCH_NORM, batch_size=2)
     assert est == real
+
+
+REDUCTIONS = '''
+import torch
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(64, 64)
+
+    def forward(self, x):
+        return self.a(x).pow(2).{op}()   # bf16 under autocast; the forward peak is inside the reduction
+
+def build_model():
+    return Net()
+
+def make_batch(batch_size):
+    return torch.randn(batch_size, 256, 64)
+
+def loss_fn(out, batch):
+    return out
+'''
+
+
+@pytest.mark.parametrize("op, precision", [("sum", "fp32"), ("mean", "fp32"), ("mean", "bf16-amp")])
+def test_cpu_reduction_temporaries(phase_peaks, op, precision):
+    # a reduction split over threads keeps a partial result per thread; mean divides by a wrapped count
+    # and, for bf16, sums a float copy of its whole input (128 KiB here, missed before)
+    est, real = phase_peaks(REDUCTIONS.format(op=op), batch_size=2, precision=precision)
+    assert est == real
