@@ -126,19 +126,32 @@ def _onednn_matmul_copies(m1: torch.Tensor, m2: torch.Tensor) -> list[int]:
     return [_nbytes(m) for m in (m1, m2) if not _onednn_optimized_format(m)]
 
 
+def _blas_readable(t: torch.Tensor) -> bool:
+    """aten/src/ATen/native/LinearAlgebra.cpp `addmm_impl_cpu_`: BLAS reads a matrix (the last two
+    dimensions) that is row- or column-major with a leading dimension of at least its rows / columns;
+    any other matrix, an expanded one (stride 0: the gradient of a `sum()`) for one, is first cloned
+    contiguous, after the output is allocated."""
+    if t.dim() < 2:
+        return True
+    (r, c), (sr, sc) = t.shape[-2:], t.stride()[-2:]
+    return (sc == 1 and sr >= max(1, c)) or (sr == 1 and sc >= max(1, r))
+
+
 def _gemm_plan(op, args, kwargs, out, m1, m2) -> list:
-    """The oneDNN copies of a GEMM's inputs; when there are any, the real kernel is measured once for
-    its exact sequence (copies plus oneDNN's scratchpad), as for convolutions."""
+    """The copies a CPU GEMM makes of its inputs: oneDNN's of layouts it cannot read, BLAS's of matrices
+    it cannot read; when there are any, the real kernel is measured once for its exact sequence (copies
+    plus oneDNN's scratchpad), as for convolutions."""
     copies = _onednn_matmul_copies(m1, m2)
-    if not copies:
+    clones = [m.numel() * m.element_size() for m in (m1, m2) if not _blas_readable(m)]
+    if not copies and not clones:
         return []
     # measured on this host whatever its ISA (oneDNN takes bf16 GEMMs only where it has bf16 support)
     measured = measure_cpu_scratch(op, args, kwargs, out)
     if measured is not None:
         return measured
-    if not _cpu_has_onednn_bf16():
-        return []
-    return [*copies, OUTPUTS, *[FREE(i) for i in range(len(copies))]]
+    if copies and _cpu_has_onednn_bf16():
+        return [*copies, OUTPUTS, *[FREE(i) for i in range(len(copies))]]
+    return [OUTPUTS, *clones, *[FREE(i) for i in range(len(clones))]]
 
 
 @register(aten.mm.default, ("cpu",), source="aten/src/ATen/native/mkldnn/Matmul.cpp mkldnn_matmul")

@@ -196,3 +196,32 @@ def test_cpu_reduction_temporaries(phase_peaks, op, precision):
     # and, for bf16, sums a float copy of its whole input (128 KiB here, missed before)
     est, real = phase_peaks(REDUCTIONS.format(op=op), batch_size=2, precision=precision)
     assert est == real
+
+
+EXPANDED_GRAD = '''
+import torch
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(256, 256)
+
+    def forward(self, x):
+        return self.a(x).sum()   # the linear's gradient is sum's expanded one: strides 0
+
+def build_model():
+    return Net()
+
+def make_batch(batch_size):
+    return torch.randn(batch_size, 128, 256, requires_grad=True)
+
+def loss_fn(out, batch):
+    return out
+'''
+
+
+def test_cpu_gemm_clones_an_expanded_gradient(phase_peaks):
+    # BLAS cannot read a stride-0 matrix: both backward GEMMs of the linear clone the gradient first
+    # (a 3-d linear whose output is summed was 255 KiB under its real run in backward)
+    est, real = phase_peaks(EXPANDED_GRAD, batch_size=2)
+    assert est == real
