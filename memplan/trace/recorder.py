@@ -27,7 +27,7 @@ from torch.utils._pytree import tree_flatten, tree_unflatten
 from torch.utils.weak import WeakIdKeyDictionary
 
 from memplan import compat
-from memplan.trace import custom_ops, datadep
+from memplan.trace import custom_ops, datadep, views
 from memplan.trace.events import StorageRecord, Trace
 from memplan.trace.kernels import WRAPPED_DTYPES, real_layouts
 
@@ -348,12 +348,17 @@ class RecordingMode(TorchDispatchMode):
         self.host_scalars = False   # record wrapped numbers (host tensors: device memory on CPU targets)
         self._slots: dict = {}
         self._wrapped_pending: tuple | None = None   # (the last op, its output, its wrapped numbers)
+        self._inplace_views: list = []               # views just changed in place (memplan.trace.views)
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         if func is _LOCAL_SCALAR:
             return self._item(args[0])
         if self._wrapped_pending and func is not _PRIM_DEVICE and not func.is_view:
             self._settle_wrapped()
+        if self._inplace_views and func is not _PRIM_DEVICE and not func.is_view:
+            for v in self._inplace_views:
+                views.real_view_grad(v)
+            self._inplace_views.clear()
         engine = ((func is _ADD or self.host_scalars) and torch._C._current_autograd_node() is not None
                   and _engine_code())
         wrapped = self._wrapped_args(func, args) if self.host_scalars and not engine else None
@@ -396,6 +401,9 @@ class RecordingMode(TorchDispatchMode):
             self._finite(out)
         if wrapped:
             self._wrapped_pending = (func, out, wrapped)
+        if mutable and isinstance(out, torch.Tensor) and out.requires_grad and out._is_view() \
+                and torch.is_grad_enabled():
+            self._inplace_views.append(out)   # its rebuilt gradient node: memplan.trace.views
         return out
 
     def _wrapped_args(self, func, args) -> list | None:
