@@ -441,6 +441,8 @@ def _specific_or_weak(evidence: list[Evidence]) -> tuple[list[tuple[Evidence, st
         return strong, False
     warned = {ev.line for ev in evidence if ev.kind == "warning"}
     weak = [a for a in args if "weak" in a[0].flags and a[0].line not in warned]
+    if any("fallback" not in a[0].flags for a in weak):
+        weak = [a for a in weak if "fallback" not in a[0].flags]  # an exception class only when no wording argues
     # a catch-all (`EZ9999`, `Inner Error`) says only that something failed: the phrase beside it may say what
     return ([a for a in strong if a[1] == "unknown"] + weak, True) if weak else (strong, False)
 

@@ -19,6 +19,7 @@ from memplan.diagnose._classify import (
     code_category,
 )
 from memplan.diagnose._parse import Evidence, scan
+from memplan.diagnose._prior import Prior, PriorText, backend_flags, guessed_incident, load_prior
 from memplan.diagnose._reader import ReadStats, iter_binary, open_source
 from memplan.diagnose._types import MEMORY_CATEGORIES, Category, Diagnosis, Incident
 from memplan.errors import UserError
@@ -41,13 +42,15 @@ def _rank(cat: Category) -> int:
 
 
 def diagnose(paths_or_text: Any, estimate: Mapping[str, Any] | None = None, *,
-             snapshot: Any = None) -> Diagnosis:
+             snapshot: Any = None, prior: Prior | bool = True) -> Diagnosis:
     """Diagnose one or more logs.
 
     `paths_or_text`: a path, `"-"` (stdin), the log text itself, bytes, or a list/tuple of these.
     `estimate`: an analyze result (keys `peak_allocated_bytes`, `peak_reserved_bytes`, `peak_phase`,
     `breakdown_at_peak`, `capacity_bytes`, `device`) to relate memory failures to the predicted peak.
     `snapshot`: reserved for a memory-snapshot reader (not implemented here).
+    `prior`: the statistical fallback for logs the rules leave `unknown` (`_prior`): True = the committed
+    model, False = rules only, or a `Prior` (cross-validation trains one per fold).
 
     Input that is empty, binary or has no log line at all is not an error here (the result says so in
     `input_problem` and `notes`); the CLI turns it into a one-line bad-input message.
@@ -60,7 +63,7 @@ def diagnose(paths_or_text: Any, estimate: Mapping[str, Any] | None = None, *,
     if not items:
         raise UserError("no log given")
     opened = [open_source(i) for i in items]  # open all first, so a missing file fails before any work
-    run = _Run(estimate)
+    run = _Run(estimate, load_prior() if prior is True else (prior or None))
     try:
         for label, stream, _close in opened:
             run.read(label, stream)
@@ -74,8 +77,10 @@ def diagnose(paths_or_text: Any, estimate: Mapping[str, Any] | None = None, *,
 class _Run:
     """Incidents and counters of one `diagnose` call, filled source by source."""
 
-    def __init__(self, estimate: Mapping[str, Any] | None) -> None:
+    def __init__(self, estimate: Mapping[str, Any] | None, prior: Prior | None = None) -> None:
         self.estimate = estimate
+        self.prior = prior
+        self.prior_text = PriorText()
         self.incidents: dict[tuple, Incident] = {}
         self.order: list[tuple] = []
         self.notes: list[str] = []
@@ -84,7 +89,8 @@ class _Run:
 
     def read(self, label: str, stream: Any) -> None:
         stats = ReadStats()
-        for inc in _incidents(label, _counted(iter_binary(stream, stats), self), self.estimate, self.errors):
+        for inc in _incidents(label, _counted(iter_binary(stream, stats), self), self.estimate, self.errors,
+                              self.prior_text):
             key = _signature(inc)
             if key in self.incidents:
                 self.incidents[key] = _bump(self.incidents[key])
@@ -105,8 +111,9 @@ class _Run:
         found = [self.incidents[k] for k in self.order]
         problem = self._input_problem()
         if self.errors and problem is None and all(i.category == Category.BENIGN for i in found):
-            # a line that looks like an error forbids a `benign` primary (a warning matched, the error did not)
-            found = [_unknown_incident(self.errors), *found]
+            # a line that looks like an error forbids a `benign` primary (a warning matched, the error did not);
+            # no code or known message decided anything, so the statistical fallback may guess from the wording
+            found = [_fall_back(_unknown_incident(self.errors), self.prior, self.prior_text), *found]
         # Order: most actionable first (cause before symptom), then as they appeared.
         found.sort(key=lambda i: _rank(i.category))
         primary = found[0].category if found else Category.UNKNOWN
@@ -126,6 +133,14 @@ class _Run:
         if self.text_lines == 0:
             return "The input has no log lines (only blank lines): give the training log."
         return None
+
+
+def _fall_back(unknown: Incident, prior: Prior | None, text: PriorText) -> Incident:
+    """The rules found error lines but no code or known message: the prior's guess from their wording when its
+    margin reaches the model's threshold (`_prior`), else the `unknown` incident as it is."""
+    feats = text.features()
+    guess = prior.decide(feats) if prior is not None else None
+    return unknown if guess is None else guessed_incident(unknown, guess, prior.threshold, backend_flags(feats))
 
 
 def _counted(lines: Iterable[str], run: _Run) -> Iterator[str]:
@@ -178,10 +193,11 @@ def _bump(inc: Incident) -> Incident:
 
 
 def _incidents(label: str, lines: Iterable[str], estimate: Mapping[str, Any] | None,
-               errors: list[tuple[str, int, str]]) -> Iterable[Incident]:
+               errors: list[tuple[str, int, str]], prior_text: PriorText) -> Iterable[Incident]:
     context: deque[Evidence] = deque(maxlen=60)
     group: Group | None = None
     for ev in scan(lines):
+        prior_text.add(ev)
         if ev.kind == "error-line" and len(errors) < 3:
             errors.append((label, ev.line, ev.text))
         is_context = ev.kind in _CONTEXT_KINDS or (ev.kind == "codes" and not _codes_matter(ev.codes))

@@ -127,6 +127,11 @@ def parse_oom(text: str) -> dict[str, Any]:
 
 
 # Host-RAM messages.
+# MindSpore's dynamic memory pool when a device allocation does not fit (mindspore/mindspore
+# ccsrc/backend/common/mem_reuse/mem_dynamic_allocator.cc AddMemBlockAndMemBufByEagerFree): bytes in use by the
+# pool (+ by events) and the request, against the device memory the pool may use.
+_MS_POOL = re.compile(r"TotalUsedMemStatistics : (\d+) plus TotalUsedByEventMemStatistics : (\d+) and plus "
+                      r"alloc size : (\d+) is more than total mem size : (\d+)")
 _HOST = [
     re.compile(r"not enough memory: you tried to allocate (\d+)\s*GB"),
     re.compile(r"DefaultCPUAllocator: (?:not enough memory|can't allocate memory): you tried to allocate (\d+) bytes"),
@@ -153,6 +158,8 @@ _TRIGGER = re.compile(
     r"|oom|OOM|Out Of Memory|SIGKILL|signal 9|exitcode|已杀死|[Ss]oc[_ ]?[Vv]ersion|SOC|aclInit|NumPy|numpy|Numpy"
     r"|_ARRAY_API|binary incompat|has no attribute|_OpNamespace|socket|C10d|vs\. 0\)|connect\(\)|waiting for"
     r"|CUBLAS_|CUDNN_|CURAND_|CUFFT_|CUSOLVER_|CUSPARSE_|CUDA_HOME|nvcc|GNU version|Exception|Cuda failure"
+    r"|ErrCode|NVRM|ndarray|AICERROR|aicerror|opType|capture mode|platform|TotalUsedMemStatistics"
+    r"|(?i:died|crash|fail to)"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"
@@ -164,7 +171,8 @@ _TRIGGER = re.compile(
 # A line that looks like an error (it forbids a `benign` verdict): English words, glog's `F0101 12:00:00` and
 # k2/loguru's `[F]` fatal prefixes, `Check failed`, a traceback, and the Chinese words for error / failure.
 _ERROR_LIKE = re.compile(r"(?i)error\b|exception\b|\bfailed\b|\bfailure\b|\bfatal\b|\babort|segmentation fault"
-                         r"|\bkilled\b|\[F\]|^\s*F\d{4} \d\d:\d\d|Traceback \(most recent|错误|失败")
+                         r"|\bdied\b|\bcrash(?:ed)?\b|\bkilled\b|\[F\]|^\s*F\d{4} \d\d:\d\d|Traceback \(most recent"
+                         r"|错误|失败")
 _FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
 _OP = [
     re.compile(r"call (aclnn\w+) failed"),
@@ -244,6 +252,12 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
                     yield from _scan_line(no, rest)
                 continue
             pushback.extend(reversed(joined))  # not an OOM message with numbers: read the joined lines on their own
+        pm = _MS_POOL.search(line)
+        if pm:
+            used, event, req, total = (int(g) for g in pm.groups())
+            yield Evidence(no, "oom", line[:2000], "memory", 3, numbers={
+                "requested_bytes": req, "total_bytes": total, "allocated_bytes": used + event})
+            continue
         for rx in _HOST:
             hm = rx.search(line)
             if hm:

@@ -71,6 +71,9 @@ class Incident:
     location: str | None = None
     op: str | None = None
     estimate: dict[str, Any] | None = None
+    basis: str = "rules"
+    """`rules` (a code, a catalogued message or the OOM arithmetic decided) or `prior` (the statistical fallback
+    guessed from the wording of lines no rule knows)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -89,6 +92,7 @@ class Incident:
             "op": self.op,
             "evidence": list(self.evidence),
             "estimate": self.estimate,
+            "basis": self.basis,
         }
 
 

@@ -19,6 +19,20 @@ DEV_UNSUPPORTED = {
     "npu_env_cannts0010.log": "an iCache fault shows as compare_fail_num != 0; the excerpt cut that value off",
     "hccl_env_llamafactory6646.log": "only 'HCCL error' (Chinese title; the log is a screenshot): leftover processes and "
                                      "a missing libaio are in the thread, not the text",
+    # dev batch 12 (labelled from their threads before any rule was written; kept as honest misses)
+    "npu_env_vllmascend116.log": "only 507001 (ACL_ERROR_RT_TS_ERROR) in copy_d2d: the allocator setting that fixed it "
+                                 "(expandable_segments:False) is in the thread, not the log",
+    "npu_unknown_nollama20.log": "the thread never found the cause; the weak 'Failed to load model' wording argues environment",
+    "nccl_env_nccl1240.log": "only ncclSystemError and an INFO line: that NCCL_GRAPH_FILE was the culprit is in the thread",
+    "npu_opns_mineru1684.log": "the text shows 100000 (parameter verification) and a graph assert; that 910A is not adapted "
+                               "is in the thread",
+    "rocm_opns_miopen706.log": "MIOpen solver errors only; that gfx10 is not supported is the thread's conclusion",
+    "cpu_env_ttmetal3980.log": "an IndexError in a test; the unmounted data volume is in the thread",
+    "cpu_env_ncnn400.log": "a SIGSEGV on Android; that the emulator was the cause is in the thread",
+    "npu_param_canndocascendc107.log": "an Ascend C TPipe buffer-count check followed by SIGABRT; no rule reads that check",
+    "npu_opns_vllmascend902.log": "argparse's invalid choice (invalid-param by the text); that the version lacks the "
+                                  "option is in the thread",
+    "cuda_env_pytorch926.log": "a SIGSEGV inside libcuda; the import-order conflict is in the thread",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]
@@ -26,7 +40,9 @@ _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNS
 
 @pytest.mark.parametrize("row", _PARAMS)
 def test_corpus_category_and_numbers(row):
-    d = diagnose(str(LOGS / row["file"]))
+    # the statistical fallback was trained on these very logs (data/prior.json), so it would "know" them: the strict
+    # xfail watches the rules alone; the fallback's honest, out-of-fold figures are benchmarks/diagnose_prior_cv.py's
+    d = diagnose(str(LOGS / row["file"]), prior=row["file"] not in DEV_UNSUPPORTED)
     assert d.primary_category == Category(row["category"]), d.incidents[0].summary if d.incidents else d.notes
     expected = _expected(row["numbers"])
     if expected:

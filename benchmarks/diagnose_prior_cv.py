@@ -1,0 +1,224 @@
+"""Cross-validation of `memplan diagnose`'s statistical fallback (`memplan/diagnose/_prior.py`) on the dev corpus.
+
+Only `fixtures/logs/index.tsv` is read (held-out rounds are never opened). 10 folds, fixed seed; for each fold
+a prior is trained on the other nine folds' logs (`scripts/train_diagnose_prior.py`'s reader and trainer) and
+(a) the prior alone names each fold log's category: accuracy and confusion table;
+(b) the fold's logs go through the real API path, `memplan.diagnose.diagnose(path, prior=fold_model)` (the
+    function the CLI calls; only the model is injected): how many logs the rules alone leave `unknown`, and how
+    many of those the fallback gets right / wrong / leaves `unknown`, and that no rule answer changes;
+(c) the margin threshold is chosen from the pooled out-of-fold curve of the prior alone (for every margin t, the
+    guesses at or above t that are right vs wrong): the t that maximises right - `WRONG_COST` x wrong, i.e. below
+    it the prior's guesses are wrong too often to be shown. (b) is then measured at that threshold.
+Finally the committed model is rebuilt from the whole dev corpus with the chosen threshold (prior.json), so
+
+    python benchmarks/diagnose_prior_cv.py
+
+is the one command after dev logs are added. Writes benchmarks/results/diagnose_prior_cv.{json,md}.
+"""
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+import os
+import platform
+import random
+import subprocess
+import sys
+import time
+from collections import Counter
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, ROOT)
+
+from memplan.diagnose import diagnose  # noqa: E402
+from memplan.diagnose._prior import Prior, log_features, train  # noqa: E402
+
+FOLDS = 10
+SEED = 20261201
+WRONG_COST = 2
+BAND = 10
+RESULTS = os.path.join(HERE, "results", "diagnose_prior_cv")
+
+
+def _trainer():
+    spec = importlib.util.spec_from_file_location("train_diagnose_prior",
+                                                  os.path.join(ROOT, "scripts", "train_diagnose_prior.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def all_rows(trainer) -> list[dict]:
+    """Every dev row (benign / unknown labels too: they go through (b)), with its path, fold and features."""
+    trainer.dev_rows()  # refuses held-out paths
+    with open(os.path.join(ROOT, trainer.INDEX), encoding="utf-8") as f:
+        rows = sorted(csv.DictReader(f, delimiter="\t"), key=lambda r: r["file"])
+    random.Random(SEED).shuffle(rows)
+    out = []
+    for i, r in enumerate(rows):
+        path = os.path.join(ROOT, "fixtures", "logs", r["file"])
+        out.append({"file": r["file"], "label": r["category"], "learned": trainer.LEARNED_AS.get(r["category"],
+                                                                                               r["category"]),
+                    "path": path, "fold": i % FOLDS,
+                    "feats": log_features(path)})
+    return out
+
+
+def fold_model(rows: list[dict], fold: int, trainer, threshold: float) -> Prior:
+    docs = [(r["learned"], r["feats"]) for r in rows if r["fold"] != fold and r["label"] not in trainer.LEFT_OUT]
+    return Prior.from_dict(train(docs, threshold=threshold))
+
+
+def prior_alone(rows: list[dict], trainer) -> list[dict]:
+    """(a): every failure-labelled log guessed by the prior of the other folds."""
+    out = []
+    for fold in range(FOLDS):
+        model = fold_model(rows, fold, trainer, 0.0)
+        for r in rows:
+            if r["fold"] == fold and r["label"] not in trainer.LEFT_OUT:
+                g = model.guess(r["feats"])
+                out.append({"file": r["file"], "label": r["learned"], "guess": g.category if g else None,
+                            "margin": round(g.margin, 3) if g else None})
+    return out
+
+
+def choose_threshold(guesses: list[dict]) -> tuple[float, list[dict]]:
+    """(c): rank the out-of-fold guesses by margin, largest first; accepting every guess down to margin t gives
+    right(t) and wrong(t). The threshold maximises right(t) - WRONG_COST * wrong(t): a wrong category misleads,
+    an `unknown` only fails to help. Also returns the curve in bands of BAND guesses (for the table)."""
+    ranked = sorted((g for g in guesses if g["guess"] not in (None, "unknown")), key=lambda g: (-g["margin"], g["file"]))
+    best, threshold = 0.0, float("inf")
+    right = wrong = 0
+    curve: list[dict] = []
+    for i, g in enumerate(ranked):
+        ok = g["guess"] == g["label"]
+        right, wrong = right + ok, wrong + (not ok)
+        last_of_margin = i + 1 == len(ranked) or ranked[i + 1]["margin"] < g["margin"]
+        if last_of_margin and right - WRONG_COST * wrong > best:
+            best, threshold = right - WRONG_COST * wrong, g["margin"]
+        if (i + 1) % BAND == 0 or i + 1 == len(ranked):
+            prev = curve[-1] if curve else {"right": 0, "wrong": 0}
+            curve.append({"margin_at_least": g["margin"], "band_right": right - prev["right"],
+                          "band_wrong": wrong - prev["wrong"], "right": right, "wrong": wrong})
+    return threshold, curve
+
+
+def full_path(rows: list[dict], trainer, threshold: float) -> list[dict]:
+    """(b): the rules alone, then the API path with the fold's prior at the threshold."""
+    out = []
+    for fold in range(FOLDS):
+        model = fold_model(rows, fold, trainer, threshold)
+        for r in rows:
+            if r["fold"] != fold:
+                continue
+            rules = diagnose(r["path"], prior=False)
+            full = diagnose(r["path"], prior=model)
+            prim, guess = full.primary, model.decide(r["feats"])
+            out.append({"file": r["file"], "label": r["label"], "rules": rules.primary_category.value,
+                        "answer": full.primary_category.value, "basis": prim.basis if prim else None,
+                        "weak": _weak(rules), "prior": guess.category if guess else None})
+    return out
+
+
+def _weak(d) -> bool:
+    """Only the weak phrase layer decided the primary (its confidence is at most 0.35; nothing else is that low
+    except `unknown` and `benign`)."""
+    p = d.primary
+    return p is not None and p.category.value not in ("unknown", "benign") and p.confidence <= 0.35
+
+
+def weak_layer(path: list[dict]) -> dict:
+    """(d): on logs where only the weak layer decided, would the prior (same fold, at the threshold) do better?"""
+    weak = [p for p in path if p["weak"]]
+    differ = [p for p in weak if p["prior"] and p["prior"] != p["rules"]]
+    return {"weak_decided": len(weak), "weak_right": sum(p["rules"] == p["label"] for p in weak),
+            "prior_disagrees": len(differ), "of_those_weak_right": sum(p["rules"] == p["label"] for p in differ),
+            "of_those_prior_right": sum(p["prior"] == p["label"] for p in differ)}
+
+
+def summarise(alone: list[dict], path: list[dict], threshold: float, curve: list[dict]) -> dict:
+    conf: dict[str, Counter] = {}
+    for g in alone:
+        conf.setdefault(g["label"], Counter())[g["guess"] or "none"] += 1
+    unknown = [p for p in path if p["rules"] == "unknown"]
+    fired = [p for p in unknown if p["answer"] != "unknown"]
+    changed = [p for p in path if p["rules"] != "unknown" and p["answer"] != p["rules"]]
+    accepted = [g for g in alone if g["guess"] not in (None, "unknown") and g["margin"] >= threshold]
+    return {
+        "folds": FOLDS, "seed": SEED, "wrong_cost": WRONG_COST, "band": BAND, "threshold": threshold,
+        "prior_alone": {"logs": len(alone), "right": sum(g["guess"] == g["label"] for g in alone),
+                        "accuracy_pct": round(100 * sum(g["guess"] == g["label"] for g in alone) / len(alone), 1),
+                        "accepted_at_threshold": len(accepted),
+                        "accepted_right": sum(g["guess"] == g["label"] for g in accepted),
+                        "confusion": {k: dict(sorted(v.items())) for k, v in sorted(conf.items())}},
+        "curve": curve,
+        "full_path": {"logs": len(path), "rules_right": sum(p["rules"] == p["label"] for p in path),
+                      "right": sum(p["answer"] == p["label"] for p in path),
+                      "rules_unknown": len(unknown), "rules_unknown_labelled_unknown":
+                          sum(p["label"] == "unknown" for p in unknown),
+                      "fallback_fired": len(fired), "fallback_right": sum(p["answer"] == p["label"] for p in fired),
+                      "fallback_wrong": sum(p["answer"] != p["label"] for p in fired),
+                      "rule_answers_changed": len(changed), "weak_layer": weak_layer(path),
+                      "rules_unknown_logs": [{k: p[k] for k in ("file", "label", "answer", "basis")} for p in unknown]},
+    }
+
+
+def markdown(rep: dict) -> str:
+    a, f = rep["prior_alone"], rep["full_path"]
+    w = f["weak_layer"]
+    lines = ["# `memplan diagnose` statistical fallback: 10-fold cross-validation on the dev corpus", "",
+             f"Command: `python benchmarks/diagnose_prior_cv.py`. Commit `{rep['commit']}`, {rep['python']}. "
+             f"Dev corpus only (`fixtures/logs/index.tsv`); folds by a fixed seed ({rep['seed']}).", "",
+             "| measure | value |", "|---|---:|",
+             f"| (a) prior alone, out-of-fold accuracy | {a['right']} / {a['logs']} = {a['accuracy_pct']} % |",
+             f"| (c) margin threshold (maximises right − {rep['wrong_cost']} × wrong) | "
+             f"{rep['threshold']} |",
+             f"| (a) guesses at or above the threshold (right) | {a['accepted_at_threshold']} "
+             f"({a['accepted_right']}) |",
+             f"| (b) rules alone right | {f['rules_right']} / {f['logs']} |",
+             f"| (b) rules + fallback right (API path) | {f['right']} / {f['logs']} |",
+             f"| (b) logs the rules leave `unknown` (of them labelled `unknown`) | {f['rules_unknown']} "
+             f"({f['rules_unknown_labelled_unknown']}) |",
+             f"| (b) fallback fired on those: right / wrong | {f['fallback_right']} / {f['fallback_wrong']} |",
+             f"| (b) rule answers changed by the fallback | {f['rule_answers_changed']} |",
+             f"| (d) logs only the weak phrase layer decided (right) | {w['weak_decided']} ({w['weak_right']}) |",
+             f"| (d) of those, the prior disagrees at the threshold: weak right / prior right | "
+             f"{w['prior_disagrees']}: {w['of_those_weak_right']} / {w['of_those_prior_right']} |", "",
+             "## (a) confusion of the prior alone (label → guess)", "",
+             "| label | guesses |", "|---|---|"]
+    for label, row in a["confusion"].items():
+        lines.append(f"| {label} | " + ", ".join(f"{k} {v}" for k, v in row.items()) + " |")
+    lines += ["", "## (c) out-of-fold curve (bands from the largest margin down)", "",
+              "| margin ≥ | band right | band wrong | cumulative right | cumulative wrong |", "|---:|---:|---:|---:|---:|"]
+    for c in rep["curve"]:
+        lines.append(f"| {c['margin_at_least']} | {c['band_right']} | {c['band_wrong']} | {c['right']} | "
+                     f"{c['wrong']} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    t0 = time.time()
+    trainer = _trainer()
+    rows = all_rows(trainer)
+    alone = prior_alone(rows, trainer)
+    threshold, curve = choose_threshold(alone)
+    path = full_path(rows, trainer, threshold)
+    rep = summarise(alone, path, threshold, curve)
+    rep["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                                   text=True).stdout.strip()
+    rep["python"] = f"Python {platform.python_version()}"
+    rep["seconds"] = round(time.time() - t0, 1)
+    with open(RESULTS + ".json", "w", encoding="utf-8") as fh:
+        json.dump(rep, fh, indent=1, sort_keys=True)
+        fh.write("\n")
+    with open(RESULTS + ".md", "w", encoding="utf-8") as fh:
+        fh.write(markdown(rep))
+    trainer.main([])  # rebuild prior.json from the whole dev corpus with the chosen threshold
+    print(markdown(rep))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

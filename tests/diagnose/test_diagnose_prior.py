@@ -1,0 +1,157 @@
+"""The statistical fallback of `memplan diagnose` (`memplan/diagnose/_prior.py`, `data/prior.json`)."""
+from __future__ import annotations
+
+import importlib.util
+import json
+from collections import Counter
+
+import pytest
+from click.testing import CliRunner
+
+from memplan.cli.main import cli
+from memplan.diagnose import diagnose
+from memplan.diagnose._parse import Evidence
+from memplan.diagnose._prior import MAX_CONFIDENCE, MAX_LINES, MAX_TOKENS_PER_LINE, Prior, PriorText, load_prior, \
+    log_features, tokens, train
+from memplan.diagnose._types import Category
+
+from corpus_helpers import LOGS, ROOT, corpus_rows
+
+
+def _trainer():
+    spec = importlib.util.spec_from_file_location("train_diagnose_prior", ROOT / "scripts" / "train_diagnose_prior.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+# ---------------------------------------------------------------- tokeniser
+
+def test_tokens_words_identifiers_numbers():
+    assert tokens("RuntimeError: aclrtMalloc_v2 failed, ret=507899 at 0x7f3a") == [
+        "runtimeerror", "aclrtmalloc", "v0", "failed", "ret", "0x0f0a"]
+    assert tokens("HCCL timeout after 1800 seconds on rank 3") == ["hccl", "timeout", "after", "seconds", "rank"]
+    assert tokens("E39999 sm_86") == ["e00000", "sm"]
+
+
+def test_tokens_chinese_bigrams_and_cap():
+    assert tokens("显存不足") == ["显存", "存不", "不足"]
+    assert tokens("错") == ["错"]
+    assert len(tokens("word " * 500)) == MAX_TOKENS_PER_LINE
+
+
+def test_collector_bounds_skips_and_weights_the_last_exception():
+    pt = PriorText()
+    pt.add(Evidence(1, "warning", "UserWarning: deprecated zeta", "benign", 1))
+    pt.add(Evidence(2, "frame", 'File "x.py", line 3, in f'))
+    pt.add(Evidence(3, "error-line", "Traceback (most recent call last):"))
+    pt.add(Evidence(4, "error-line", "ValueError: bad gamma"))
+    pt.add(Evidence(5, "error-line", "ValueError: bad gamma"))  # the same text counts once
+    f = pt.features()
+    assert "zeta" not in f and "py" not in f and "traceback" not in f
+    assert f["gamma"] == 3 and f["valueerror"] == 3  # the last exception line counts three times
+    big = PriorText()
+    for i in range(MAX_LINES * 4):
+        big.add(Evidence(i, "error-line", f"failure number {'x' * (i % 50)}y{i}"))
+    assert len(big._texts) == MAX_LINES
+
+
+# ---------------------------------------------------------------- model, determinism, sync with index.tsv
+
+def test_train_is_deterministic_and_order_free():
+    docs = [("comm", Counter(a=2, b=1)), ("environment", Counter(b=3, c=1)), ("comm", Counter(a=1))]
+    assert train(docs) == train(list(reversed(docs)))
+    m = Prior.from_dict(train(docs))
+    g = m.guess({"a": 2})
+    assert g.category == "comm" and g.runner_up == "environment" and g.words == ("a",) and 0.5 < g.probability <= 1
+    assert m.guess({"zzz": 1}) is None
+
+
+def test_committed_prior_matches_the_dev_index():
+    tr = _trainer()
+    text = tr.dumps(tr.build())
+    assert text == tr.dumps(tr.build())
+    with open(tr.OUT, encoding="utf-8") as f:
+        committed = f.read()
+    assert committed == text, ("memplan/diagnose/data/prior.json is stale for fixtures/logs/index.tsv: retrain with "
+                               "`python benchmarks/diagnose_prior_cv.py` (or scripts/train_diagnose_prior.py)")
+    doc = json.loads(committed)
+    assert doc["about"]["trained_from"] == "fixtures/logs/index.tsv"
+    assert doc["about"]["logs"] == sum(r["category"] not in tr.LEFT_OUT for r in corpus_rows())
+    assert doc["model"]["threshold"] > 0
+
+
+def test_trainer_refuses_held_out(tmp_path):
+    tr = _trainer()
+    with pytest.raises(SystemExit, match="held-out"):
+        tr.dev_rows("fixtures/logs/heldout5.tsv")
+    idx = tmp_path / "index.tsv"
+    idx.write_text("file\tsource\tcategory\tnumbers\tnote\nheldout/x.log\ts\tcomm\t\t\n", encoding="utf-8")
+    with pytest.raises(SystemExit, match="held-out"):
+        tr.dev_rows(str(idx))
+
+
+def test_log_features_read_as_diagnose_reads():
+    f = log_features("step 1 loss 0.5\nRuntimeError: the frobnicator exploded\n")
+    assert f["frobnicator"] == 3 and "loss" not in f
+
+
+# ---------------------------------------------------------------- where the fallback acts
+
+_TOY = Prior.from_dict(train([("comm", Counter(rendezvous=5, handshake=4, peer=3)),
+                              ("environment", Counter(firmware=5, mismatch=4, installed=3)),
+                              ("unknown", Counter(segfault=5))], threshold=0.5))
+_UNKNOWN_LOG = "step 10 loss 1.2\nRuntimeError: zorblax rendezvous handshake with peer went sideways\n"
+
+
+def test_fallback_names_the_category_with_low_confidence_and_quotes_the_line():
+    rules = diagnose(_UNKNOWN_LOG, prior=False)
+    assert rules.primary_category == Category.UNKNOWN
+    d = diagnose(_UNKNOWN_LOG, prior=_TOY)
+    p = d.primary
+    assert d.primary_category == Category.COMM and p.basis == "prior"
+    assert p.confidence <= MAX_CONFIDENCE
+    assert "no known message or code matched" in p.summary and "resembles the comm logs" in p.summary
+    assert "\u201chandshake\u201d" in p.summary and "zorblax rendezvous handshake" in p.summary  # the line still quoted
+    assert any(e.startswith("prior: comm") for e in p.evidence)
+    assert p.to_dict()["basis"] == "prior"
+
+
+def test_fallback_below_threshold_or_unknown_class_stays_unknown():
+    strict = Prior.from_dict(train([("comm", Counter(rendezvous=5)), ("environment", Counter(firmware=5))],
+                                   threshold=1e9))
+    assert diagnose(_UNKNOWN_LOG, prior=strict).primary_category == Category.UNKNOWN
+    d = diagnose("RuntimeError: worker segfault segfault\n", prior=_TOY)
+    assert d.primary_category == Category.UNKNOWN and d.primary.basis == "rules"
+
+
+@pytest.mark.parametrize("text", [
+    "RuntimeError: rendezvous handshake peer: error code is 507015\n",           # a catalogued code decides
+    "RuntimeError: CUDA error: an illegal memory access was encountered rendezvous handshake peer\n",  # a message
+    "[2025-01-01] INFO step 1 loss 0.5 rendezvous handshake peer\n",              # no error line: benign
+])
+def test_fallback_never_overrides_rules(text):
+    with_prior, rules = diagnose(text, prior=_TOY), diagnose(text, prior=False)
+    assert with_prior.to_dict() == rules.to_dict()
+    assert all(i.basis == "rules" for i in with_prior.incidents)
+
+
+def test_garbage_input_still_exit_2(tmp_path):
+    p = tmp_path / "garbage.log"
+    p.write_bytes(bytes(range(256)) * 50)
+    empty = tmp_path / "empty.log"
+    empty.write_bytes(b"")
+    for f in (p, empty):
+        r = CliRunner().invoke(cli, ["diagnose", str(f)])
+        assert r.exit_code == 2 and "Traceback" not in r.output
+
+
+def test_committed_prior_changes_only_rule_unknowns_on_the_dev_corpus():
+    assert load_prior() is not None
+    for r in corpus_rows():
+        path = str(LOGS / r["file"])
+        rules, full = diagnose(path, prior=False), diagnose(path)
+        if rules.primary_category != Category.UNKNOWN:
+            assert full.to_dict() == rules.to_dict(), r["file"]
+        elif full.primary_category != Category.UNKNOWN:
+            assert full.primary.basis == "prior" and full.primary.confidence <= MAX_CONFIDENCE
