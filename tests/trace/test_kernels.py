@@ -225,3 +225,12 @@ def test_cpu_gemm_clones_an_expanded_gradient(phase_peaks):
     # (a 3-d linear whose output is summed was 255 KiB under its real run in backward)
     est, real = phase_peaks(EXPANDED_GRAD, batch_size=2)
     assert est == real
+
+
+def test_a_kernel_that_refuses_the_fake_arguments_is_not_measured():
+    # bf16 batch norm: the fake saved statistics have the input's dtype, the real kernel wants float
+    x = torch.zeros(2, 4, 3, 3, dtype=torch.bfloat16)
+    w = torch.zeros(4)
+    stats = torch.zeros(4, dtype=torch.bfloat16)
+    args = (x, x, w, w, w, stats, stats, True, 1e-5, [True, True, True])
+    assert kernels.measure_cpu_scratch(torch.ops.aten.native_batch_norm_backward.default, args, {}, (x, w, w)) is None
