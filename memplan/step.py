@@ -267,8 +267,7 @@ def run(workload: Workload, cfg: TrainConfig, hooks: StepHooks | None = None,
     gc_was_enabled = gc.isenabled()
     outer_freeze = _HEAP_FROZEN or gc.get_freeze_count() > 0   # a caller froze the heap (`frozen_heap`)
     gc.collect()
-    if not outer_freeze:
-        gc.freeze()  # objects from before the run (transformers' modules...) are not scanned again
+    gc.freeze()  # what came before the run is not scanned again (unfrozen at the end, or by the caller's freeze)
     gc.disable()
     try:
         model = build(workload, cfg, hooks, target)
@@ -348,6 +347,9 @@ def frozen_heap():
     """Collect and freeze the heap once for several `run`s (each would otherwise scan the whole heap of
     torch and transformers objects at its start and end)."""
     global _HEAP_FROZEN
+    if _HEAP_FROZEN or gc.get_freeze_count() > 0:   # frozen already (an outer call, the CLI after its imports)
+        yield
+        return
     gc.collect()
     gc.freeze()
     _HEAP_FROZEN = True

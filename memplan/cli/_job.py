@@ -52,8 +52,27 @@ def job_inputs(model, hf_config, task, kw: dict):
         if kw.get("checkpoint"):
             explicit["checkpoint"] = tuple(kw["checkpoint"])
         cfg = job.train.with_(**explicit).validate()
-    workload = job_workload(job, model, hf_config, task, spec)
+    workload = _settled(job_workload, job, model, hf_config, task, spec)
     return workload, cfg, job
+
+
+def _settled(load, *args):
+    """`load(*args)` (which imports torch and transformers) without the collector's full passes over the
+    growing heap of their modules (about a second of a process), then that heap frozen until the command
+    ends: every later collection (each trace collects at its start and per step) leaves it alone."""
+    import gc
+
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        return load(*args)
+    finally:
+        ctx = click.get_current_context(silent=True)
+        if ctx is not None and gc.get_freeze_count() == 0:
+            gc.freeze()
+            ctx.call_on_close(gc.unfreeze)
+        if was:
+            gc.enable()
 
 
 def deepspeed_of(job, kw, cfg):

@@ -120,6 +120,8 @@ class Verdict:
 def classify_oom(n: dict[str, Any], flags: set[str]) -> Verdict:
     """Classify one OOM message from its own numbers (see the module docstring for the rules)."""
     s = OomState.read(n, flags)
+    if "startup" in flags and s.req is not None and s.total is not None and s.free is not None:
+        return _startup_verdict(s)
     special = _special_case(s)
     if special is not None:
         return special
@@ -240,6 +242,24 @@ def _special_case(s: OomState) -> Verdict | None:
                        "limit, the driver, or another job that released memory in between is the likely cause.",
                        s.facts, {"free_ok"})
     return None
+
+
+def _startup_verdict(s: OomState) -> Verdict:
+    """An engine's start-up check of free memory (vLLM's gpu_memory_utilization): nothing is allocated by this
+    engine yet, so all but the runtime's own context of what is not free is held by other processes."""
+    outside = s.total - s.free
+    allowance = int(3.5 * GiB) if str(s.device).startswith("npu") else GiB
+    s.facts["foreign_bytes"] = outside
+    head = (f"At start-up only {_fmt(s.free)} of {s.device}'s {_fmt(s.total)} was free, less than the {_fmt(s.req)} the "
+            "engine's memory-utilization setting asks for")
+    if outside > allowance:
+        return Verdict(Category.FOREIGN_MEMORY, 0.8,
+                       f"{head}: {_fmt(outside)} was already held outside this engine before it allocated anything "
+                       "(other processes, another engine, a leftover worker). Free that memory or lower the "
+                       "utilization to fit what is free.", s.facts, set())
+    return Verdict(Category.CAPACITY, 0.7,
+                   f"{head}, although the device is otherwise idle ({_fmt(outside)} in use, about the runtime's own "
+                   "context): the utilization asks for more than the device can give. Lower it.", s.facts, set())
 
 
 def _beyond_device(s: OomState) -> bool:

@@ -9,7 +9,9 @@ name a cause and the contexts in which a number is a code are data (`_rules`, `d
 
 Recognised: CUDA OOM messages of every PyTorch layout (`cached`, `reserved in total by PyTorch`,
 `total capacty`, `reserved by PyTorch but unallocated`, `Process N has X memory in use`, private pools),
-torch_npu OOMs old and new (`).If`), the 1 EB guard, host-RAM messages, CANN error blocks and plog lines,
+torch_npu OOMs old and new (`).If`), the cudaMallocAsync block (`would exceed allowed memory`), vLLM's
+start-up free-memory check, TensorFlow's `failed to allocate ... (N bytes) from device`, the 1 EB guard,
+host-RAM messages, CANN error blocks and plog lines,
 torch_npu `ERRxxyyy`, HCCL/NCCL timeouts and watchdog reports, AI Core / AICPU / CUDA kernel faults,
 device-open and version errors, operator fallbacks, and Python traceback frames.
 """
@@ -62,12 +64,12 @@ class Evidence:
 # OOM message starts (any layout); the rest of the message may be on the following lines.
 _OOM_START = re.compile(
     r"(?:(?P<dev>CUDA|NPU|GPU|HIP|XPU|MPS|MLU|GCU)\s+out of memory|OutOfMemoryError|out of memory\.\s*Tried to allocate"
-    r"|[Tt]ried to allocate (?:more than )?" + SIZE + r")"
+    r"|[Tt]ried to allocate (?:more than )?" + SIZE + r"|would exceed allowed memory)"
 )
 _OOM_HINT = re.compile(r"[Tt]ried to allocate|total capac|already allocated|reserved (?:in total|by PyTorch)", re.I)
 _OOM_DONE = re.compile(
     r"(?i:reserved in total by PyTorch)\)|cached\)|Memory Management|to avoid fragmentation|PYTORCH_\w*ALLOC_CONF"
-    r"|more than 1EB memory|reserved by PyTorch but unallocated"
+    r"|more than 1EB memory|reserved by PyTorch but unallocated|user-supplied memory fraction\)\s*:\s*\d"
 )
 _NEW_RECORD = re.compile(
     r"^\s*(?:Traceback|File \"|\w+(?:Error|Exception|Warning):|\[\w+\]|\d{4}-\d{2}-\d{2}|E[0-9A-Z]\d{4}[:\[\s]|INFO|WARNING|ERROR|Loading|Epoch)"
@@ -75,11 +77,19 @@ _NEW_RECORD = re.compile(
 _OOM_MAX_LINES = 8
 
 _F = {
-    "requested_bytes": re.compile(r"[Tt]ried to allocate (?:more than )?" + SIZE),
-    "total_bytes": re.compile(SIZE + r"\s*total capac|total capac\w*\s+of\s+" + SIZE),
-    "allocated_bytes": re.compile(SIZE + r"\s*(?:already allocated|is allocated by PyTorch)", re.I),
+    # the cudaMallocAsync backend's block (pytorch c10/cuda/CUDAMallocAsyncAllocator.cpp, mallocAsync: "Allocation on
+    # device N would exceed allowed memory. (out of memory)" then "Currently allocated : X", "Requested : X",
+    # "Device limit : X", "Free (according to CUDA): X", as ComfyUI and the SD web UI print it) is read by the
+    # second alternative of each of these four
+    "requested_bytes": re.compile(r"[Tt]ried to allocate (?:more than )?" + SIZE + r"|\bRequested\s*:\s*" + SIZE),
+    "total_bytes": re.compile(SIZE + r"\s*total capac|total capac\w*\s+of\s+" + SIZE + r"|Device limit\s*:\s*" + SIZE),
+    "allocated_bytes": re.compile(SIZE + r"\s*(?:already allocated|is allocated by PyTorch)|Currently allocated\s*:\s*"
+                                  + SIZE, re.I),
     "active_bytes": re.compile(SIZE + r"\s*current active"),
-    "free_bytes": re.compile(r"(?:(?<![\w.])|;\s*)" + SIZE + r"\s*free\b|of which\s+" + SIZE + r"\s+is free"),
+    # `of which X is free`, also when a copied message was cut off right after the size (`of which 22.25 GiB i…`)
+    "free_bytes": re.compile(r"(?:(?<![\w.])|;\s*)" + SIZE + r"\s*free\b|of which\s+" + SIZE
+                             + r"(?=\s+is free|\s*(?:is?|is f\w*)?\s*(?:…|\.\.\.)?\s*$)|Free \(according to CUDA\)\s*:\s*"
+                             + SIZE),
     "reserved_bytes": re.compile(SIZE + r"\s*reserved in total by PyTorch", re.I),
     "reserved_unallocated_bytes": re.compile(SIZE + r"\s*(?:cached\)|is reserved by PyTorch but unallocated)", re.I),
     "private_pool_bytes": re.compile(SIZE + r"\s*allocated in private pools"),
@@ -132,6 +142,16 @@ def parse_oom(text: str) -> dict[str, Any]:
 # pool (+ by events) and the request, against the device memory the pool may use.
 _MS_POOL = re.compile(r"TotalUsedMemStatistics : (\d+) plus TotalUsedByEventMemStatistics : (\d+) and plus "
                       r"alloc size : (\d+) is more than total mem size : (\d+)")
+# vLLM's start-up check (vllm-project/vllm vllm/v1/worker/utils.py request_memory, earlier gpu_worker.py init_device;
+# vllm-ascend and the XPU worker reuse it): the device's free / total memory before this engine allocated anything,
+# against what gpu_memory_utilization asks for. Everything not free is held outside this engine.
+_VLLM_FREE = re.compile(r"Free memory on device(?: ([\w:]+))? \((\d+(?:\.\d+)?)/(\d+(?:\.\d+)?) GiB\)(?: on startup)? is less "
+                        r"than desired (?:GPU|NPU|XPU)? ?memory utilization \((\d+(?:\.\d+)?), (\d+(?:\.\d+)?) GiB\)")
+# TensorFlow's stream executor when a device allocation fails (tensorflow stream_executor/cuda/cuda_driver.cc
+# GpuDriver::DeviceAllocate: 'failed to allocate 17.79G (19104890880 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY';
+# HostAllocate: 'failed to alloc N bytes on host'): the exact byte count is the one in brackets.
+_TF_DEVICE = re.compile(r"failed to allocate \S+ \((\d+) bytes\) from device: CUDA_ERROR_OUT_OF_MEMORY")
+_TF_HOST = re.compile(r"failed to alloc (\d+) bytes on host: CUDA_ERROR_OUT_OF_MEMORY")
 _HOST = [
     re.compile(r"not enough memory: you tried to allocate (\d+)\s*GB"),
     re.compile(r"DefaultCPUAllocator: (?:not enough memory|can't allocate memory): you tried to allocate (\d+) bytes"),
@@ -159,7 +179,7 @@ _TRIGGER = re.compile(
     r"|_ARRAY_API|binary incompat|has no attribute|_OpNamespace|socket|C10d|vs\. 0\)|connect\(\)|waiting for"
     r"|CUBLAS_|CUDNN_|CURAND_|CUFFT_|CUSOLVER_|CUSPARSE_|CUDA_HOME|nvcc|GNU version|Exception|Cuda failure"
     r"|ErrCode|NVRM|ndarray|AICERROR|aicerror|opType|capture mode|platform|TotalUsedMemStatistics"
-    r"|(?i:died|crash|fail to)"
+    r"|(?i:died|crash|fail to|open files|huggingface|grad_fn|require grad|inplace operation|backward through|Ampere)"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"
@@ -197,7 +217,7 @@ _NUMS = [
 _OOM_WORDS = frozenset(
     "gib mib kib tib bytes b total capacity capacty already allocated free reserved in by pytorch cached current "
     "active tried to allocate of which is has memory use process including non-pytorch this and unallocated if "
-    "try setting gpu npu".split())
+    "try setting gpu npu currently requested device limit according cuda".split())
 
 
 def _between_words(text: str, nxt: str) -> bool:
@@ -258,6 +278,10 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
             yield Evidence(no, "oom", line[:2000], "memory", 3, numbers={
                 "requested_bytes": req, "total_bytes": total, "allocated_bytes": used + event})
             continue
+        ev = _other_oom(no, line)
+        if ev is not None:
+            yield ev
+            continue
         for rx in _HOST:
             hm = rx.search(line)
             if hm:
@@ -266,6 +290,27 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
                                numbers={"requested_bytes": val, "device": "cpu"}, flags=frozenset({"host"}))
                 break
         yield from _scan_line(no, line)
+
+
+def _other_oom(no: int, line: str) -> Evidence | None:
+    """Out-of-memory lines of other layouts whose sizes are known: vLLM's start-up check, TensorFlow's allocator."""
+    vm = _VLLM_FREE.search(line)
+    if vm:
+        free, total, _util, want = (float(g) for g in vm.groups()[1:])
+        nums: dict[str, Any] = {"free_bytes": int(round(free * (1 << 30))), "total_bytes": int(round(total * (1 << 30))),
+                                "requested_bytes": int(round(want * (1 << 30)))}
+        if vm.group(1):
+            nums["device"] = vm.group(1)
+        return Evidence(no, "oom", line[:2000], "memory", 3, flags=frozenset({"startup"}), numbers=nums)
+    tm = _TF_DEVICE.search(line)
+    if tm:
+        return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": int(tm.group(1)),
+                                                                      "device": "cuda"})
+    hm = _TF_HOST.search(line)
+    if hm:
+        return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host"}),
+                        numbers={"requested_bytes": int(hm.group(1)), "device": "cpu"})
+    return None
 
 
 def _scan_line(no: int, line: str) -> Iterator[Evidence]:

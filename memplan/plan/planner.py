@@ -34,6 +34,7 @@ from memplan.plan import policy as _policy
 from memplan.plan.evaluate import Evaluator
 from memplan.plan.change import Change
 from memplan.plan.snippet import plan_snippet
+from memplan.step import frozen_heap
 from memplan.workload import TrainConfig
 
 FAST_TRACE_EVENTS = 12000   # above this, a trace takes several seconds: model what is not applied
@@ -142,9 +143,10 @@ def plan(model=None, *, hf_config: str | None = None, task: str | None = None, c
     _check_inputs(dev, margin, dp_size, target_global_batch, maximize_batch, seq_len_search)
     workload = load_workload(model, hf_config, task)
     ev = Evaluator(workload, dev, int(dev.capacity_bytes * (1.0 - margin)), on_trace)
-    return plan_on(ev, cfg, margin=margin, target_global_batch=target_global_batch, dp_size=dp_size,
-                   seq_len_search=seq_len_search, same_math_only=same_math_only, thorough=thorough,
-                   max_batch=max_batch, maximize_batch=maximize_batch, t_start=t_start)
+    with frozen_heap():   # the heap of torch and transformers is collected once for all the plan's traces
+        return plan_on(ev, cfg, margin=margin, target_global_batch=target_global_batch, dp_size=dp_size,
+                       seq_len_search=seq_len_search, same_math_only=same_math_only, thorough=thorough,
+                       max_batch=max_batch, maximize_batch=maximize_batch, t_start=t_start)
 
 
 def plan_on(ev: Evaluator, cfg: TrainConfig, *, margin: float = 0.0, target_global_batch: int | None = None,

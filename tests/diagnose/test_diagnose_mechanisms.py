@@ -529,3 +529,61 @@ def test_family_texts_of_dev_batch_10(log, want):
 def test_dataloader_shared_memory_advice():
     d = diagnose("RuntimeError: DataLoader worker (pid 5) is killed by signal: Bus error.\n")
     assert [a.id for a in d.primary.advice][:1] == ["MP029"]
+
+
+# ---------------------------------------------------------------- dev batch 13 (held-out round 9's families)
+
+@pytest.mark.parametrize("log,want,nums", [
+    # vLLM's start-up check: what is not free is held outside the engine (it has allocated nothing yet)
+    ("ValueError: Free memory on device xpu:0 (0.22/30.3 GiB) on startup is less than desired GPU memory "
+     "utilization (0.7, 21.21 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.\n",
+     Category.FOREIGN_MEMORY, {"free_bytes": round(0.22 * GiB), "total_bytes": round(30.3 * GiB)}),
+    # an idle card (0.6 GiB in use: the runtime's own context) and a utilization above what it can give
+    ("ValueError: Free memory on device (23.4/24.0 GiB) on startup is less than desired GPU memory utilization "
+     "(0.99, 23.76 GiB).\n", Category.CAPACITY, {"free_bytes": round(23.4 * GiB), "total_bytes": 24 * GiB}),
+    # the cudaMallocAsync backend's block, one field a line
+    ("Allocation on device 0 would exceed allowed memory. (out of memory)\nCurrently allocated     : 6.89 GiB\n"
+     "Requested               : 320.00 MiB\nDevice limit            : 23.69 GiB\nFree (according to CUDA): 2.94 MiB\n"
+     "PyTorch limit (set by user-supplied memory fraction)\n                        : 17179869184.00 GiB\n",
+     Category.CAPACITY, {"requested_bytes": 320 * MiB, "allocated_bytes": round(6.89 * GiB),
+                         "total_bytes": round(23.69 * GiB), "free_bytes": round(2.94 * MiB)}),
+    # TensorFlow: the exact byte count in brackets
+    ("2017-09-13 E tensorflow/stream_executor/cuda/cuda_driver.cc:924] failed to allocate 106.88M (112066560 bytes) "
+     "from device: CUDA_ERROR_OUT_OF_MEMORY\n", Category.CAPACITY, {"requested_bytes": 112066560}),
+    ("E external/org_tensorflow/tensorflow/stream_executor/cuda/cuda_driver.cc:802] failed to alloc 782758144 bytes "
+     "on host: CUDA_ERROR_OUT_OF_MEMORY: out of memory\n", Category.CAPACITY, {"requested_bytes": 782758144}),
+    # a CUDA OOM message cut off mid-line: what is there is read
+    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 24.00 GiB. GPU 0 has a total capacity of "
+     "44.55 GiB of which 22.25 GiB i…\n", Category.CAPACITY,
+     {"requested_bytes": 24 * GiB, "total_bytes": round(44.55 * GiB), "free_bytes": round(22.25 * GiB)}),
+])
+def test_oom_numbers_of_other_layouts(log, want, nums):
+    d = diagnose(log)
+    assert d.primary_category == want
+    for key, val in nums.items():
+        assert d.primary.numbers[key] == val, key
+
+
+@pytest.mark.parametrize("log,want", [
+    ("OSError: [Errno 28] No space left on device\n", Category.ENVIRONMENT),
+    ("OSError: [Errno 24] Too many open files\n", Category.ENVIRONMENT),
+    ("RuntimeError: unable to open shared memory object </torch_1_2> in read-write mode\n", Category.ENVIRONMENT),
+    ("OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached "
+     "files and it looks like gpt2 is not the path to a directory containing a file named config.json.\n",
+     Category.ENVIRONMENT),
+    ("RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn\n", Category.INVALID_PARAM),
+    ("RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors after they "
+     "have already been freed).\n", Category.INVALID_PARAM),
+    ("RuntimeError: FlashAttention only supports Ampere GPUs or newer.\n", Category.OP_NOT_SUPPORTED),
+    ("[ERROR] build/CMakeFiles/torch_npu.dir/compiler_depend.ts:device_count:41: \"[PTA]:\"get device count of NPU "
+     "failed\"\"\n", Category.ENVIRONMENT),
+    ("The extend info: errcode:(95) errorStr: The DDR address of the MTE instruction is out of range.\n",
+     Category.KERNEL_FAULT),
+    # torch_npu's catch-all after an uncaught exception: an error (never benign), the cause is what precedes it
+    ("[ERROR] 2025-11-10-01:25:26 (PID:4635, Device:-1, RankID:-1) ERR99999 UNKNOWN applicaiton exception\n",
+     Category.UNKNOWN),
+    ("OSError: [Errno 28] No space left on device\n[ERROR] 2025-11-10-01:25:26 (PID:1, Device:-1, RankID:-1) ERR99999 "
+     "UNKNOWN applicaiton exception\n", Category.ENVIRONMENT),
+])
+def test_family_texts_of_dev_batch_13(log, want):
+    assert diagnose(log).primary_category == want

@@ -1,0 +1,56 @@
+"""The collector around traces (memplan.step.frozen_heap, run; the CLI's import of torch and transformers):
+the heap that was there before is frozen once and left alone, the collector's state is restored after."""
+from __future__ import annotations
+
+import gc
+from pathlib import Path
+
+from memplan.step import frozen_heap, run
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_nested_frozen_heap_leaves_the_unfreezing_to_the_outer_one():
+    before = gc.get_freeze_count()
+    assert before == 0, "another test left the heap frozen"
+    with frozen_heap():
+        outer = gc.get_freeze_count()
+        assert outer > 0
+        with frozen_heap():
+            assert gc.get_freeze_count() >= outer
+        assert gc.get_freeze_count() >= outer      # the inner one did not unfreeze
+    assert gc.get_freeze_count() == 0
+
+
+def test_run_freezes_what_came_before_and_restores_the_collector():
+    from memplan.core import load_workload
+    from memplan.workload import TrainConfig
+
+    workload = load_workload(str(ROOT / "fixtures" / "models" / "mlp.py"))
+    cfg = TrainConfig(batch_size=2).validate()
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    run(workload, cfg)
+    assert gc.isenabled() and gc.get_freeze_count() == 0      # frozen for the run only
+    with frozen_heap():
+        run(workload, cfg)
+        assert gc.get_freeze_count() > 0                    # the caller unfreezes
+        run(workload, cfg)
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+def test_cli_loads_the_workload_without_collections_then_freezes_its_heap_for_the_command():
+    import click
+
+    from memplan.cli._job import _settled
+
+    seen = []
+
+    def load(x):
+        seen.append(gc.isenabled())
+        return x + 1
+
+    with click.Context(click.Command("x")):
+        assert _settled(load, 1) == 2 and seen == [False]
+        assert gc.isenabled() and gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() == 0            # unfrozen when the command ends
+    assert _settled(load, 2) == 3 and gc.get_freeze_count() == 0   # no command: nothing frozen
