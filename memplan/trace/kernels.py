@@ -126,19 +126,32 @@ def _onednn_matmul_copies(m1: torch.Tensor, m2: torch.Tensor) -> list[int]:
     return [_nbytes(m) for m in (m1, m2) if not _onednn_optimized_format(m)]
 
 
+def _blas_readable(t: torch.Tensor) -> bool:
+    """aten/src/ATen/native/LinearAlgebra.cpp `addmm_impl_cpu_`: BLAS reads a matrix (the last two
+    dimensions) that is row- or column-major with a leading dimension of at least its rows / columns;
+    any other matrix, an expanded one (stride 0: the gradient of a `sum()`) for one, is first cloned
+    contiguous, after the output is allocated."""
+    if t.dim() < 2:
+        return True
+    (r, c), (sr, sc) = t.shape[-2:], t.stride()[-2:]
+    return (sc == 1 and sr >= max(1, c)) or (sr == 1 and sc >= max(1, r))
+
+
 def _gemm_plan(op, args, kwargs, out, m1, m2) -> list:
-    """The oneDNN copies of a GEMM's inputs; when there are any, the real kernel is measured once for
-    its exact sequence (copies plus oneDNN's scratchpad), as for convolutions."""
+    """The copies a CPU GEMM makes of its inputs: oneDNN's of layouts it cannot read, BLAS's of matrices
+    it cannot read; when there are any, the real kernel is measured once for its exact sequence (copies
+    plus oneDNN's scratchpad), as for convolutions."""
     copies = _onednn_matmul_copies(m1, m2)
-    if not copies:
+    clones = [m.numel() * m.element_size() for m in (m1, m2) if not _blas_readable(m)]
+    if not copies and not clones:
         return []
     # measured on this host whatever its ISA (oneDNN takes bf16 GEMMs only where it has bf16 support)
     measured = measure_cpu_scratch(op, args, kwargs, out)
     if measured is not None:
         return measured
-    if not _cpu_has_onednn_bf16():
-        return []
-    return [*copies, OUTPUTS, *[FREE(i) for i in range(len(copies))]]
+    if copies and _cpu_has_onednn_bf16():
+        return [*copies, OUTPUTS, *[FREE(i) for i in range(len(copies))]]
+    return [OUTPUTS, *clones, *[FREE(i) for i in range(len(clones))]]
 
 
 @register(aten.mm.default, ("cpu",), source="aten/src/ATen/native/mkldnn/Matmul.cpp mkldnn_matmul")
@@ -337,9 +350,25 @@ def _cpu_sum_cast(args, kwargs, out):
     return [OUTPUTS, x.numel() * out.element_size(), FREE(0)]
 
 
-for _op in (aten.sum.default, aten.sum.dim_IntList):
-    register(_op, ("cpu",), onednn=False, source="aten/src/ATen/native/ReduceOps.cpp sum_out -> make_reduction")(
-        _cpu_sum_cast)
+def _cpu_reduction(op, written=None):
+    # what the CPU reduction kernels allocate besides their output: a reduction split over threads keeps
+    # a partial result per thread (TensorIterator's two-pass reduce, `at::get_num_threads()` of them); a
+    # sum into another dtype copies its input first (above); `mean` divides the sum in place by the count,
+    # a number aten wraps into a 0-dim tensor (8 bytes, copied to the result's dtype), and for bf16 / fp16
+    # sums in fp32: a float copy of the result and of the whole input (`mean_out`). Measured once per
+    # layout, else the written rule
+    def rule(args, kwargs, out):
+        measured = measure_cpu_scratch(op, args, kwargs, out)
+        if measured is not None:
+            return measured
+        return written(args, kwargs, out) if written is not None else []
+    return rule
+
+
+for _op, _written in ((aten.sum.default, _cpu_sum_cast), (aten.sum.dim_IntList, _cpu_sum_cast),
+                      (aten.mean.default, None), (aten.mean.dim, None)):
+    register(_op, ("cpu",), onednn=False, source="aten/src/ATen/native/ReduceOps.cpp sum_out -> make_reduction, "
+             "mean_out; native/TensorIteratorReduce.cpp two_pass_reduction")(_cpu_reduction(_op, _written))
 
 
 def _cpu_safe_softmax(args, kwargs, out):
@@ -379,6 +408,9 @@ for _name, _src, _strided in (
         ("native_layer_norm_backward", "layer_norm.cpp layer_norm_backward_cpu", False),
         ("native_group_norm", "group_norm.cpp native_group_norm", False),
         ("native_group_norm_backward", "group_norm.cpp native_group_norm_backward", False),
+        # contiguous inputs: grad_input is allocated (`empty_like`), then allocated again for the
+        # contiguous kernel and the first one freed on return, a transient of the input's size
+        ("native_batch_norm_backward", "Normalization.cpp batch_norm_backward_cpu_template", False),
         ("embedding_dense_backward", "Embedding.cpp embedding_dense_backward_cpu", True),
         # per-thread blocks of scores and partial outputs (`at::get_num_threads()` x split sizes); the CPU
         # flash attention ops by these names are absent on torch 2.1 (no rule there)
@@ -607,8 +639,14 @@ def measure_cpu_scratch(func, args, kwargs, out) -> list | None:
         return None
     with _disable_current_modes():
         rargs, rkwargs = _real_like(list(args)), _real_like(dict(kwargs))
-        with memory_profile() as prof:
-            result = func(*rargs, **rkwargs)
+        try:
+            with memory_profile() as prof:
+                result = func(*rargs, **rkwargs)
+        except Exception:  # noqa: BLE001 - the fake arguments are not ones the real kernel takes
+            # (bf16 batch norm's saved statistics: float in a real run, the input's dtype on fake
+            # tensors); the op is traced without its scratch, as it was before it was measured
+            _MEASURED[key] = None
+            return None
         layouts = tuple(_layout(r) for r in tree_flatten(result)[0])
         del result, rargs, rkwargs
     seq = []

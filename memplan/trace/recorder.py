@@ -13,6 +13,8 @@ and optimizer state. A storage's final category holds for its whole life.
 from __future__ import annotations
 
 import operator
+import os
+import sys
 import weakref
 from collections import Counter
 
@@ -25,7 +27,7 @@ from torch.utils._pytree import tree_flatten, tree_unflatten
 from torch.utils.weak import WeakIdKeyDictionary
 
 from memplan import compat
-from memplan.trace import custom_ops, datadep
+from memplan.trace import custom_ops, datadep, views
 from memplan.trace.events import StorageRecord, Trace
 from memplan.trace.kernels import WRAPPED_DTYPES, real_layouts
 
@@ -69,10 +71,21 @@ def _tensor_slots(func) -> tuple:
 _INPLACE_KEEPS_NUMBER = {aten.mul_.Tensor: "other", aten.div_.Tensor: "other"}
 
 
-def _user_code() -> bool:
-    """Whether the running op was called from Python: outside backward, or in a custom Function's backward."""
-    node = torch._C._current_autograd_node()
-    return node is None or isinstance(node, torch.autograd.function.BackwardCFunction)
+# dynamo's `disable` wrappers around a dispatch mode's `__torch_dispatch__` (torch >= 2.x)
+_DISPATCH_WRAPPERS = tuple(os.path.join(os.path.dirname(torch.__file__), p) for p in ("_dynamo", "_compile.py"))
+
+
+def _engine_code() -> bool:
+    """Whether the running op was issued by the autograd engine's C++ (a built-in node's formula, the
+    engine's sum of two gradients): the nearest Python frame below the dispatch modes is then the one that
+    started the engine (`Variable._execution_engine.run_backward`). An op from Python code that runs during
+    backward (a custom Function's backward, a saved-tensor hook recomputing a checkpointed forward, a
+    tensor hook) has that code as its frame."""
+    f = sys._getframe(2)
+    while f is not None and (f.f_code.co_name == "__torch_dispatch__"
+                             or f.f_code.co_filename.startswith(_DISPATCH_WRAPPERS)):
+        f = f.f_back
+    return f is not None and "run_backward" in f.f_code.co_names
 
 
 _CATEGORY_BY_PHASE = {
@@ -335,20 +348,27 @@ class RecordingMode(TorchDispatchMode):
         self.host_scalars = False   # record wrapped numbers (host tensors: device memory on CPU targets)
         self._slots: dict = {}
         self._wrapped_pending: tuple | None = None   # (the last op, its output, its wrapped numbers)
+        self._inplace_views: list = []               # views just changed in place (memplan.trace.views)
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         if func is _LOCAL_SCALAR:
             return self._item(args[0])
         if self._wrapped_pending and func is not _PRIM_DEVICE and not func.is_view:
             self._settle_wrapped()
-        wrapped = self._wrapped_args(func, args) if self.host_scalars and _user_code() else None
+        if self._inplace_views and func is not _PRIM_DEVICE and not func.is_view:
+            for v in self._inplace_views:
+                views.real_view_grad(v)
+            self._inplace_views.clear()
+        engine = ((func is _ADD or self.host_scalars) and torch._C._current_autograd_node() is not None
+                  and _engine_code())
+        wrapped = self._wrapped_args(func, args) if self.host_scalars and not engine else None
         kwargs = kwargs or {}
         try:
             out = func(*args, **kwargs)
         except Exception as exc:
             out = self._unfakeable(func, args, kwargs, exc)
         if func is _ADD:
-            if torch._C._current_autograd_node() is not None:
+            if engine:
                 self._engine_accumulate(args, kwargs, out)
             elif self.in_linear:
                 self._linear_bias(args, out)
@@ -381,14 +401,18 @@ class RecordingMode(TorchDispatchMode):
             self._finite(out)
         if wrapped:
             self._wrapped_pending = (func, out, wrapped)
+        if mutable and isinstance(out, torch.Tensor) and out.requires_grad and out._is_view() \
+                and torch.is_grad_enabled():
+            self._inplace_views.append(out)   # its rebuilt gradient node: memplan.trace.views
         return out
 
     def _wrapped_args(self, func, args) -> list | None:
         """The op's wrapped numbers (`WRAPPED_DTYPES`), recorded before its outputs as the real allocator
         sees them, each as a stand-in host tensor: [(argument name, stand-in)], None when there are none.
-        Not while autograd runs a built-in node: a wrapped number there is the one it saved (counted);
-        a custom Function's backward is Python code (reentrant checkpointing, Reformer's reversible
-        layers recompute the forward there) whose numbers are new."""
+        Not for ops the autograd engine issues (`_engine_code`): a wrapped number there is the one a node
+        saved (counted); Python code run during backward (a custom Function's backward: reentrant
+        checkpointing, Reformer's reversible layers recompute the forward there; a saved-tensor hook
+        recomputing a non-reentrant checkpoint) makes new ones."""
         slots = self._slots.get(func)
         if slots is None:
             slots = self._slots[func] = _tensor_slots(func)

@@ -13,6 +13,9 @@ _expected = corpus_benchmark().expected_numbers  # index.tsv's numbers column ->
 # Dev logs whose text does not show the cause their thread found (labelled from the thread, kept as honest
 # misses rather than fitted): strict xfail, so a rule that starts to get one right is noticed.
 DEV_UNSUPPORTED = {
+    "hccl_env_verl5074.log": "HCCL error code 5 at communicator creation reads as comm; a rule reading communicator-creation "
+    "failures with non-network HcclResults as environment (dev batch 14) was removed: it turned two held-out comm logs "
+    "(rounds 1 and 7, seen) into environment and fixed none",
     "cuda_env_nccltests6.log": "only 'unhandled cuda error': the NCCL/CUDA version mismatch is in the thread, not the log",
     "cuda_env_nvcaffe492.log": "only 'unhandled cuda error' and version lines that look compatible (driver newer)",
     "npu_env_gpustack755.log": "only 'CANN error': the driver / CANN mismatch is in the thread, not the log",
@@ -33,6 +36,20 @@ DEV_UNSUPPORTED = {
     "npu_opns_vllmascend902.log": "argparse's invalid choice (invalid-param by the text); that the version lacks the "
                                   "option is in the thread",
     "cuda_env_pytorch926.log": "a SIGSEGV inside libcuda; the import-order conflict is in the thread",
+    # dev batch 14 (labelled from their threads before any rule; kept as honest misses)
+    "npu_opns_vllmascend10640.log": "CANN's 'Parse dynamic kernel config fail' / AclOpKernelInit, which the corpus reads as "
+                                    "a kernel package not matching the chip (environment); that the 310P lacks the op is "
+                                    "in the thread",
+    "npu_opns_gpustack1514.log": "the same kernel-config failure; that the 310P had no Add kernel is in the thread",
+    "npu_env_paddlecustomdevice1214.log": "a bare 'ACL error, the error code is : 500001' (ACL_ERROR_FAILURE): the missing "
+                                          "dependency packages are in the plog the thread read, not the text",
+    "npu_opns_llamacpp22784.log": "a one-line title 'BinaryGetFunction failed': no rule reads it, and a missing kernel "
+                                  "binary is environment elsewhere in the corpus",
+    "npu_env_hami1846.log": "ACL_ERROR_RT_TASK_TYPE_NOT_SUPPORT reads op-not-supported; that the vNPU template lacks "
+                            "the task type is the thread's conclusion",
+    "npu_unknown_paddlex4502.log": "the OM backend's load failure reads as environment; the thread never found the cause",
+    "npu_opns_vllmascend6082.log": "'call aclnnIsNegInf failed' without a code; that a 300I Duo (310P) lacks the op is "
+                                   "context the text does not state",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]
@@ -89,11 +106,13 @@ HELDOUT7_FLOOR = 40  # first (unseen) measurement of round 7
 HELDOUT8_FLOOR = 30  # first (unseen) measurement of round 8
 HELDOUT9_FLOOR = 57  # first (unseen) measurement of round 9
 HELDOUT10_FLOOR = 36  # first (unseen) measurement of round 10
+HELDOUT11_FLOOR = 34  # first (unseen) measurement of round 11
 FLOORS = {"heldout": 29, "heldout2": 16, "heldout3": HELDOUT3_FLOOR, "heldout4": HELDOUT4_FLOOR, "heldout5": HELDOUT5_FLOOR,
           "heldout6": HELDOUT6_FLOOR, "heldout7": HELDOUT7_FLOOR, "heldout8": HELDOUT8_FLOOR,
-          "heldout9": HELDOUT9_FLOOR, "heldout10": HELDOUT10_FLOOR}
+          "heldout9": HELDOUT9_FLOOR, "heldout10": HELDOUT10_FLOOR,
+          "heldout11": HELDOUT11_FLOOR}
 # rows whose numbers were read back right at a round's first measurement, where not all of them were
-NUMBERS_FLOORS = {"heldout6": 14, "heldout8": 2, "heldout9": 11}
+NUMBERS_FLOORS = {"heldout6": 14, "heldout8": 2, "heldout9": 11, "heldout11": 4}
 
 
 HELDOUT = {name: (corpus_rows(f"{name}.tsv"), FLOORS.get(name)) for name in corpus_benchmark().HELD_OUT}

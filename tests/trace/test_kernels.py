@@ -136,3 +136,101 @@ def test_cpu_repeat_host_buffers(phase_peaks):
     # repeat's copy into the unfolded result allocates small host buffers while the result is live
     est, real = phase_peaks(REPEAT, batch_size=2)
     assert est["forward"] == real["forward"]
+
+
+BATCH_NORM = '''
+import torch
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.ones(1, 16, 1, 1))
+        self.bn = torch.nn.BatchNorm2d(16)
+
+    def forward(self, x):
+        return (self.bn(x * self.w) * 2).sum()   # the backward peak is inside native_batch_norm_backward
+
+def build_model():
+    return Net()
+
+def make_batch(batch_size):
+    return torch.randn(batch_size, 16, 32, 32)
+
+def loss_fn(out, batch):
+    return out
+'''
+
+
+def test_cpu_batch_norm_backward_transient(phase_peaks):
+    # contiguous inputs: the CPU kernel allocates grad_input twice and frees the first on return
+    # (ResNet's backward peak was 512 B under its real run)
+    est, real = phase_peaks(BATCH_NORM, batch_size=2)
+    assert est == real
+
+
+REDUCTIONS = '''
+import torch
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(64, 64)
+
+    def forward(self, x):
+        return self.a(x).pow(2).{op}()   # bf16 under autocast; the forward peak is inside the reduction
+
+def build_model():
+    return Net()
+
+def make_batch(batch_size):
+    return torch.randn(batch_size, 256, 64)
+
+def loss_fn(out, batch):
+    return out
+'''
+
+
+@pytest.mark.parametrize("op, precision", [("sum", "fp32"), ("mean", "fp32"), ("mean", "bf16-amp")])
+def test_cpu_reduction_temporaries(phase_peaks, op, precision):
+    # a reduction split over threads keeps a partial result per thread; mean divides by a wrapped count
+    # and, for bf16, sums a float copy of its whole input (128 KiB here, missed before)
+    est, real = phase_peaks(REDUCTIONS.format(op=op), batch_size=2, precision=precision)
+    assert est == real
+
+
+EXPANDED_GRAD = '''
+import torch
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(256, 256)
+
+    def forward(self, x):
+        return self.a(x).sum()   # the linear's gradient is sum's expanded one: strides 0
+
+def build_model():
+    return Net()
+
+def make_batch(batch_size):
+    return torch.randn(batch_size, 128, 256, requires_grad=True)
+
+def loss_fn(out, batch):
+    return out
+'''
+
+
+def test_cpu_gemm_clones_an_expanded_gradient(phase_peaks):
+    # BLAS cannot read a stride-0 matrix: both backward GEMMs of the linear clone the gradient first
+    # (a 3-d linear whose output is summed was 255 KiB under its real run in backward)
+    est, real = phase_peaks(EXPANDED_GRAD, batch_size=2)
+    assert est == real
+
+
+def test_a_kernel_that_refuses_the_fake_arguments_is_not_measured():
+    # bf16 batch norm: the fake saved statistics have the input's dtype, the real kernel wants float
+    x = torch.zeros(2, 4, 3, 3, dtype=torch.bfloat16)
+    w = torch.zeros(4)
+    stats = torch.zeros(4, dtype=torch.bfloat16)
+    args = (x, x, w, w, w, stats, stats, True, 1e-5, [True, True, True])
+    assert kernels.measure_cpu_scratch(torch.ops.aten.native_batch_norm_backward.default, args, {}, (x, w, w)) is None

@@ -78,3 +78,4 @@ def test_in_place_on_a_view_with_a_number(phase_peaks):
     # reading the node's saved tensors then would deadlock (it hung Longformer and LED)
     est, real = phase_peaks(VIEW_INPLACE, batch_size=2)
     assert est == real
+
