@@ -343,14 +343,16 @@ _HEAP_FROZEN = False
 
 
 @contextlib.contextmanager
-def frozen_heap():
-    """Collect and freeze the heap once for several `run`s (each would otherwise scan the whole heap of
-    torch and transformers objects at its start and end)."""
+def frozen_heap(collect: bool = True):
+    """Collect (unless `collect` is False: the caller kept the collector off) and freeze the heap once for
+    several `run`s (each would otherwise scan the whole heap of torch and transformers objects at its start
+    and end)."""
     global _HEAP_FROZEN
     if _HEAP_FROZEN or gc.get_freeze_count() > 0:   # frozen already (an outer call, the CLI after its imports)
         yield
         return
-    gc.collect()
+    if collect:
+        gc.collect()
     gc.freeze()
     _HEAP_FROZEN = True
     try:

@@ -62,15 +62,16 @@ def _settled(load, *args):
     ends: every later collection (each trace collects at its start and per step) leaves it alone."""
     import gc
 
+    from memplan.step import frozen_heap
+
     was = gc.isenabled()
     gc.disable()
     try:
         return load(*args)
     finally:
         ctx = click.get_current_context(silent=True)
-        if ctx is not None and gc.get_freeze_count() == 0:
-            gc.freeze()
-            ctx.call_on_close(gc.unfreeze)
+        if ctx is not None:
+            ctx.with_resource(frozen_heap(collect=False))
         if was:
             gc.enable()
 

@@ -420,6 +420,11 @@ def _named_cuda_failure(args: list[tuple[Evidence, str, int]]) -> list[tuple[Evi
     return [(ev, c, 1 if c == "comm" and ev.line in lines else s) for ev, c, s in args]
 
 
+def _warned_lines(evidence: list[Evidence]) -> set[int]:
+    """The lines that are warnings (`Warning:`, `[W...]`, logging's WARNING prefixes): what they argue counts less."""
+    return {ev.line for ev in evidence if ev.kind == "warning"}
+
+
 def _on_npu(args: list[tuple[Evidence, str, int]], evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     """A CUDA-path failure (`Torch not compiled with CUDA enabled`, flag `npu_opns`) in an Ascend job (any line
     with the flag `npu`) means the API the code used has no NPU path: op-not-supported."""
@@ -438,7 +443,7 @@ def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     (torch_npu's "This error log can be ignored") never outranks an argument for a real failure: the allocator
     prints it when a device allocation failed, so an ACL memory code next to it is an out-of-memory."""
     args = _on_npu(_named_cuda_failure(_arguments(evidence)), evidence)
-    warned = {ev.line for ev in evidence if ev.kind == "warning"}
+    warned = _warned_lines(evidence)
     stopped = {c for ev, c, s in args if ev.line not in warned and s >= 2 and c != "benign"}
     anything = any(c != "benign" for _, c, _ in args)
     out = []
@@ -459,7 +464,7 @@ def _specific_or_weak(evidence: list[Evidence]) -> tuple[list[tuple[Evidence, st
     strong = [a for a in args if "weak" not in a[0].flags]
     if any(c not in ("benign", "unknown") for _, c, _ in strong):
         return strong, False
-    warned = {ev.line for ev in evidence if ev.kind == "warning"}
+    warned = _warned_lines(evidence)
     weak = [a for a in args if "weak" in a[0].flags and a[0].line not in warned]
     if any("fallback" not in a[0].flags for a in weak):
         weak = [a for a in weak if "fallback" not in a[0].flags]  # an exception class only when no wording argues
@@ -470,7 +475,7 @@ def _specific_or_weak(evidence: list[Evidence]) -> tuple[list[tuple[Evidence, st
 def _errors_beside_benign(evidence: list[Evidence]) -> list[Evidence]:
     """Lines that look like errors (`Error`, `failed`, `fatal`, `Check failed`, `[F]`, a traceback) and are not
     warnings: they forbid a `benign` verdict for the incident."""
-    warned = {ev.line for ev in evidence if ev.kind == "warning"}
+    warned = _warned_lines(evidence)
     return [ev for ev in evidence if ev.kind == "error-line" and ev.line not in warned]
 
 
