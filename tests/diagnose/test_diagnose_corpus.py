@@ -55,6 +55,8 @@ DEV_UNSUPPORTED = {
                                    "the attention variant is not supported on the NPU is the maintainer's answer",
     "npu_opns_vllmascend3316.log": "an SDMA copy error / SMMU terminate (507013) on a 300I; that v0.11.0rc0 does not "
                                    "support the 300I is the thread's conclusion, not in the text",
+    "npu_opns_vllmascend9798.log": "a one-line title: QuantBatchMatmulV3's format check (ND expected, FRACTAL_NZ given) "
+                                   "on a 310P; that CANN 9.1.0's operator cannot handle it there is the maintainer's answer",
     "npu_opns_ascendpytorch102.log": "relabelled invalid-param (UB overflow, dev batch 15 principle) but the excerpt shows "
                                      "only 'Failed to run BiShengIR pipeline'; the UB overflow is in the thread's title",
 }

@@ -637,6 +637,9 @@ _BINARY = "EZ9999: Op Cast does not has any binary.\n        Kernel Run failed. 
     ("RuntimeError: Expected is_sm8x || is_sm75 to be true, but got false.\n", Category.OP_NOT_SUPPORTED),
     ("/project/sherpa-onnx/csrc/provider.cc:StringToProvider:32 Unsupported string: ascend. Fallback to cpu\n",
      Category.ENVIRONMENT),
+    # torch_npu asks for an aclnn API the installed CANN does not have: versions do not pair
+    ("RuntimeError: aclnnFooV2 or aclnnFooV2GetWorkspaceSize not in libopapi.so, or libopapi.sonot found.\n",
+     Category.ENVIRONMENT),
     # a missing op binary: the kernels package elsewhere, the chip itself on an Atlas inference card (310P)
     (_BINARY, Category.ENVIRONMENT),
     ("NPU type: Ascend310P3\n" + _BINARY, Category.OP_NOT_SUPPORTED),
