@@ -615,6 +615,7 @@ _BINARY = "EZ9999: Op Cast does not has any binary.\n        Kernel Run failed. 
     ("RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}\n",
      Category.UNKNOWN),
     ("[ERROR] Failed to init engine\n", Category.UNKNOWN),
+    ("(EngineCore pid=1) ERROR 01-01 00:00:00 [core.py:1] EngineCore failed to start.\n", Category.UNKNOWN),
     # the 'npu' device type exists only after torch_npu is imported
     ("RuntimeError: Expected one of cpu, cuda, ipu, xpu, privateuseone device type at start of device string: npu\n",
      Category.ENVIRONMENT),
