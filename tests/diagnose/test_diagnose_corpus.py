@@ -116,12 +116,13 @@ HELDOUT8_FLOOR = 30  # first (unseen) measurement of round 8
 HELDOUT9_FLOOR = 57  # first (unseen) measurement of round 9
 HELDOUT10_FLOOR = 36  # first (unseen) measurement of round 10
 HELDOUT11_FLOOR = 34  # first (unseen) measurement of round 11
+HELDOUT12_FLOOR = 35  # first (unseen) measurement of round 12
 FLOORS = {"heldout": 29, "heldout2": 16, "heldout3": HELDOUT3_FLOOR, "heldout4": HELDOUT4_FLOOR, "heldout5": HELDOUT5_FLOOR,
           "heldout6": HELDOUT6_FLOOR, "heldout7": HELDOUT7_FLOOR, "heldout8": HELDOUT8_FLOOR,
           "heldout9": HELDOUT9_FLOOR, "heldout10": HELDOUT10_FLOOR,
-          "heldout11": HELDOUT11_FLOOR}
+          "heldout11": HELDOUT11_FLOOR, "heldout12": HELDOUT12_FLOOR}
 # rows whose numbers were read back right at a round's first measurement, where not all of them were
-NUMBERS_FLOORS = {"heldout6": 14, "heldout8": 2, "heldout9": 11, "heldout11": 4}
+NUMBERS_FLOORS = {"heldout6": 14, "heldout8": 2, "heldout9": 11, "heldout11": 4, "heldout12": 5}
 
 
 HELDOUT = {name: (corpus_rows(f"{name}.tsv"), FLOORS.get(name)) for name in corpus_benchmark().HELD_OUT}

@@ -634,6 +634,10 @@ _BINARY = "EZ9999: Op Cast does not has any binary.\n        Kernel Run failed. 
      "'torchvision::nms' is only available for these backends: [CPU, Meta].\n", Category.ENVIRONMENT),
     ("NotImplementedError: Could not run 'aten::_foo' with arguments from the 'CUDA' backend.\n",
      Category.OP_NOT_SUPPORTED),
+    # another extension's op without a CUDA kernel (e.g. compiled only for some architectures) is not read as a
+    # CPU-only wheel: only torchvision / torchaudio ship CPU and CUDA builds of the same package
+    ("NotImplementedError: Could not run 'mylib::fused_gemm' with arguments from the 'CUDA' backend. "
+     "'mylib::fused_gemm' is only available for these backends: [Meta].\n", Category.OP_NOT_SUPPORTED),
     ("RuntimeError: FlashAttention only supports Turing GPUs or newer.\n", Category.OP_NOT_SUPPORTED),
     ("RuntimeError: Expected is_sm8x || is_sm75 to be true, but got false.\n", Category.OP_NOT_SUPPORTED),
     ("/project/sherpa-onnx/csrc/provider.cc:StringToProvider:32 Unsupported string: ascend. Fallback to cpu\n",
