@@ -291,7 +291,9 @@ def _fragmentation(s: OomState) -> Verdict | None:
     if req is None or unalloc is None or unalloc <= 0:
         return None
     room = unalloc + (s.free or 0)
-    if unalloc < req and (s.free is None or room < req):
+    if unalloc < req and (s.free is None or room < req or s.free >= req):
+        # free + cached counts only when the cache is needed: with the request within what the device reported
+        # free, the allocator's cache played no part (a device that full fails at the driver): not fragmentation
         return None
     s.facts["cached_free_bytes"] = unalloc
     share = f" ({100 * unalloc / s.reserved:.0f} % of what PyTorch reserved)" if s.reserved else ""
@@ -438,6 +440,15 @@ def _named_cuda_failure(args: list[tuple[Evidence, str, int]]) -> list[tuple[Evi
     return [(ev, c, 1 if c == "comm" and ev.line in lines else s) for ev, c, s in args]
 
 
+def _nccl_argument_check(args: list[tuple[Evidence, str, int]]) -> list[tuple[Evidence, str, int]]:
+    """NCCL's own argument check (`misc/argcheck.cc`: an invalid root, dtype, op or buffer -> ncclInvalidArgument)
+    names a wrong call; the `NCCL WARN` / `NCCL error` / destroyed-communicator lines around it are its symptom, so
+    their comm arguments count only weakly and the call's error decides (dev batch 16)."""
+    if not any(ev.kind == "nccl-argcheck" for ev, _, _ in args):
+        return args
+    return [(ev, c, 1 if c == "comm" else s) for ev, c, s in args]
+
+
 def _warned_lines(evidence: list[Evidence]) -> set[int]:
     """The lines that are warnings (`Warning:`, `[W...]`, logging's WARNING prefixes): what they argue counts less."""
     return {ev.line for ev in evidence if ev.kind == "warning"}
@@ -472,7 +483,7 @@ def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     installation" before an NCCL "unhandled cuda error") and is not demoted. Likewise a benign line
     (torch_npu's "This error log can be ignored") never outranks an argument for a real failure: the allocator
     prints it when a device allocation failed, so an ACL memory code next to it is an out-of-memory."""
-    args = _in_context(_named_cuda_failure(_arguments(evidence)), evidence)
+    args = _in_context(_nccl_argument_check(_named_cuda_failure(_arguments(evidence))), evidence)
     warned = _warned_lines(evidence)
     stopped = {c for ev, c, s in args if ev.line not in warned and s >= 2 and c != "benign"}
     anything = any(c != "benign" for _, c, _ in args)

@@ -668,3 +668,60 @@ def test_single_listed_process_that_must_be_this_job():
                       "allocated_bytes": 35 * GiB, "reserved_unallocated_bytes": 200 * MiB,
                       "processes": [(1234, 40 * GiB)], "device": "cuda:0"}, set())
     assert v.category == Category.FOREIGN_MEMORY
+
+
+_REGISTER = "[ERROR] RegisterAscendBinary mix ret 107000\nRuntimeError: kernel launch failed\n"
+
+
+@pytest.mark.parametrize("log,want", [
+    # NCCL's own argument check names a wrong call; the NCCL WARN / destroyed-communicator lines are its symptom
+    ("h:1:2 [0] misc/argcheck.cc:40 NCCL WARN Reduce : invalid root 3 (root should be in the 0..0 range)\n"
+     "h:1:2 [0] init.cc:840 NCCL WARN comm 0x7f has already been destroyed\n"
+     "  what():  NCCL Error 4: invalid argument\n", Category.INVALID_PARAM),
+    ("ncclInvalidArgument: Invalid value for an argument.\nLast error:\n"
+     "Broadcast : sendbuff (nil) is not a valid pointer\n", Category.INVALID_PARAM),
+    # a collective failure without the argument check stays comm
+    ("h:1:2 [0] NCCL WARN Net : Connection closed by remote peer\nncclRemoteError: A call failed possibly due to a "
+     "network error or a remote process exiting prematurely.\n", Category.COMM),
+    # SDPA / attention kernels that do not implement the case on this device
+    ("    out = F.scaled_dot_product_attention(q, k, v)\nRuntimeError: No available kernel.  Aborting execution.\n",
+     Category.OP_NOT_SUPPORTED),
+    ("RuntimeError: cutlassF: no kernel found to launch!\n", Category.OP_NOT_SUPPORTED),
+    # the Ascend C kernels' chip list vs the runtime's SoC check
+    ("CMake Error at host_config.cmake:20 (message):\n  SOC_VERSION ascend310b1 does not support, the support list "
+     "is\n  ascend910b1;ascend910b2\n", Category.OP_NOT_SUPPORTED),
+    ("RuntimeError: Op MoeDistributeDispatchV2 not support soc version ascend950\n", Category.OP_NOT_SUPPORTED),
+    ("import torch_npu\nRuntimeError: Unsupported soc version: Ascend310B4\n", Category.ENVIRONMENT),
+    ("RuntimeError: Current operator _foreach_norm do not support internal format.\n", Category.OP_NOT_SUPPORTED),
+    ("RuntimeError: Not support Generator while in capture mode during NPU graph capture.\n",
+     Category.OP_NOT_SUPPORTED),
+    ("Unsupported FusedMoe modelslim scheme: ['FLOAT', 'STATIC'] in layer: model.layers.61.mlp.experts\n"
+     "AttributeError: 'NoneType' object has no attribute 'create_weights'\n", Category.OP_NOT_SUPPORTED),
+    # installation: a kernels package file, a build dependency, a torch too old for transformers
+    ("EI9999 plog: [/usr/local/Ascend/opp/zeros_like.json] is invalid or does not exist\n", Category.ENVIRONMENT),
+    ("CMake Error: Could NOT find Torch_npu (missing: TORCH_NPU_INCLUDE_DIRS)\n", Category.ENVIRONMENT),
+    ("ValueError: Due to a serious vulnerability issue in `torch.load`, even with `weights_only=True`, we now "
+     "require users to upgrade torch to at least v2.6 in order to use the function.\n", Category.ENVIRONMENT),
+    # a kernel binary the runtime will not register: the chip / toolchain elsewhere, the chip itself on a 310P card
+    (_REGISTER, Category.ENVIRONMENT),
+    ("Atlas 300I Pro inference card\n" + _REGISTER, Category.OP_NOT_SUPPORTED),
+    ("Ascend 300V Pro\n" + _BINARY, Category.OP_NOT_SUPPORTED),
+    # aclInit twice in one process: the caller's sequence
+    ("[ERROR] acl init failed, errorCode = 100002\n", Category.INVALID_PARAM),
+    # a CUDA path in an Ascend job named by its CANN environment rather than by torch_npu
+    ("export ASCEND_RT_VISIBLE_DEVICES=0\nAssertionError: Torch not compiled with CUDA enabled\n",
+     Category.OP_NOT_SUPPORTED),
+])
+def test_family_texts_of_dev_batch_16(log, want):
+    assert diagnose(log, prior=False).primary_category == want
+
+
+def test_free_plus_cache_counts_only_when_the_cache_is_needed():
+    # 32 MiB requested with 41 MiB free and 1.9 MiB cached: the device had the room without the cache, so the cache
+    # played no part (a device that full fails at the driver): capacity, not fragmentation
+    n = {"requested_bytes": 32 * MiB, "total_bytes": int(3.82 * GiB), "free_bytes": 41 * MiB,
+         "allocated_bytes": int(2.70 * GiB), "reserved_bytes": int(2.70 * GiB) + int(1.9 * MiB), "device": "cuda:0"}
+    assert classify_oom(n, set()).category == Category.CAPACITY
+    # 40 MiB requested with 30 MiB free and 20 MiB cached: only the cache and free together cover it
+    n.update(requested_bytes=40 * MiB, free_bytes=30 * MiB, reserved_bytes=int(2.70 * GiB) + 20 * MiB)
+    assert classify_oom(n, set()).category == Category.FRAGMENTATION
