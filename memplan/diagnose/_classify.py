@@ -11,7 +11,8 @@ OOM messages (all sizes in bytes):
   the runtime context (1 GiB CUDA, 3.5 GiB Ascend, 0.5 GiB when this process's own usage is known).
 - `fragmentation`: the allocator's own arithmetic says a perfect allocator would have served the request:
   with cached_free = reserved - allocated, request <= cached_free, or (when the message gives the device's free
-  memory) cached_free > 0 and request <= free + cached_free, i.e. allocated + request <= total - memory held
+  memory) cached_free > 0 and free < request <= free + cached_free (the cache is needed: dev batch 16),
+  i.e. allocated + request <= total - memory held
   outside this allocator. No share-of-reserved threshold (the lead's decision on issue 13: the category's
   definition, literally). The numbers are shown in the summary.
 - otherwise `capacity`: it would not fit even with a perfect allocator.

@@ -64,7 +64,7 @@ class Evidence:
 # OOM message starts (any layout); the rest of the message may be on the following lines.
 _OOM_START = re.compile(
     r"(?:(?P<dev>CUDA|NPU|GPU|HIP|XPU|MPS|MLU|GCU)\s+out of memory|OutOfMemoryError|out of memory\.\s*Tried to allocate"
-    r"|[Tt]ried to allocate (?:more than )?" + SIZE + r"|would exceed allowed memory)"
+    r"|[Tt]ried to allocated? (?:more than )?" + SIZE + r"|would exceed allowed memory)"
 )
 _OOM_HINT = re.compile(r"[Tt]ried to allocate|total capac|already allocated|reserved (?:in total|by PyTorch)", re.I)
 _OOM_DONE = re.compile(
@@ -81,7 +81,7 @@ _F = {
     # device N would exceed allowed memory. (out of memory)" then "Currently allocated : X", "Requested : X",
     # "Device limit : X", "Free (according to CUDA): X", as ComfyUI and the SD web UI print it) is read by the
     # second alternative of each of these four
-    "requested_bytes": re.compile(r"[Tt]ried to allocate (?:more than )?" + SIZE + r"|\bRequested\s*:\s*" + SIZE),
+    "requested_bytes": re.compile(r"[Tt]ried to allocated? (?:more than )?" + SIZE + r"|\bRequested\s*:\s*" + SIZE),
     "total_bytes": re.compile(SIZE + r"\s*total capac|total capac\w*\s+of\s+" + SIZE + r"|Device limit\s*:\s*" + SIZE),
     "allocated_bytes": re.compile(SIZE + r"\s*(?:already allocated|is allocated by PyTorch)|Currently allocated\s*:\s*"
                                   + SIZE, re.I),

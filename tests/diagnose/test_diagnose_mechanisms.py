@@ -716,6 +716,15 @@ def test_family_texts_of_dev_batch_16(log, want):
     assert diagnose(log, prior=False).primary_category == want
 
 
+def test_request_clause_with_allocated_spelling_keeps_its_size():
+    # a doc's example prints "Tried to allocated"; the request is still read, so the arithmetic decides
+    log = ("RuntimeError: NPU out of memory. Tried to allocated 3384.00 MiB (NPU 0; 60.97 GiB total capacity; "
+           "52.37 GiB already allocated; 52.37 GiB current active; 1.20 GiB free; 57.21 GiB reserved in total by "
+           "PyTorch)\n")
+    d = diagnose(log, prior=False)
+    assert d.primary.numbers["requested_bytes"] == 3384 * MiB and d.primary_category == Category.FRAGMENTATION
+
+
 def test_free_plus_cache_counts_only_when_the_cache_is_needed():
     # 32 MiB requested with 41 MiB free and 1.9 MiB cached: the device had the room without the cache, so the cache
     # played no part (a device that full fails at the driver): capacity, not fragmentation
