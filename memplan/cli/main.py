@@ -2,6 +2,7 @@
 no command module imports torch at import time, so `memplan --help` is instant."""
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import sys
@@ -48,6 +49,23 @@ _NoArgsIsHelp = getattr(click.exceptions, "NoArgsIsHelpError", ())  # click >= 8
 
 
 def main() -> None:
+    try:
+        _main()
+    finally:
+        _no_collection_at_exit()
+
+
+def _no_collection_at_exit() -> None:
+    """The process ends next: stop the cyclic collector and freeze the heap, so that the interpreter's
+    shutdown does not run its full collections over every object of torch and transformers (0.6 s of a
+    4 s `analyze` of the Llama-2-70B shape, benchmarks/results/speed.md). Modules are still torn down and
+    their objects freed by reference counting (files flushed and closed, atexit handlers run); only
+    garbage cycles left at exit stay uncollected, which Python does not promise to collect anyway."""
+    gc.disable()
+    gc.freeze()
+
+
+def _main() -> None:
     # keep third-party chatter (transformers' one-time warnings) out of memplan's output
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     try:
