@@ -5,6 +5,8 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
+import pytest
+
 from memplan.step import frozen_heap, run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,3 +56,23 @@ def test_cli_loads_the_workload_without_collections_then_freezes_its_heap_for_th
         assert gc.isenabled() and gc.get_freeze_count() > 0
     assert gc.get_freeze_count() == 0            # unfrozen when the command ends
     assert _settled(load, 2) == 3 and gc.get_freeze_count() == 0   # no command: nothing frozen
+
+
+def test_main_leaves_no_collection_for_the_shutdown(monkeypatch, capsys):
+    """The entry point freezes the heap and stops the collector before the interpreter shuts down (its
+    full collections over torch's objects cost about half a second a process), on success and on error."""
+    from memplan.cli import main as entry
+
+    for argv, code in ((["memplan", "devices", "--format", "json"], 0), (["memplan", "devices", "--bogus"], 2)):
+        monkeypatch.setattr("sys.argv", argv)
+        gc.enable()
+        gc.unfreeze()
+        try:
+            with pytest.raises(SystemExit) as exc:
+                entry.main()
+            assert exc.value.code == code
+            assert not gc.isenabled() and gc.get_freeze_count() > 0
+        finally:
+            gc.unfreeze()
+            gc.enable()
+    assert '"command": "devices"' in capsys.readouterr().out
