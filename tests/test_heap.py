@@ -1,5 +1,6 @@
 """The collector around traces (memplan.step.frozen_heap, run; the CLI's import of torch and transformers):
-the heap that was there before is frozen once and left alone, the collector's state is restored after."""
+the heap that was there before is frozen once and left alone, the collector's state is restored after; the
+entry point leaves no full collection to the interpreter's shutdown."""
 from __future__ import annotations
 
 import gc
