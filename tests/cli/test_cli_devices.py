@@ -20,4 +20,3 @@ def test_devices_json():
     names = {d["name"]: d for d in data["devices"]}
     assert names["910B"]["family"] == "npu" and names["910B"]["sources"]["reported_capacity_bytes"]
     assert names["H200"]["capacity_bytes"] == names["H200"]["nominal_bytes"]
-
