@@ -1,40 +1,51 @@
 """A rank's measured peak on the CPU, from PyTorch's CPU-allocator accounting under the profiler.
 
 Same run and phase ranges as `memplan.measure`, with one difference that matters for
-distributed jobs: gloo runs collectives on its own worker threads, and a free on such a thread is
-invisible to the profiler's accounting. c10's `ProfiledCPUMemoryReporter` only updates its table and
-its running total (`total_allocated`) when the *freeing thread* has memory profiling enabled (a
-thread-local profiler state, which gloo's threads do not have): the free is neither recorded as an
-event nor subtracted from the total, so both the running sum of the events and the allocator's own
-total stay too high by that block for the rest of the run.
+distributed jobs: gloo runs collectives on its own worker threads, and by default a free on such a
+thread is invisible to the profiler's accounting. c10's `ProfiledCPUMemoryReporter` only updates its
+table and its running total (`total_allocated`) when the *freeing thread* has memory profiling
+enabled (a thread-local profiler state, which gloo's threads have only while a collective runs): the
+free is neither recorded as an event nor subtracted from the total, so both the running sum of the
+events and the allocator's own total stay too high by that block for the rest of the run.
 
-Where it happens: gloo's reduce-scatter (`c10d::_reduce_scatter_base_`, FSDP2's gradient reduction)
-clones its input on the training thread and keeps the clone in the work object. Whichever thread
-drops the last reference to the work frees it: the training thread (recorded) or, when the worker
-thread is a moment later, gloo's thread (not recorded). It is a race, so the unrecorded bytes differ
-between ranks and runs: one FSDP unit's full gradient bytes each time it is lost.
+Where it happens: a gloo work object holds its own references to its tensors until the worker thread
+lets go of it (`ProcessGroupGloo::runLoop`, after `AsyncWork::execute` returns, under the work-queue
+mutex). If the caller drops its last reference first, the worker frees the tensor. Two cases:
+- gloo's reduce-scatter (`c10d::_reduce_scatter_base_`, FSDP2's gradient reduction) clones its input
+  and keeps the clone in the work object: one FSDP unit's gradient bytes, often freed by gloo's thread;
+- DDP's construction broadcasts the parameters through one flattened copy (`broadcast_coalesced` in
+  c10d's comm.cpp: flatten, broadcast, wait, copy back, drop). Idle, the worker lets go long before
+  the caller has copied back (about 10 ms); on a loaded machine the worker can be descheduled past that,
+  and then all parameter bytes are freed on gloo's thread. Made certain by holding gloo's worker
+  thread 100 ms after each `execute` (gdb on a rank, non-stop mode, a breakpoint after the call in
+  `runLoop`): mlp ddp on 2 ranks reads -14.556 % on every rank, the CI failure to the digit.
 
-The lost frees are put back from the event record itself:
-- an allocation at an address the record still holds live proves that the earlier block at that
-  address was freed (by another thread) before it;
-- a block allocated inside a `c10d::` collective (its temporary) with no recorded free by the end
-  of profiling was freed on the collective's worker thread.
-Such a block is taken to be freed when its collective op returned (the work is done when the
-synchronous collective's `wait()` returns and the worker lets go of it right after; the training
-thread allocates nothing in between), or, for a block allocated elsewhere, at the reuse of its
-address. The level used is the allocator's total minus the total when profiling began, minus the
-bytes of these recovered frees. The uncorrected figures are kept for comparison.
+The measurement therefore runs with c10's `caffe2_report_cpu_memory_usage` flag on
+(`compat.cpu_allocator_counts_every_thread`): the reporter then counts every thread's allocations and
+frees in `total_allocated`, so the total carried by each recorded event is the allocator's real level,
+whichever thread freed what. The level used is that total minus the total when profiling began,
+sampled at the profiled threads' events; a collective's buffer counts until it is really freed. The
+running sum of the recorded events is kept for comparison (`running_sum_peak_bytes`;
+`unmatched_bytes` is what the events miss, frees on gloo's threads).
 
-Known limitations: the level is sampled at the training thread's own allocator events; a
-short-lived allocation of a gloo thread between two of them is not seen (gloo's threads have no
-profiler state, so none of their allocations are). A collective's temporary of an *asynchronous*
-collective is taken to be freed when its op returns, before its `wait()`.
+Where the flag cannot be set (a c10 library without the exported symbol), the lost frees are put back
+from the event record instead (`recovered_frees`): an allocation at an address the record still holds
+live proves that the earlier block there was freed before it (taken at the reuse, or when its
+collective op returned for a collective's temporary); a block allocated inside a `c10d::` collective
+with no recorded free by the end was freed when its op returned. That fallback misses a block freed on
+gloo's thread that is neither a collective's temporary nor reused (DDP's broadcast copy above).
+
+Known limitations: the level is sampled at the profiled threads' allocator events; a short-lived
+allocation of a gloo thread between two of them is not seen. A buffer that a descheduled gloo thread
+really holds longer is measured as held (it is the run's real memory); it matters only if it is still
+held at the step's peak (DDP's broadcast copy: over 100 ms after the broadcast, in the model build).
 """
 from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
 
+from memplan import compat
 from memplan.measure import profiled_run
 from memplan.step import Target
 from memplan.workload import TrainConfig, Workload
@@ -42,20 +53,22 @@ from memplan.workload import TrainConfig, Workload
 
 @dataclass(frozen=True)
 class RankMeasurement:
-    peak_allocated_bytes: int        # allocator total less recovered frees, over the optimizer steps
+    peak_allocated_bytes: int        # the allocator's level over the optimizer steps
     peak_phase: str
     phase_peaks: dict = field(default_factory=dict)
     running_sum_peak_bytes: int = 0  # the recorded events' running sum over the same window, uncorrected
-    unmatched_bytes: int = 0         # running sum - allocator total at the end (should be 0)
+    unmatched_bytes: int = 0         # running sum - allocator total at the end: frees the events miss
     n_events: int = 0
     raw_peak_allocated_bytes: int = 0   # the allocator total without the recovered frees
     recovered_free_bytes: int = 0       # bytes of frees made on other threads, recovered (whole run)
     recovered_frees: int = 0
+    every_thread: bool = False          # the allocator's total counted every thread (no recovery needed)
 
 
 def measure_cpu_rank(workload: Workload, cfg: TrainConfig, target: Target = Target()) -> RankMeasurement:
-
-    return _ledger(allocation_events(profiled_run(workload, cfg, target)), cfg.steps)
+    with compat.cpu_allocator_counts_every_thread() as every_thread:
+        prof = profiled_run(workload, cfg, target)
+    return _ledger(allocation_events(prof), cfg.steps, recover=not every_thread)
 
 
 def allocation_events(prof) -> list[tuple]:
@@ -103,10 +116,12 @@ def recovered_frees(events: list[tuple]) -> list[tuple[int, int]]:
     return out
 
 
-def _ledger(events: list[tuple], steps: int) -> RankMeasurement:
+def _ledger(events: list[tuple], steps: int, recover: bool = True) -> RankMeasurement:
+    """The level over the optimizer steps; `recover=False` where the allocator's total already counts
+    every thread's frees."""
     if not events:
-        return RankMeasurement(0, "", {}, 0, 0, 0)
-    lost = recovered_frees(events)
+        return RankMeasurement(0, "", {}, 0, 0, 0, every_thread=not recover)
+    lost = recovered_frees(events) if recover else []
     lost_t = [t for t, _ in lost]
     lost_cum = [0]
     for _t, b in lost:
@@ -136,4 +151,4 @@ def _ledger(events: list[tuple], steps: int) -> RankMeasurement:
             raw_peak = max(raw_peak, raw)
     unmatched = cur - (events[-1][3] - base)
     return RankMeasurement(max(peak, 0), peak_phase, phase_peaks, max(sum_peak, 0), unmatched, len(events),
-                           max(raw_peak, 0), lost_cum[-1], len(lost))
+                           max(raw_peak, 0), lost_cum[-1], len(lost), not recover)

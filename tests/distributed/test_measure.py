@@ -31,6 +31,41 @@ def test_free_on_another_thread_is_missing_from_the_allocator_total():
     assert ev[1][3] - ev[0][3] == 1 << 18      # the 4 MiB are still counted after they were freed
 
 
+def test_with_the_flag_the_allocator_total_counts_the_other_threads_free():
+    """c10's caffe2_report_cpu_memory_usage flag: the same free on another thread is now subtracted from
+    `total_allocated` (still no event), and the flag is back off afterwards."""
+    from memplan import compat
+    from memplan.measure.profiler import memory_profile
+
+    with compat.cpu_allocator_counts_every_thread() as every_thread:
+        assert every_thread
+        with memory_profile() as prof:
+            box = [torch.ones(MB)]
+            t = threading.Thread(target=box.pop)
+            t.start()
+            t.join()
+            c = torch.ones(1 << 16)
+            del c
+    assert not compat._c10_flag("FLAGS_caffe2_report_cpu_memory_usage").value
+    ev = [e for e in allocation_events(prof) if abs(e[2]) >= 1 << 18]
+    assert [e[2] for e in ev] == [4 * MB, 1 << 18, -(1 << 18)]
+    assert ev[1][3] - ev[0][3] == (1 << 18) - 4 * MB   # the 4 MiB left the total when they were freed
+    m = _ledger(allocation_events(prof), steps=0, recover=False)
+    assert m.every_thread and m.recovered_frees == 0
+
+
+def test_without_recovery_the_total_is_taken_as_is():
+    events = [                                # the total already went down by the unrecorded free of 0xB
+        _ev(1, 100, 100, 0xB),
+        _ev(4, 5, 5, 0xC),
+        _ev(5, 100, 105, 0xB),                # reuse: no second subtraction
+        _ev(6, -100, 5, 0xB),
+    ]
+    m = _ledger(events, steps=1, recover=False)
+    assert m.peak_allocated_bytes == m.raw_peak_allocated_bytes == 105 and m.recovered_free_bytes == 0
+    assert _ledger(events, steps=1).peak_allocated_bytes == 100   # the fallback would subtract it again
+
+
 def test_reused_address_recovers_the_lost_free():
     events = [
         _ev(1, 10, 10, 0xA),
