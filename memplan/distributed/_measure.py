@@ -20,25 +20,30 @@ mutex). If the caller drops its last reference first, the worker frees the tenso
   thread 100 ms after each `execute` (gdb on a rank, non-stop mode, a breakpoint after the call in
   `runLoop`): mlp ddp on 2 ranks reads -14.556 % on every rank, the CI failure to the digit.
 
-The measurement therefore runs with c10's `caffe2_report_cpu_memory_usage` flag on
-(`compat.cpu_allocator_counts_every_thread`): the reporter then counts every thread's allocations and
-frees in `total_allocated`, so the total carried by each recorded event is the allocator's real level,
-whichever thread freed what. The level used is that total minus the total when profiling began,
-sampled at the profiled threads' events; a collective's buffer counts until it is really freed. The
-running sum of the recorded events is kept for comparison (`running_sum_peak_bytes`;
-`unmatched_bytes` is what the events miss, frees on gloo's threads).
-
-Where the flag cannot be set (a c10 library without the exported symbol), the lost frees are put back
-from the event record instead (`recovered_frees`): an allocation at an address the record still holds
-live proves that the earlier block there was freed before it (taken at the reuse, or when its
-collective op returned for a collective's temporary); a block allocated inside a `c10d::` collective
-with no recorded free by the end was freed when its op returned. That fallback misses a block freed on
-gloo's thread that is neither a collective's temporary nor reused (DDP's broadcast copy above).
+The level is the recorded events' running sum (what the profiled threads allocated and freed) less
+the frees made elsewhere, each put back at a time read from the record:
+- a block allocated inside a `c10d::` collective (its temporary) with no recorded free: when its op
+  returned (the work is done when the synchronous collective's `wait()` returns and the worker lets go
+  of it right after; the training thread allocates nothing in between). A definition, so that the
+  moment gloo's thread really lets go, a race, does not move the measurement;
+- any other block with no recorded free: when the allocator's total fell by exactly its size more
+  than the recorded events explain (`unseen_drops`). For that the run has c10's
+  `caffe2_report_cpu_memory_usage` flag on (`compat.cpu_allocator_counts_every_thread`): the reporter
+  then counts every thread's allocations and frees in `total_allocated` (events are still recorded
+  only on profiled threads), so each event carries the allocator's real level. DDP's broadcast copy is
+  put back when gloo's thread really freed it: in the model build on a loaded machine, not in the steps;
+- failing both, at the reuse of its address (an allocation at an address the record still holds live
+  proves the earlier block there was freed before it).
+Without the flag (a c10 library that does not export it) the second rule finds nothing and the DDP
+race above stays possible. `raw_peak_allocated_bytes` (the allocator's own total) and
+`running_sum_peak_bytes` are kept for comparison.
 
 Known limitations: the level is sampled at the profiled threads' allocator events; a short-lived
-allocation of a gloo thread between two of them is not seen. A buffer that a descheduled gloo thread
-really holds longer is measured as held (it is the run's real memory); it matters only if it is still
-held at the step's peak (DDP's broadcast copy: over 100 ms after the broadcast, in the model build).
+allocation of a gloo thread outside a collective is not seen. A block freed unseen together with
+another one between the same two events is matched by neither (then its reuse, if any, is used). A
+buffer that a descheduled gloo thread really holds longer than the caller is measured as held until
+then (the run's real memory): DDP's broadcast copy would have to be held past the model build, over
+100 ms here, to reach the steps.
 """
 from __future__ import annotations
 
@@ -57,18 +62,19 @@ class RankMeasurement:
     peak_phase: str
     phase_peaks: dict = field(default_factory=dict)
     running_sum_peak_bytes: int = 0  # the recorded events' running sum over the same window, uncorrected
-    unmatched_bytes: int = 0         # running sum - allocator total at the end: frees the events miss
+    unmatched_bytes: int = 0         # running sum - allocator total at the end: with the flag, frees the
+                                     # events miss (0 without it)
     n_events: int = 0
-    raw_peak_allocated_bytes: int = 0   # the allocator total without the recovered frees
+    raw_peak_allocated_bytes: int = 0   # the allocator's own total, uncorrected (every thread's, with the flag)
     recovered_free_bytes: int = 0       # bytes of frees made on other threads, recovered (whole run)
     recovered_frees: int = 0
-    every_thread: bool = False          # the allocator's total counted every thread (no recovery needed)
+    every_thread: bool = False          # the allocator's total counted every thread (unseen frees are timed)
 
 
 def measure_cpu_rank(workload: Workload, cfg: TrainConfig, target: Target = Target()) -> RankMeasurement:
     with compat.cpu_allocator_counts_every_thread() as every_thread:
         prof = profiled_run(workload, cfg, target)
-    return _ledger(allocation_events(prof), cfg.steps, recover=not every_thread)
+    return _ledger(allocation_events(prof), cfg.steps, every_thread)
 
 
 def allocation_events(prof) -> list[tuple]:
@@ -99,29 +105,59 @@ def allocation_events(prof) -> list[tuple]:
     return events
 
 
+def unseen_drops(events: list[tuple]) -> list[tuple[int, int]]:
+    """`(time_ns, bytes)` at each event where the allocator's total fell by more than the event
+    itself explains: frees on threads the profiler does not follow, between this event and the one
+    before (only seen with the flag above; without it the total moves with the events)."""
+    out = []
+    for prev, ev in zip(events, events[1:]):
+        d = (ev[3] - prev[3]) - ev[2]
+        if d < 0:
+            out.append((ev[0], -d))
+    return out
+
+
 def recovered_frees(events: list[tuple]) -> list[tuple[int, int]]:
     """`(time_ns, bytes)` of the frees that happened on threads the profiler does not see (see above)."""
-    live: dict[int, tuple[int, int | None]] = {}    # ptr -> (size, end of its collective op)
-    out: list[tuple[int, int]] = []
+    live: dict[int, tuple[int, int | None, int]] = {}    # ptr -> (size, end of its collective op, alloc time)
+    unfreed: list[tuple[tuple, int | None]] = []         # (block, reuse of its address or None)
     for t, _s, size, _total, _label, ptr, c10d_end in events:
         if size > 0:
             old = live.pop(ptr, None)
             if old is not None:   # handed out again: the block there was freed before, unrecorded
-                out.append((min(old[1], t) if old[1] is not None else t, old[0]))
-            live[ptr] = (size, c10d_end)
+                unfreed.append((old, t))
+            live[ptr] = (size, c10d_end, t)
         elif size < 0:
             live.pop(ptr, None)
-    out.extend((end, size) for size, end in live.values() if end is not None)
+    unfreed.extend((block, None) for block in live.values())
+    drops = [[t, b, False] for t, b in unseen_drops(events)]
+
+    def take_drop(size, after, until):   # the first unused fall of the total by exactly `size`
+        for d in drops:
+            if not d[2] and d[0] > after and d[1] == size and (until is None or d[0] <= until):
+                d[2] = True
+                return d[0]
+        return None
+
+    out: list[tuple[int, int]] = []
+    for (size, c10d_end, _t), until in unfreed:   # collectives' temporaries first: their drops are theirs
+        if c10d_end is not None:
+            take_drop(size, c10d_end, until)
+            out.append((c10d_end if until is None else min(c10d_end, until), size))
+    for (size, c10d_end, t_alloc), until in unfreed:
+        if c10d_end is None:
+            when = take_drop(size, t_alloc, until) or until
+            if when is not None:
+                out.append((when, size))
     out.sort()
     return out
 
 
-def _ledger(events: list[tuple], steps: int, recover: bool = True) -> RankMeasurement:
-    """The level over the optimizer steps; `recover=False` where the allocator's total already counts
-    every thread's frees."""
+def _ledger(events: list[tuple], steps: int, every_thread: bool = False) -> RankMeasurement:
+    """The level over the optimizer steps: the recorded events' running sum less the recovered frees."""
     if not events:
-        return RankMeasurement(0, "", {}, 0, 0, 0, every_thread=not recover)
-    lost = recovered_frees(events) if recover else []
+        return RankMeasurement(0, "", {}, 0, 0, 0, every_thread=every_thread)
+    lost = recovered_frees(events)
     lost_t = [t for t, _ in lost]
     lost_cum = [0]
     for _t, b in lost:
@@ -137,10 +173,10 @@ def _ledger(events: list[tuple], steps: int, recover: bool = True) -> RankMeasur
         cur += size
         raw = total - base
         lost_now = lost_cum[bisect.bisect_right(lost_t, t)]
-        level = raw - lost_now
+        level = cur - lost_now
         in_steps = step != "0" and int(step) <= steps   # every optimizer step, as the estimate's window
         if in_steps and label != prev_label:   # a phase holds at least the level it starts at
-            phase_peaks[phase] = max(phase_peaks.get(phase, -1), raw - size - lost_now)
+            phase_peaks[phase] = max(phase_peaks.get(phase, -1), cur - size - lost_now)
         prev_label = label
         if in_steps:
             if level > peak:
@@ -151,4 +187,4 @@ def _ledger(events: list[tuple], steps: int, recover: bool = True) -> RankMeasur
             raw_peak = max(raw_peak, raw)
     unmatched = cur - (events[-1][3] - base)
     return RankMeasurement(max(peak, 0), peak_phase, phase_peaks, max(sum_peak, 0), unmatched, len(events),
-                           max(raw_peak, 0), lost_cum[-1], len(lost), not recover)
+                           max(raw_peak, 0), lost_cum[-1], len(lost), every_thread)
