@@ -10,9 +10,11 @@ device. The model file is loaded by every rank: it is the user's own code and ru
 
 On CPU, a free made on one of gloo's worker threads (the last reference to gloo's reduce-scatter
 copy, or to DDP's construction-time broadcast copy on a loaded machine, can die there: a race) is by
-default missing from the profiler's record *and* from the allocator's own total; `_measure` turns on
-c10's flag that makes the allocator's total count every thread, so the level is the real one whichever
-thread frees (`every_thread`), and recovers such frees from the record where the flag is not there.
+default missing from the profiler's record *and* from the allocator's own total; `_measure` puts such
+frees back from the record (a collective's temporary when its op returned; any other block where the
+allocator's total, made to count every thread by a c10 flag, fell by its size; else at the reuse of
+its address), so the measurement does not drift up at random (`raw_peak_allocated_bytes` keeps the
+allocator's own figure).
 """
 from __future__ import annotations
 
