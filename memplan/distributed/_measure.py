@@ -42,8 +42,8 @@ Known limitations: the level is sampled at the profiled threads' allocator event
 allocation of a gloo thread outside a collective is not seen. A block freed unseen together with
 another one between the same two events is matched by neither (then its reuse, if any, is used). A
 buffer that a descheduled gloo thread really holds longer than the caller is measured as held until
-then (the run's real memory): DDP's broadcast copy would have to be held past the model build, over
-100 ms here, to reach the steps.
+then (the run's real memory): DDP's broadcast copy counts only if held about 100 ms (past the model
+build, up to the first step's peak; mlp here, held 100 ms by gdb: it did on a fast run).
 """
 from __future__ import annotations
 
