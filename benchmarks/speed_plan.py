@@ -92,7 +92,8 @@ def write_plan(plans: list[dict], out: str, notes: list[str] = ()) -> None:
         json.dump(result, f, indent=2)
     lines = ["# Speed: `memplan plan` vs. one `memplan analyze` of the same workload", "",
              f"Wall time of whole processes (imports included), {os.cpu_count()} CPUs shared with other jobs "
-             "(load averages in the table). `python benchmarks/speed_plan.py`."]
+             "(load averages in the table). `python benchmarks/speed_plan.py"
+             + "".join(f" --repeat {r}" for r in {p.get("repeat", 1) for p in plans} if r > 1) + "`."]
     with open(out + ".md", "w") as f:
         f.write("\n".join(lines + list(notes) + plan_lines(plans)) + "\n")
 
