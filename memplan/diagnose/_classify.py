@@ -187,7 +187,7 @@ class OomState:
             self.in_use = None
         if procs:
             if self.in_use is None and len(procs) == 1 and reserved is not None and procs[0][1] >= reserved \
-                    and procs[0][1] - reserved < 2 * GiB:
+                    and (procs[0][1] - reserved < 2 * GiB or self._cannot_be_another(procs[0][1])):
                 self.in_use = self.facts["process_in_use_bytes"] = procs[0][1]
                 self.facts["self_listed_as_process"] = procs[0][0]
             else:
@@ -203,6 +203,15 @@ class OomState:
             self.allowance = int(3.5 * GiB) if npu else GiB
         if self.foreign is not None:
             self.facts["foreign_bytes"] = max(0, self.foreign)
+
+    def _cannot_be_another(self, listed: int) -> bool:
+        """One listed process holds at least what PyTorch reserved, and the two together exceed what the device has
+        in use (total - free, plus 1 GiB of slack): they cannot be two processes, so the listed one is this job
+        (vLLM's worker in a container, listed as `Process N` with its CUDA graphs and NCCL buffers on top of what
+        PyTorch reserved)."""
+        if self.total is None or self.free is None or self.reserved is None:
+            return False
+        return listed + self.reserved > self.total - self.free + GiB
 
     def head(self) -> str:
         return f"Out of memory on {self.device}: a request for {_fmt(self.req)} failed"
@@ -380,10 +389,19 @@ def _memory_lead(flags: set[str]) -> tuple[Category, str]:
     if "foreign" in flags:
         return Category.FOREIGN_MEMORY, ("The device's free memory was already short when this process started: other "
                                          "processes on the same device hold it")
-    if "outside_allocator" in flags:
+    if "outside_pytorch" in flags:
+        return Category.FOREIGN_MEMORY, ("NCCL's own CUDA allocation failed, outside PyTorch's caching allocator "
+                                         "(communicator buffers): the device's memory is held elsewhere")
+    if "outside_allocator" in flags and "device_table" in flags:
         return Category.FOREIGN_MEMORY, ("The CUDA runtime itself ran out of device memory, outside PyTorch's caching "
-                                         "allocator (context creation, library workspaces): on a shared GPU this means "
-                                         "other processes hold the memory")
+                                         "allocator, and the device usage table in the log shows the memory already "
+                                         "taken: other processes hold it")
+    if "outside_allocator" in flags:
+        # a bare `CUDA error: out of memory` names no other holder: the job itself needed more than the device had
+        # (dev batch 15 principle; before, it was read as foreign memory)
+        return Category.CAPACITY, ("The CUDA runtime ran out of device memory (a bare `CUDA error: out of memory`, "
+                                   "without the caching allocator's numbers) and nothing in the log names another "
+                                   "holder: the job needs more memory than the device has")
     if "host_alloc" in flags:
         return Category.CAPACITY, ("Host RAM ran out: a CPU-side allocation failed (PyTorch's DefaultCPUAllocator), "
                                    "not a device allocation")
@@ -425,12 +443,24 @@ def _warned_lines(evidence: list[Evidence]) -> set[int]:
     return {ev.line for ev in evidence if ev.kind == "warning"}
 
 
-def _on_npu(args: list[tuple[Evidence, str, int]], evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
-    """A CUDA-path failure (`Torch not compiled with CUDA enabled`, flag `npu_opns`) in an Ascend job (any line
-    with the flag `npu`) means the API the code used has no NPU path: op-not-supported."""
-    if not any("npu" in ev.flags for ev in evidence):
-        return args
-    return [(ev, "op-not-supported" if "npu_opns" in ev.flags else c, s) for ev, c, s in args]
+# (context flag somewhere in the incident, flag of the argument it re-reads, category it becomes)
+_CONTEXT_READINGS = (
+    # a CUDA-path failure (`Torch not compiled with CUDA enabled`) in an Ascend job: the API has no NPU path
+    ("npu", "npu_opns", "op-not-supported"),
+    # a missing op binary / dynamic-kernel config on an Atlas inference chip (310P, 300I Duo): that chip lacks
+    # the op (dev batch 15 principle); elsewhere the same text means the kernels package is missing or mismatched
+    ("chip_310p", "chip_binary", "op-not-supported"),
+)
+
+
+def _in_context(args: list[tuple[Evidence, str, int]], evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
+    """Arguments whose meaning depends on where they happened (`_CONTEXT_READINGS`): when a line of the incident
+    carries the context flag, an argument whose rule carries the second flag argues for the third category."""
+    present = set().union(*(ev.flags for ev in evidence)) if evidence else set()
+    for context, flag, category in _CONTEXT_READINGS:
+        if context in present:
+            args = [(ev, category if flag in ev.flags else c, s) for ev, c, s in args]
+    return args
 
 
 def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
@@ -442,7 +472,7 @@ def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     installation" before an NCCL "unhandled cuda error") and is not demoted. Likewise a benign line
     (torch_npu's "This error log can be ignored") never outranks an argument for a real failure: the allocator
     prints it when a device allocation failed, so an ACL memory code next to it is an out-of-memory."""
-    args = _on_npu(_named_cuda_failure(_arguments(evidence)), evidence)
+    args = _in_context(_named_cuda_failure(_arguments(evidence)), evidence)
     warned = _warned_lines(evidence)
     stopped = {c for ev, c, s in args if ev.line not in warned and s >= 2 and c != "benign"}
     anything = any(c != "benign" for _, c, _ in args)

@@ -27,7 +27,7 @@ from memplan.diagnose._catalog import decode
 
 GAP = 30
 MAX_INCIDENTS = 200
-_CONTEXT_KINDS = {"frame", "op", "numbers", "device-open", "error-line"}
+_CONTEXT_KINDS = {"frame", "op", "numbers", "device-open", "error-line", "chip", "device-table"}
 
 # Across incidents, the one to act on first: a cause before the symptoms it triggers elsewhere
 # (a kernel fault or a device that cannot open makes the other ranks' collectives time out).

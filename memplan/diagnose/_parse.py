@@ -180,6 +180,7 @@ _TRIGGER = re.compile(
     r"|CUBLAS_|CUDNN_|CURAND_|CUFFT_|CUSOLVER_|CUSPARSE_|CUDA_HOME|nvcc|GNU version|Exception|Cuda failure"
     r"|ErrCode|NVRM|ndarray|AICERROR|aicerror|opType|capture mode|platform|TotalUsedMemStatistics"
     r"|(?i:died|crash|fail to|open files|huggingface|grad_fn|require grad|inplace operation|backward through|Ampere)"
+    r"|MiB\s*\||\d MB\s*\||310P|300I|(?i:ascend310)|bound already|already in use|EADDRINUSE|is_sm\d|provider names"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"

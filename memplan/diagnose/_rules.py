@@ -99,7 +99,7 @@ def _runtime_text_rules() -> list[TextRule]:
                             re.compile(body), f"{prefix}:{r['value']}"))
         if r["family"] == "cuda":
             # NCCL's own allocations are outside PyTorch's caching allocator
-            in_nccl = flags | ({"outside_allocator"} if cat == "memory" else set())
+            in_nccl = flags | ({"outside_allocator", "outside_pytorch"} if cat == "memory" else set())
             out.append(TextRule(f"nccl-cuda-{r['value']}", "nccl-cuda-text", _IN_NCCL.get(cat, cat), 3,
                                 frozenset(in_nccl), re.compile(_NCCL_CUDA_PREFIX + re.escape(text.rstrip("."))),
                                 f"{prefix}:{r['value']}"))

@@ -50,6 +50,15 @@ DEV_UNSUPPORTED = {
     "npu_unknown_paddlex4502.log": "the OM backend's load failure reads as environment; the thread never found the cause",
     "npu_opns_vllmascend6082.log": "'call aclnnIsNegInf failed' without a code; that a 300I Duo (310P) lacks the op is "
                                    "context the text does not state",
+    # dev batch 15 (labelled from their threads before any rule; kept as honest misses)
+    "npu_opns_vllmascend8512.log": "a one-line title with aclnn 161002 (a parameter check, invalid-param by the text); that "
+                                   "the attention variant is not supported on the NPU is the maintainer's answer",
+    "npu_opns_vllmascend3316.log": "an SDMA copy error / SMMU terminate (507013) on a 300I; that v0.11.0rc0 does not "
+                                   "support the 300I is the thread's conclusion, not in the text",
+    "npu_opns_vllmascend9798.log": "a one-line title: QuantBatchMatmulV3's format check (ND expected, FRACTAL_NZ given) "
+                                   "on a 310P; that CANN 9.1.0's operator cannot handle it there is the maintainer's answer",
+    "npu_opns_ascendpytorch102.log": "relabelled invalid-param (UB overflow, dev batch 15 principle) but the excerpt shows "
+                                     "only 'Failed to run BiShengIR pipeline'; the UB overflow is in the thread's title",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]
@@ -107,12 +116,13 @@ HELDOUT8_FLOOR = 30  # first (unseen) measurement of round 8
 HELDOUT9_FLOOR = 57  # first (unseen) measurement of round 9
 HELDOUT10_FLOOR = 36  # first (unseen) measurement of round 10
 HELDOUT11_FLOOR = 34  # first (unseen) measurement of round 11
+HELDOUT12_FLOOR = 35  # first (unseen) measurement of round 12
 FLOORS = {"heldout": 29, "heldout2": 16, "heldout3": HELDOUT3_FLOOR, "heldout4": HELDOUT4_FLOOR, "heldout5": HELDOUT5_FLOOR,
           "heldout6": HELDOUT6_FLOOR, "heldout7": HELDOUT7_FLOOR, "heldout8": HELDOUT8_FLOOR,
           "heldout9": HELDOUT9_FLOOR, "heldout10": HELDOUT10_FLOOR,
-          "heldout11": HELDOUT11_FLOOR}
+          "heldout11": HELDOUT11_FLOOR, "heldout12": HELDOUT12_FLOOR}
 # rows whose numbers were read back right at a round's first measurement, where not all of them were
-NUMBERS_FLOORS = {"heldout6": 14, "heldout8": 2, "heldout9": 11, "heldout11": 4}
+NUMBERS_FLOORS = {"heldout6": 14, "heldout8": 2, "heldout9": 11, "heldout11": 4, "heldout12": 5}
 
 
 HELDOUT = {name: (corpus_rows(f"{name}.tsv"), FLOORS.get(name)) for name in corpus_benchmark().HELD_OUT}

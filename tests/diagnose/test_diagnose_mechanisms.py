@@ -507,7 +507,12 @@ def test_memory_outside_pytorch_decides_when_the_cache_cannot_serve_the_request(
     ("RuntimeError: DataLoader worker (pid 9) is killed by signal: Segmentation fault.\n", Category.UNKNOWN),
     ("E tensorflow/stream_executor/cuda/cuda_driver.cc:828] failed to allocate 2.96G (3179741184 bytes) from device: "
      "CUDA_ERROR_OUT_OF_MEMORY: out of memory\n", Category.CAPACITY),
-    ("RuntimeError: CUDA error: out of memory\n", Category.FOREIGN_MEMORY),  # the runtime's own OOM keeps its reading
+    # a bare runtime OOM names no other holder: capacity (dev batch 15 principle; foreign-memory before)
+    ("RuntimeError: CUDA error: out of memory\n", Category.CAPACITY),
+    # ... unless a device usage table beside it shows the memory taken before the job (nvidia-smi / gpustat)
+    ("|   0  Tesla V100-SXM2...  On   | 00000000:00:08.0 Off |                    0 |\n"
+     "| N/A   54C    P0   246W / 300W |  15514MiB / 16130MiB |    100%      Default |\n"
+     "RuntimeError: CUDA error: out of memory\n", Category.FOREIGN_MEMORY),
     ("RuntimeError: Distributed package doesn't have NCCL built in\n", Category.ENVIRONMENT),
     ("bishengir-compile: for the --target option: Cannot find option named 'Ascend310P3'!\n", Category.ENVIRONMENT),
     ("RuntimeError: Failed to find function HcclCommInitRootInfoConfig\n", Category.ENVIRONMENT),
@@ -587,3 +592,79 @@ def test_oom_numbers_of_other_layouts(log, want, nums):
 ])
 def test_family_texts_of_dev_batch_13(log, want):
     assert diagnose(log).primary_category == want
+
+
+# ---------------------------------------------------------------- dev batch 15 (issue 13)
+_BINARY = "EZ9999: Op Cast does not has any binary.\n        Kernel Run failed. opType: 53, Cast\n"
+
+
+@pytest.mark.parametrize("log,want", [
+    # an aclnn executor that finds no kernel for the inputs' dtype/format prints the op's support list
+    ("AclNN_Parameter_Error(EZ1001): Io input dtype or format is not supported, get io input info is "
+     "x(DT_BFLOAT16, ND) but supported list is:\n", Category.OP_NOT_SUPPORTED),
+    # a port already bound at HCCL set-up is the machine's state, not a collective failing
+    ("RuntimeError: createHCCLComm:x.cpp:1 HCCL function error: HcclGetRootInfo(&hcclID), error code is 7\n"
+     "Communication_Error_Bind_IP_Port(EJ0003): Failed to bind the IP port.\n"
+     "Reason: The IP address and port have been bound already.\n", Category.ENVIRONMENT),
+    ("OSError: [Errno 98] Address already in use\n", Category.ENVIRONMENT),
+    # a tile configuration too large for the unified buffer: the tiling is the fix
+    ("error: ub overflow, requires 3072000 bits while 1572864 bits available\n", Category.INVALID_PARAM),
+    ("[NOTE] Due to Ub overflow, automatically set enable-code-motion to false; compilation still failed.\n"
+     "error: Failed to run BiShengHIR pipeline\n", Category.INVALID_PARAM),
+    # an engine wrapper that only says the engine died is a catch-all, not the environment
+    ("RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}\n",
+     Category.UNKNOWN),
+    ("[ERROR] Failed to init engine\n", Category.UNKNOWN),
+    ("(EngineCore pid=1) ERROR 01-01 00:00:00 [core.py:1] EngineCore failed to start.\n", Category.UNKNOWN),
+    # the 'npu' device type exists only after torch_npu is imported
+    ("RuntimeError: Expected one of cpu, cuda, ipu, xpu, privateuseone device type at start of device string: npu\n",
+     Category.ENVIRONMENT),
+    ("ValueError: Unknown attention backend: 'ASCEND'. Valid options are: FLASH_ATTN, TRITON_ATTN\n",
+     Category.ENVIRONMENT),
+    ("AttributeError: module 'tilelang.language' has no attribute 'bfloat16'. Did you mean: 'float16'?\n",
+     Category.OP_NOT_SUPPORTED),
+    # peer-to-peer between two devices that cannot reach each other: the hardware pair lacks the feature
+    ("RuntimeError: CUDA error: peer access is not supported between these two devices\n", Category.OP_NOT_SUPPORTED),
+    ("RuntimeError: aclrtDeviceCanAccessPeer failed, error code is 107000\n"
+     "EE1001: The argument is invalid.\n", Category.OP_NOT_SUPPORTED),
+    # more ranks than devices
+    ("RuntimeError: CUDA error: invalid device ordinal\n", Category.INVALID_PARAM),
+    # an extension op built without CUDA kernels next to a CUDA torch; an aten op without a kernel stays as it was
+    ("NotImplementedError: Could not run 'torchvision::nms' with arguments from the 'CUDA' backend. "
+     "'torchvision::nms' is only available for these backends: [CPU, Meta].\n", Category.ENVIRONMENT),
+    ("NotImplementedError: Could not run 'aten::_foo' with arguments from the 'CUDA' backend.\n",
+     Category.OP_NOT_SUPPORTED),
+    # another extension's op without a CUDA kernel (e.g. compiled only for some architectures) is not read as a
+    # CPU-only wheel: only torchvision / torchaudio ship CPU and CUDA builds of the same package
+    ("NotImplementedError: Could not run 'mylib::fused_gemm' with arguments from the 'CUDA' backend. "
+     "'mylib::fused_gemm' is only available for these backends: [Meta].\n", Category.OP_NOT_SUPPORTED),
+    ("RuntimeError: FlashAttention only supports Turing GPUs or newer.\n", Category.OP_NOT_SUPPORTED),
+    ("RuntimeError: Expected is_sm8x || is_sm75 to be true, but got false.\n", Category.OP_NOT_SUPPORTED),
+    ("/project/sherpa-onnx/csrc/provider.cc:StringToProvider:32 Unsupported string: ascend. Fallback to cpu\n",
+     Category.ENVIRONMENT),
+    # torch_npu asks for an aclnn API the installed CANN does not have: versions do not pair
+    ("RuntimeError: aclnnFooV2 or aclnnFooV2GetWorkspaceSize not in libopapi.so, or libopapi.sonot found.\n",
+     Category.ENVIRONMENT),
+    # a missing op binary: the kernels package elsewhere, the chip itself on an Atlas inference card (310P)
+    (_BINARY, Category.ENVIRONMENT),
+    ("NPU type: Ascend310P3\n" + _BINARY, Category.OP_NOT_SUPPORTED),
+    ("vllm-ascend:v0.11.0rc0-310p on an Atlas 300I Duo\nEZ9999: Parse dynamic kernel config fail.\n",
+     Category.OP_NOT_SUPPORTED),
+])
+def test_family_texts_of_dev_batch_15(log, want):
+    assert diagnose(log, prior=False).primary_category == want
+
+
+def test_single_listed_process_that_must_be_this_job():
+    # Process 1234 holds 79.04 GiB and PyTorch reserved 75.20 GiB on a device with 79.05 GiB in use: two processes
+    # cannot hold 154 GiB there, so the listed one is this job (vLLM's worker with 3.8 GiB of CUDA graphs / NCCL
+    # buffers, more than the 2 GiB the older rule allowed): capacity, not foreign memory.
+    v = classify_oom({"requested_bytes": 2 * GiB, "total_bytes": int(79.15 * GiB), "free_bytes": 100 * MiB,
+                      "allocated_bytes": 75 * GiB, "reserved_unallocated_bytes": 200 * MiB,
+                      "processes": [(1234, int(79.04 * GiB))], "device": "cuda:0"}, set())
+    assert v.category == Category.CAPACITY and v.facts["self_listed_as_process"] == 1234
+    # 40 GiB listed beside 35.2 GiB reserved fits in what the device has in use: another process
+    v = classify_oom({"requested_bytes": 2 * GiB, "total_bytes": int(79.15 * GiB), "free_bytes": 100 * MiB,
+                      "allocated_bytes": 35 * GiB, "reserved_unallocated_bytes": 200 * MiB,
+                      "processes": [(1234, 40 * GiB)], "device": "cuda:0"}, set())
+    assert v.category == Category.FOREIGN_MEMORY
