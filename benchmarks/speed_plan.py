@@ -4,9 +4,11 @@ For each case (Llama-2-7B on a 910B, two small model files), one `memplan analyz
 `memplan plan` process of the same workload and device, each timed from start to exit (imports included,
 as a user waits for them), with the plan's traces counted by mode (block-once / full) and its replays
 (estimates from a trace, one per configuration and allocator setting; the plan's JSON `trace_counts` and
-`traces`), and the load average before and after.
+`traces`), and the load average before and after. With `--repeat N` the pair runs N times in turn and
+each figure is the best of N (wall and CPU separately; every sample is kept in the JSON): on a shared
+machine one run's ratio follows whoever else is running.
 
-    python benchmarks/speed_plan.py [--only NAME] [--out benchmarks/results/speed_plan]
+    python benchmarks/speed_plan.py [--repeat 1] [--only NAME] [--out benchmarks/results/speed_plan]
 
 benchmarks/speed.py measures `memplan analyze` itself (block-once vs. full trace vs. a bare fake step).
 """
@@ -29,18 +31,26 @@ PLAN_CASES = [
 ]
 
 
-def plan_vs_analyze(label: str, args: list[str]) -> dict:
-    """One `memplan analyze` then one `memplan plan` of the same workload (processes, side by side), with
-    the plan's trace counts (by mode) and replays (estimates from traces), and the load average before and after."""
+def plan_vs_analyze(label: str, args: list[str], repeat: int = 1) -> dict:
+    """`memplan analyze` then `memplan plan` of the same workload (processes, side by side; `repeat` rounds,
+    best of them), with the plan's trace counts (by mode) and replays (estimates from traces), and the load
+    average before and after."""
     tail = ["--format", "json", "-q"]
     load_before = os.getloadavg()
-    a_wall, _, a_cpu = _timed([sys.executable, "-m", "memplan", "analyze", *args, *tail])
     plan = [sys.executable, "-m", "memplan", "plan", *args, *tail]
-    p_wall, out, p_cpu = _timed(plan)
+    samples = []
+    for _ in range(repeat):
+        a_wall, _, a_cpu = _timed([sys.executable, "-m", "memplan", "analyze", *args, *tail])
+        p_wall, out, p_cpu = _timed(plan)
+        samples.append({"analyze_s": round(a_wall, 2), "analyze_cpu_s": round(a_cpu, 2),
+                        "plan_s": round(p_wall, 2), "plan_cpu_s": round(p_cpu, 2)})
+    a_wall, a_cpu, p_wall, p_cpu = (min(x[k] for x in samples) for k in
+                                    ("analyze_s", "analyze_cpu_s", "plan_s", "plan_cpu_s"))
     result = json.loads(out)
-    return {"label": label, "command": " ".join(plan[2:]), "analyze_s": round(a_wall, 2), "plan_s": round(p_wall, 2),
-            "plan_over_analyze": round(p_wall / a_wall, 3), "analyze_cpu_s": round(a_cpu, 2),
-            "plan_cpu_s": round(p_cpu, 2), "plan_over_analyze_cpu": round(p_cpu / a_cpu, 3),
+    return {"label": label, "command": " ".join(plan[2:]), "repeat": repeat, "samples": samples,
+            "analyze_s": a_wall, "plan_s": p_wall,
+            "plan_over_analyze": round(p_wall / a_wall, 3), "analyze_cpu_s": a_cpu,
+            "plan_cpu_s": p_cpu, "plan_over_analyze_cpu": round(p_cpu / a_cpu, 3),
             "n_traces": result.get("n_traces"),
             "trace_counts": result.get("trace_counts"), "traces": result.get("traces"),
             "plan_trace_seconds": result.get("trace_seconds"), "plan_fits": result.get("fits"),
@@ -51,8 +61,10 @@ def plan_vs_analyze(label: str, args: list[str]) -> dict:
 
 def plan_lines(plans: list[dict]) -> list[str]:
     """The plan section of the Markdown table."""
+    best = max((p.get("repeat", 1) for p in plans), default=1)
     lines = ["", "## `memplan plan` vs. one `memplan analyze` of the same workload", "",
-             "Wall seconds, and in brackets CPU seconds (user + system); the ratios are wall (CPU).", "",
+             "Wall seconds, and in brackets CPU seconds (user + system); the ratios are wall (CPU)"
+             + (f"; best of {best} rounds (analyze, then plan, in turn), each figure on its own." if best > 1 else "."), "",
              "| workload | analyze (s) | plan (s) | plan / analyze | traces (by mode) | "
              "replays (estimates from traces) | "
              "load avg before -> after |", "|---|---|---|---|---|---|---|"]
@@ -80,7 +92,8 @@ def write_plan(plans: list[dict], out: str, notes: list[str] = ()) -> None:
         json.dump(result, f, indent=2)
     lines = ["# Speed: `memplan plan` vs. one `memplan analyze` of the same workload", "",
              f"Wall time of whole processes (imports included), {os.cpu_count()} CPUs shared with other jobs "
-             "(load averages in the table). `python benchmarks/speed_plan.py`."]
+             "(load averages in the table). `python benchmarks/speed_plan.py"
+             + "".join(f" --repeat {r}" for r in {p.get("repeat", 1) for p in plans} if r > 1) + "`."]
     with open(out + ".md", "w") as f:
         f.write("\n".join(lines + list(notes) + plan_lines(plans)) + "\n")
 
@@ -89,12 +102,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default=None, help="run only the cases whose label contains this text")
     ap.add_argument("--out", default="benchmarks/results/speed_plan")
+    ap.add_argument("--repeat", type=int, default=1, help="rounds of analyze + plan; each figure is the best")
     args = ap.parse_args()
     plans = []
     for label, plan_args in PLAN_CASES:
         if args.only and args.only not in label:
             continue
-        plans.append(plan_vs_analyze(label, plan_args))
+        plans.append(plan_vs_analyze(label, plan_args, args.repeat))
         print(json.dumps(plans[-1]), flush=True)
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     write_plan(plans, args.out)

@@ -3,7 +3,8 @@
 CPU seconds (process time) of: loading the workload (imports of torch and transformers, the config), each
 trace the plan takes (by configuration and mode), the allocator replays (estimates from a trace), the
 module probe and the checkpointing knapsack, the garbage collector (all its passes, from gc.callbacks),
-and the rest of the planner; the same for one analyze of the baseline, for the ratio the target is on.
+and the rest of the planner; and every reduced-depth trace the block-once traces are written from (its
+layers, checkpointed modules and CPU seconds: what the plan's trace time is made of, layer by layer).
 
     python benchmarks/speed_plan_profile.py [--out benchmarks/results/speed_plan_profile]
 """
@@ -36,6 +37,23 @@ class Parts:
             self.cpu["garbage collector"] += time.process_time() - self._gc_start
             self.calls["garbage collector"] += 1
 
+    def rows(self, module, name: str) -> list[dict]:
+        """Wrap `module.name` (trace_workload) to log each call: the traced model's layers, checkpointed
+        module count, whether it ran the optimizer phase alone (an optimizer splice), CPU seconds."""
+        fn, out = getattr(module, name), []
+
+        def logged(workload, cfg, *a, **k):
+            t = time.process_time()
+            try:
+                return fn(workload, cfg, *a, **k)
+            finally:
+                config = (workload.extra or {}).get("hf_config")
+                out.append({"layers": getattr(config, "num_hidden_layers", None),
+                            "checkpointed": len(cfg.checkpoint), "optimizer": cfg.optimizer,
+                            "optimizer_only": "runner" in k, "cpu_s": round(time.process_time() - t, 3)})
+        setattr(module, name, logged)
+        return out
+
     def wrap(self, module, name: str, label: str) -> None:
         fn = getattr(module, name)
 
@@ -57,17 +75,33 @@ def profile() -> dict:
     parts.cpu["load the workload (imports torch, transformers)"] = time.process_time() - t_start
     import memplan.plan.checkpoint as ckpt
     import memplan.plan.evaluate as evaluate
+    import memplan.trace.tracer as tracer
     from memplan.plan import plan
 
-    parts.wrap(evaluate, "trace", "traces")
+    parts.wrap(evaluate, "trace", "traces (block-once or full)")
+    parts.wrap(evaluate, "trace_optimizer_change", "optimizer splices")
     parts.wrap(evaluate, "estimate_from_trace", "allocator replays (estimates from a trace)")
     parts.wrap(ckpt, "probe_block_once", "module probe")
     parts.wrap(ckpt, "choose", "checkpointing knapsack")
+    reduced = parts.rows(tracer, "trace_workload")
     t = time.process_time()
     p = plan(workload, device=ARGS["device"], seq_len=ARGS["seq_len"], precision=ARGS["precision"])
     parts.cpu["plan (all of it)"] = time.process_time() - t
     return {"cpu_s": {k: round(v, 2) for k, v in parts.cpu.items()}, "calls": dict(parts.calls),
-            "traces": list(p.trace_log), "trace_counts": p.trace_counts, "process_cpu_s": round(time.process_time(), 2)}
+            "traces": list(p.trace_log), "trace_counts": p.trace_counts, "reduced_traces": reduced,
+            "process_cpu_s": round(time.process_time(), 2)}
+
+
+def reduced_lines(rows: list[dict]) -> list[str]:
+    """The reduced-depth traces, in order, and the layers they traced in all."""
+    full = [r for r in rows if not r["optimizer_only"]]
+    lines = ["", "Reduced-depth traces (in order; the block-once traces above are written from them):", "",
+             "| layers | checkpointed modules | optimizer | optimizer phase only | CPU s |", "|---|---|---|---|---|"]
+    lines += [f"| {r['layers']} | {r['checkpointed']} | {r['optimizer']} | {'yes' if r['optimizer_only'] else 'no'} | "
+              f"{r['cpu_s']} |" for r in rows]
+    lines += ["", f"Whole steps traced: {len(full)} models, {sum(r['layers'] or 0 for r in full)} layers in all, "
+              f"{round(sum(r['cpu_s'] for r in full), 2)} CPU s."]
+    return lines
 
 
 def main() -> None:
@@ -95,6 +129,7 @@ def main() -> None:
     lines.append(f"| the rest of the planner | {round(total - named, 2)} | |")
     lines.append(f"| the whole process | {result['process_cpu_s']} | |")
     lines += ["", "Traces:"] + [f"- {t['config']}: {t['seconds']} s wall, {t['mode']}" for t in result["traces"]]
+    lines += reduced_lines(result["reduced_traces"])
     with open(args.out + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
