@@ -297,6 +297,42 @@ def ddp_has_init_sync() -> bool:
     return "init_sync" in inspect.signature(DistributedDataParallel.__init__).parameters
 
 
+def _c10_flag(name: str):
+    """A c10 command-line flag (`C10_DEFINE_bool`) of the c10 library next to torch, as a ctypes bool;
+    None where the library or the exported symbol is not found."""
+    import ctypes
+    import glob
+    import os
+
+    lib_dir = os.path.join(os.path.dirname(_torch().__file__), "lib")
+    for path in sorted(glob.glob(os.path.join(lib_dir, "*c10.*"))):
+        if path.endswith((".so", ".dylib", ".dll")):
+            try:
+                return ctypes.c_bool.in_dll(ctypes.CDLL(path), name)
+            except (OSError, ValueError):
+                return None
+    return None
+
+
+@contextlib.contextmanager
+def cpu_allocator_counts_every_thread():
+    """c10's `caffe2_report_cpu_memory_usage` flag on for the duration. c10's CPU-allocator reporter
+    (`ProfiledCPUMemoryReporter` in c10/core/CPUAllocator.cpp) updates its running total
+    (`total_allocated`, reported with every profiler allocation event) only on a thread with memory
+    profiling on, *or* when that flag is set: with it, every thread's allocations and frees are
+    counted (events are still recorded only on profiled threads). Yields whether the flag was set."""
+    flag = _c10_flag("FLAGS_caffe2_report_cpu_memory_usage")
+    if flag is None:
+        yield False
+        return
+    before = flag.value
+    flag.value = True
+    try:
+        yield True
+    finally:
+        flag.value = before
+
+
 @functools.lru_cache(maxsize=None)
 def fake_process_group() -> bool:
     """torch's fake process group (`init_process_group("fake", store=FakeStore())`)."""

@@ -81,7 +81,8 @@ def run_rank(spec: dict, rank: int) -> dict:
                    "peak_phase": m.peak_phase, "phase_peaks": m.phase_peaks,
                    "running_sum_peak_bytes": m.running_sum_peak_bytes, "unmatched_bytes": m.unmatched_bytes,
                    "raw_peak_allocated_bytes": m.raw_peak_allocated_bytes,
-                   "recovered_free_bytes": m.recovered_free_bytes, "recovered_frees": m.recovered_frees}
+                   "recovered_free_bytes": m.recovered_free_bytes, "recovered_frees": m.recovered_frees,
+                   "every_thread": m.every_thread}
         else:
             hooks = _DevicePeaks(mod, run_cfg.steps)
             run(wl, run_cfg, hooks, target)

@@ -9,10 +9,12 @@ profiler on cpu (`_measure`), `max_memory_allocated` / `max_memory_reserved` ove
 device. The model file is loaded by every rank: it is the user's own code and runs in those processes.
 
 On CPU, a free made on one of gloo's worker threads (the last reference to gloo's reduce-scatter
-copy often dies there, a race) is missing from the profiler's record *and* from the
-allocator's own total; `_measure` recovers such frees from address reuse and collective ranges, so the
-measurement no longer drifts up by a unit's gradient bytes at random (`raw_peak_allocated_bytes` keeps
-the uncorrected figure).
+copy, or to DDP's construction-time broadcast copy on a loaded machine, can die there: a race) is by
+default missing from the profiler's record *and* from the allocator's own total; `_measure` puts such
+frees back from the record (a collective's temporary when its op returned; any other block where the
+allocator's total, made to count every thread by a c10 flag, fell by its size; else at the reuse of
+its address), so the measurement does not drift up at random (`raw_peak_allocated_bytes` keeps the
+allocator's own figure).
 """
 from __future__ import annotations
 
@@ -101,7 +103,8 @@ def validate_distributed(model_path: str | None, cfg: TrainConfig | None = None,
             "measured": {"peak_allocated_bytes": meas, "peak_reserved_bytes": res.get("peak_reserved_bytes"),
                          "peak_phase": res.get("peak_phase"), "phase_peaks": res.get("phase_peaks", {}),
                          "raw_peak_allocated_bytes": res.get("raw_peak_allocated_bytes"),
-                         "recovered_free_bytes": res.get("recovered_free_bytes")},
+                         "recovered_free_bytes": res.get("recovered_free_bytes"),
+                         "every_thread": res.get("every_thread")},
             "error_pct": _pct(pred["peak_allocated_bytes"], meas),
         })
     errs = [abs(r["error_pct"]) for r in rows if r["error_pct"] is not None]

@@ -31,6 +31,60 @@ def test_free_on_another_thread_is_missing_from_the_allocator_total():
     assert ev[1][3] - ev[0][3] == 1 << 18      # the 4 MiB are still counted after they were freed
 
 
+def test_with_the_flag_the_allocator_total_counts_the_other_threads_free():
+    """c10's caffe2_report_cpu_memory_usage flag: the same free on another thread is now subtracted from
+    `total_allocated` (still no event), it is put back when it happened, and the flag is back off
+    afterwards."""
+    from memplan import compat
+    from memplan.measure.profiler import memory_profile
+
+    with compat.cpu_allocator_counts_every_thread() as every_thread:
+        assert every_thread
+        with memory_profile() as prof:
+            box = [torch.ones(MB)]
+            t = threading.Thread(target=box.pop)
+            t.start()
+            t.join()
+            c = torch.ones(1 << 16)
+            del c
+    assert not compat._c10_flag("FLAGS_caffe2_report_cpu_memory_usage").value
+    events = allocation_events(prof)
+    ev = [e for e in events if abs(e[2]) >= 1 << 18]
+    assert [e[2] for e in ev] == [4 * MB, 1 << 18, -(1 << 18)]
+    assert ev[1][3] - ev[0][3] == (1 << 18) - 4 * MB   # the 4 MiB left the total when they were freed
+    assert (ev[1][0], 4 * MB) in recovered_frees(events)   # ... seen at the next event
+
+
+def test_unseen_drop_times_a_block_freed_on_another_thread():
+    """DDP's broadcast copy under load (the CI failure): freed on gloo's thread after DDP allocated its
+    bucket at another address; no free event, no reuse. The all-thread total shows when."""
+    events = [
+        _ev(1, 100, 100, 0xA, "build::0::0"),   # the flattened copy
+        _ev(3, 100, 100, 0xB, "build::0::0"),   # the bucket; the copy was freed in between
+        _ev(4, 10, 110, 0xC),                   # a step
+        _ev(5, -10, 100, 0xC),
+    ]
+    assert recovered_frees(events) == [(3, 100)]
+    m = _ledger(events, steps=1, every_thread=True)
+    assert m.running_sum_peak_bytes == 210 and m.peak_allocated_bytes == 110 and m.every_thread
+    flagless = [(t, q, s, t_s, lab, p, e) for (t, q, s, _tot, lab, p, e), t_s in zip(events, [100, 200, 210, 200])]
+    assert recovered_frees(flagless) == []        # without the flag: nothing to go by (the old failure)
+    assert _ledger(flagless, steps=1).peak_allocated_bytes == 210
+
+
+def test_a_collective_temporary_keeps_its_op_end_with_the_flag():
+    events = [
+        _ev(1, 50, 50, 0xA, c10d_end=2),        # reduce-scatter's copy, freed on gloo's thread at 4
+        _ev(3, 20, 70, 0xB),
+        _ev(5, 1, 21, 0xC),                     # the total already fell by 50
+    ]
+    assert recovered_frees(events) == [(2, 50)]   # the drop of 50 at 5 is its own, not used again
+    assert _ledger(events, steps=1, every_thread=True).peak_allocated_bytes == 50
+    # a block of the same size allocated earlier and never freed does not take the temporary's drop
+    events = [_ev(0, 50, 50, 0xD)] + [(t, q, s, tot + 50, lab, p, e) for t, q, s, tot, lab, p, e in events]
+    assert recovered_frees(events) == [(2, 50)]
+
+
 def test_reused_address_recovers_the_lost_free():
     events = [
         _ev(1, 10, 10, 0xA),
