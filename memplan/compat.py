@@ -216,6 +216,13 @@ def sdpa_has_enable_gqa() -> bool:
     return True
 
 
+def redispatch_torch_function():
+    """`torch.overrides.redispatch_function` (skip one hop of `__torch_function__` handling: a mode that
+    re-enters itself can call the function it handles without handling the call again), or None where torch
+    lacks it (the ones before its `_skip_one_hop_torch_function`)."""
+    return getattr(_torch().overrides, "redispatch_function", None)
+
+
 @functools.lru_cache(maxsize=None)
 def has_custom_op() -> bool:
     """torch.library.custom_op / register_fake (torch >= 2.4)."""

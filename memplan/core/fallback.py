@@ -114,6 +114,8 @@ def estimate_by_fallback(workload, cfg, dev=None, *, reason: str = "", error: Ex
              f"; expected error about ±{err * 100:g} %"]
     if reason:
         notes.append(f"the fake-tensor trace failed: {reason}")
+        notes.append("the same step ran on real tensors: that failure is a limit of memplan's fake-tensor tracer, "
+                     "not an error in the model")
     if dev.family != "cpu":
         notes.append(f"measured with the CPU's kernels and allocator; {dev.family} kernel choices and the "
                      "caching allocator's reserved memory are not modelled (reserved = allocated)")

@@ -21,6 +21,7 @@ ISA dependent) and assumes channel-blocked layouts pad nothing.
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from typing import Callable
 
@@ -514,6 +515,11 @@ def _sdpa_backend(q, k, v, attn_mask, dropout_p, is_causal, family: str) -> str:
     return "efficient" if family == "cuda" else "math"
 
 
+_BACKWARD_ENTRIES = frozenset({torch.Tensor.backward, torch.autograd.backward, torch.autograd.grad})
+"""The calls that run the autograd engine (each takes torch-function modes, `Tensor.backward` calls
+`torch.autograd.backward`)."""
+
+
 class DeviceFunctionMode(torch.overrides.TorchFunctionMode):
     """Routes `F.scaled_dot_product_attention` to the attention kernel the target device would run, so
     what is saved for backward is that kernel's (flash: output + logsumexp; math: the full attention
@@ -531,7 +537,31 @@ class DeviceFunctionMode(torch.overrides.TorchFunctionMode):
             out = self._sdpa(*args, **kwargs)
             if out is not None:
                 return out
+        if func in _BACKWARD_ENTRIES:
+            return self._backward(func, types, args, kwargs)
         return func(*args, **kwargs)
+
+    def _backward(self, func, types, args, kwargs):
+        """Run the autograd engine with this mode on the stack. torch takes a mode off its stack while the
+        mode handles a call, and the engine keeps the modes that were on it when it started: without this,
+        a forward recomputed in backward (checkpointing) would run the CPU's attention where the forward
+        ran the device's, save other tensors (non-reentrant checkpointing raises CheckpointError: another
+        number of tensors saved) and be traced with the wrong kernel. `Tensor.backward` goes on as
+        `torch.autograd.backward`, which torch before 2.13 or so runs without handling it (the mode stays
+        on); where that is handled too, `redispatch_function` calls it with the mode on, where torch has
+        it, else it runs without the mode (as before)."""
+        redispatch = compat.redispatch_torch_function()
+        if func is torch.Tensor.backward:
+            b = inspect.signature(torch.Tensor.backward).bind(*args, **kwargs)
+            b.apply_defaults()
+            a = b.arguments
+            with self:
+                return torch.autograd.backward(a["self"], a["gradient"], a["retain_graph"], a["create_graph"],
+                                               inputs=a["inputs"])
+        if redispatch is None:
+            return func(*args, **kwargs)
+        with self:
+            return redispatch(func, types, args, kwargs)
 
     def _sdpa(self, q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):
         backend = _sdpa_backend(q, k, v, attn_mask, dropout_p, is_causal, self.family)

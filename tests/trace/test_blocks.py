@@ -75,6 +75,12 @@ def _hf_case(name, seq, precision, checkpoint, device, path=None):
 @pytest.mark.parametrize("checkpoint", [False, True])
 def test_gpt2_block_once_is_the_full_trace(precision, checkpoint, gpt2_5):
     fast = _hf_case("gpt2.json", 32, precision, checkpoint, "910B3", gpt2_5)
+    if checkpoint and precision == "bf16-amp":
+        # traced since a recomputation runs the device's attention (it raised CheckpointError before);
+        # block-once is not proven for it yet, so the full trace is used (identical, checked above)
+        assert fast.trace.mode == "full"
+        assert fast.trace.mode_reason == "the 2-layer trace is not the 1-layer one plus repeated chunks"
+        return
     assert fast.trace.mode == "block-once", fast.trace.mode_reason
     assert fast.estimate.trace_mode == "block-once"
 
