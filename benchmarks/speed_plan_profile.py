@@ -15,6 +15,7 @@ import gc
 import json
 import os
 import platform
+import re
 import time
 from collections import defaultdict
 
@@ -50,7 +51,8 @@ class Parts:
                 config = (workload.extra or {}).get("hf_config")
                 out.append({"layers": getattr(config, "num_hidden_layers", None),
                             "checkpointed": len(cfg.checkpoint), "optimizer": cfg.optimizer,
-                            "optimizer_only": "runner" in k, "cpu_s": round(time.process_time() - t, 3)})
+                            "optimizer_only": "runner" in k, "cpu_s": round(time.process_time() - t, 3),
+                            "call": (workload, config, cfg, a, k)})
         setattr(module, name, logged)
         return out
 
@@ -65,6 +67,56 @@ class Parts:
                 self.cpu[label] += time.process_time() - t
                 self.calls[label] += 1
         setattr(module, name, timed)
+
+
+def _compare(rows: list[dict]) -> None:
+    """After the plan (outside its time): each row's checkpoint globs that select a module of its model,
+    and the earlier row with the same model and configuration (see `_trace_key`), if any."""
+    keys = []
+    for r in rows:
+        workload, config, cfg, a, k = r.pop("call")
+        ckpt = _effective_checkpoint(workload, cfg.checkpoint)
+        keys.append(_trace_key(workload, config, cfg, ckpt, a, k))
+        r["checkpoint"] = _short(ckpt)
+        r["same_as"] = keys.index(keys[-1]) + 1 if keys.index(keys[-1]) < len(keys) - 1 else None
+
+
+def _effective_checkpoint(workload, globs) -> tuple[str, ...] | None:
+    """The checkpoint globs that name a module of the traced model (built on the meta device, outside the
+    timed call): globs past a reduced model's last layer select nothing. None where it cannot be built."""
+    import fnmatch
+
+    import torch
+    try:
+        with torch.device("meta"):
+            names = [n for n, _ in workload.build_model().named_modules()]
+    except Exception:  # noqa: BLE001 - then the globs as given
+        return None
+    return tuple(g for g in globs if any(fnmatch.fnmatchcase(n, g) for n in names))
+
+
+def _trace_key(workload, config, cfg, ckpt, args, kwargs) -> str:
+    """Everything a trace's events can depend on: the model's whole config (or the workload itself), the
+    whole TrainConfig with the checkpoint globs that select something, the target and the tracer's
+    options (the optimizer splice's runner among them). Equal keys: the same reduced model traced twice."""
+    model = config.to_json_string(use_diff=False) if config is not None else repr(workload.source)
+    full = repr(cfg) if ckpt is None else repr(cfg.with_(checkpoint=ckpt))
+    return repr((workload.name, model, full, args, sorted((k, repr(v)) for k, v in kwargs.items() if k != "on_phase")))
+
+
+def _short(globs) -> str:
+    """Checkpoint globs, `model.layers.` as L and whole-layer runs as ranges (L0-31)."""
+    if globs is None:
+        return "?"
+    out: list[str] = []
+    for g in (g.replace("model.layers.", "L") for g in globs):
+        m = re.fullmatch(r"L(\d+)", g)
+        prev = re.fullmatch(r"L(\d+)(?:-(\d+))?", out[-1]) if out else None
+        if m and prev and int(prev.group(2) or prev.group(1)) + 1 == int(m.group(1)):
+            out[-1] = f"L{prev.group(1)}-{m.group(1)}"
+        else:
+            out.append(g)
+    return ", ".join(out) or "-"
 
 
 def profile() -> dict:
@@ -87,18 +139,25 @@ def profile() -> dict:
     t = time.process_time()
     p = plan(workload, device=ARGS["device"], seq_len=ARGS["seq_len"], precision=ARGS["precision"])
     parts.cpu["plan (all of it)"] = time.process_time() - t
+    process_cpu_s = round(time.process_time(), 2)
+    _compare(reduced)
     return {"cpu_s": {k: round(v, 2) for k, v in parts.cpu.items()}, "calls": dict(parts.calls),
             "traces": list(p.trace_log), "trace_counts": p.trace_counts, "reduced_traces": reduced,
-            "process_cpu_s": round(time.process_time(), 2)}
+            "process_cpu_s": process_cpu_s}
 
 
 def reduced_lines(rows: list[dict]) -> list[str]:
     """The reduced-depth traces, in order, and the layers they traced in all."""
     full = [r for r in rows if not r["optimizer_only"]]
     lines = ["", "Reduced-depth traces (in order; the block-once traces above are written from them):", "",
-             "| layers | checkpointed modules | optimizer | optimizer phase only | CPU s |", "|---|---|---|---|---|"]
-    lines += [f"| {r['layers']} | {r['checkpointed']} | {r['optimizer']} | {'yes' if r['optimizer_only'] else 'no'} | "
-              f"{r['cpu_s']} |" for r in rows]
+             "| # | layers | checkpointed modules | checkpointed in the traced model | optimizer | optimizer phase only "
+             "| same model and config as | CPU s |", "|---|---|---|---|---|---|---|---|"]
+    lines += [f"| {i} | {r['layers']} | {r['checkpointed']} | {r['checkpoint']} | {r['optimizer']} | "
+              f"{'yes' if r['optimizer_only'] else 'no'} | {r['same_as'] or '-'} | {r['cpu_s']} |"
+              for i, r in enumerate(rows, 1)]
+    same = sum(1 for r in rows if r["same_as"])
+    lines += ["", f"Traced twice (equal in the model's whole config, every TrainConfig field with the checkpoint "
+              f"globs that select a module, the target and the tracer's options): {same} of {len(rows)}."]
     lines += ["", f"Whole steps traced: {len(full)} models, {sum(r['layers'] or 0 for r in full)} layers in all, "
               f"{round(sum(r['cpu_s'] for r in full), 2)} CPU s."]
     return lines
