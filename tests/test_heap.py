@@ -1,9 +1,12 @@
 """The collector around traces (memplan.step.frozen_heap, run; the CLI's import of torch and transformers):
-the heap that was there before is frozen once and left alone, the collector's state is restored after."""
+the heap that was there before is frozen once and left alone, the collector's state is restored after; the
+entry point leaves no full collection to the interpreter's shutdown."""
 from __future__ import annotations
 
 import gc
 from pathlib import Path
+
+import pytest
 
 from memplan.step import frozen_heap, run
 
@@ -54,3 +57,29 @@ def test_cli_loads_the_workload_without_collections_then_freezes_its_heap_for_th
         assert gc.isenabled() and gc.get_freeze_count() > 0
     assert gc.get_freeze_count() == 0            # unfrozen when the command ends
     assert _settled(load, 2) == 3 and gc.get_freeze_count() == 0   # no command: nothing frozen
+
+
+def test_main_leaves_no_collection_for_the_shutdown(monkeypatch, capsys):
+    """The entry point registers (once) an exit handler that stops the collector and freezes the heap
+    before the interpreter's shutdown (whose full collections over torch's objects cost about half a
+    second a process), on success and on error; the process that called it keeps its collector."""
+    import atexit
+
+    from memplan.cli import main as entry
+
+    registered = []
+    monkeypatch.setattr(atexit, "register", lambda fn: registered.append(fn))
+    monkeypatch.setattr(atexit, "unregister", lambda fn: registered.remove(fn) if fn in registered else None)
+    for argv, code in ((["memplan", "devices", "--format", "json"], 0), (["memplan", "devices", "--bogus"], 2)):
+        monkeypatch.setattr("sys.argv", argv)
+        with pytest.raises(SystemExit) as exc:
+            entry.main()
+        assert exc.value.code == code
+    assert '"command": "devices"' in capsys.readouterr().out
+    assert registered == [entry._no_collection_at_exit] and gc.isenabled() and gc.get_freeze_count() == 0
+    try:
+        registered[0]()
+        assert not gc.isenabled() and gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.enable()

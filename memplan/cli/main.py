@@ -2,6 +2,8 @@
 no command module imports torch at import time, so `memplan --help` is instant."""
 from __future__ import annotations
 
+import atexit
+import gc
 import importlib
 import os
 import sys
@@ -48,6 +50,23 @@ _NoArgsIsHelp = getattr(click.exceptions, "NoArgsIsHelpError", ())  # click >= 8
 
 
 def main() -> None:
+    atexit.unregister(_no_collection_at_exit)   # once, however often main() runs in one process
+    atexit.register(_no_collection_at_exit)
+    _main()
+
+
+def _no_collection_at_exit() -> None:
+    """At exit: stop the cyclic collector and freeze the heap, so that the interpreter's shutdown does
+    not run its full collections over every object of torch and transformers (0.6 s CPU of a 4 s
+    `analyze` of the Llama-2-70B shape, benchmarks/results/speed_analyze_profile.md). Modules are still
+    torn down and their objects freed by reference counting (files flushed and closed); only garbage
+    cycles left at exit stay uncollected, which Python does not promise to collect anyway. An atexit
+    handler, so a caller that runs `main()` in its own process and goes on keeps its collector."""
+    gc.disable()
+    gc.freeze()
+
+
+def _main() -> None:
     # keep third-party chatter (transformers' one-time warnings) out of memplan's output
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     try:
