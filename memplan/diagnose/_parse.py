@@ -180,7 +180,7 @@ _TRIGGER = re.compile(
     r"|CUBLAS_|CUDNN_|CURAND_|CUFFT_|CUSOLVER_|CUSPARSE_|CUDA_HOME|nvcc|GNU version|Exception|Cuda failure"
     r"|ErrCode|NVRM|ndarray|AICERROR|aicerror|opType|capture mode|platform|TotalUsedMemStatistics"
     r"|(?i:died|crash|fail to|open files|huggingface|grad_fn|require grad|inplace operation|backward through|Ampere)"
-    r"|MiB\s*\||\d MB\s*\||310P|300I|(?i:ascend310)|bound already|already in use|EADDRINUSE|is_sm\d|provider names"
+    r"|MiB\s*\||\d MB\s*\||300I|(?i:ascend310)|bound already|already in use|EADDRINUSE|is_sm\d|provider names"
     # dev batch 16: kernel registration, kernel-support and installation texts, Ascend context (300V, CANN paths)
     r"|Binary|does not exist|internal format|(?i:no available kernel)|no kernel found|head dim|argcheck|valid pointer"
     r"|is NULL|vulnerability|upgrade torch|acl init|300V|(?i:310p)|/Ascend/|CANN \d"

@@ -550,7 +550,6 @@ class DeviceFunctionMode(torch.overrides.TorchFunctionMode):
         `torch.autograd.backward`, which torch before 2.13 or so runs without handling it (the mode stays
         on); where that is handled too, `redispatch_function` calls it with the mode on, where torch has
         it, else it runs without the mode (as before)."""
-        redispatch = compat.redispatch_torch_function()
         if func is torch.Tensor.backward:
             b = inspect.signature(torch.Tensor.backward).bind(*args, **kwargs)
             b.apply_defaults()
@@ -558,6 +557,7 @@ class DeviceFunctionMode(torch.overrides.TorchFunctionMode):
             with self:
                 return torch.autograd.backward(a["self"], a["gradient"], a["retain_graph"], a["create_graph"],
                                                inputs=a["inputs"])
+        redispatch = compat.redispatch_torch_function()
         if redispatch is None:
             return func(*args, **kwargs)
         with self:
