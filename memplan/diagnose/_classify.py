@@ -331,11 +331,14 @@ def _foreign_amount(s: OomState) -> tuple[int, int]:
     req = s.req
     if req is None:
         return 0, 0
-    if s.other and s.other >= req and s.other >= 256 * MiB:
+    # the labelling guide's definition: the memory outside must also exceed what PyTorch itself reserved; when
+    # PyTorch holds more, its own demand is what filled the device (capacity / fragmentation), dev batch 17
+    ours = s.reserved if s.reserved is not None else (s.alloc or 0)
+    if s.other and s.other >= req and s.other >= 256 * MiB and s.other > ours:
         return s.other, s.other
     if s.foreign is not None and s.total:
         excess = s.foreign - s.allowance
-        if excess >= req and excess >= 0.05 * s.total:
+        if excess >= req and excess >= 0.05 * s.total and s.foreign > ours:
             return s.foreign, excess
     return 0, 0
 

@@ -514,7 +514,11 @@ def test_memory_outside_pytorch_decides_when_the_cache_cannot_serve_the_request(
      "| N/A   54C    P0   246W / 300W |  15514MiB / 16130MiB |    100%      Default |\n"
      "RuntimeError: CUDA error: out of memory\n", Category.FOREIGN_MEMORY),
     ("RuntimeError: Distributed package doesn't have NCCL built in\n", Category.ENVIRONMENT),
-    ("bishengir-compile: for the --target option: Cannot find option named 'Ascend310P3'!\n", Category.ENVIRONMENT),
+    # a training chip the toolchain does not know is a toolchain older than the device; an Atlas inference chip (310P)
+    # has no target at all: the chip is not supported (dev batch 17, missing-binary principle)
+    ("bishengir-compile: for the --target option: Cannot find option named 'Ascend910B4-1'!\n", Category.ENVIRONMENT),
+    ("bishengir-compile: for the --target option: Cannot find option named 'Ascend310P3'!\n",
+     Category.OP_NOT_SUPPORTED),
     ("RuntimeError: Failed to find function HcclCommInitRootInfoConfig\n", Category.ENVIRONMENT),
     ("RuntimeError: The GPU device does not support Double (Float64) operations!\n", Category.OP_NOT_SUPPORTED),
     ("AttributeError: 'Parameter' object has no attribute 'main_grad'\n", Category.INVALID_PARAM),
@@ -734,3 +738,56 @@ def test_free_plus_cache_counts_only_when_the_cache_is_needed():
     # 40 MiB requested with 30 MiB free and 20 MiB cached: only the cache and free together cover it
     n.update(requested_bytes=40 * MiB, free_bytes=30 * MiB, reserved_bytes=int(2.70 * GiB) + 20 * MiB)
     assert classify_oom(n, set()).category == Category.FRAGMENTATION
+
+
+@pytest.mark.parametrize("log,want", [
+    # a unified-buffer overflow in any wording (Triton-Ascend's UB guide): the kernel's tiling
+    ("error: UB overflow, requires 2097152 bits while 1572864 bits available!\n", Category.INVALID_PARAM),
+    ("A3 triton==3.2.1, 图中的案例运行存在问题  ub overflow（片上缓存 / 统一缓冲区溢出）\n", Category.INVALID_PARAM),
+    # Triton's launcher reporting CUDA_ERROR_INVALID_VALUE from cuLaunchKernel: a grid over CUDA's limit
+    ("RuntimeError: Triton Error [CUDA]: invalid argument\n", Category.INVALID_PARAM),
+    ("RuntimeError: CUDA: Error- invalid value\n", Category.INVALID_PARAM),
+    # GPU memory the RDMA NIC cannot register: GPUDirect RDMA setup (nvidia-peermem / DMA-BUF)
+    ("ibv_reg_mr(gpu) failed: Bad address\n", Category.ENVIRONMENT),
+    ("E0511 07:42:36.355509 10240 rdma_context.cpp:198] Failed to register memory 0x2e1cbac200: Bad address [14]\n",
+     Category.ENVIRONMENT),
+    # the Ascend KV-transfer (ADXL) link to the other node cannot be set up
+    ("E20260106 06:43:02.966156  5793 ascend_direct_transport.cpp:820] Failed to connect to target: "
+     "172.17.0.16:25482, status: 103900\n", Category.ENVIRONMENT),
+    ("[ERROR] HCCL(1,python):2025-12-10-08:04:09.802.299 [topoinfo_ranktableConcise.cc:446] [2][Get][SingleDeviceIp]"
+     "'device_ip' is not set correctly,must be set when multi Server or HCCL_INTRA_ROCE_ENABLE enabled\n",
+     Category.ENVIRONMENT),
+    # a link between nodes that could not be set up, in any word order: communication
+    ("P/D link setup failed (HCCL)\n", Category.COMM),
+    # what the chip or the build has no kernel for
+    ("[ERROR] OP(1,python):2025-01-16-09:40:17.645.275 [aclnn_matmul.cpp:103][NNOP][CheckDtypeValid][2] errno[161002] "
+     "OpName:[aclnnMatmul_1] Self dtype DT_FLOAT or mat2 dtype DT_FLOAT not support under keep type mode.\n",
+     Category.OP_NOT_SUPPORTED),
+    ("RuntimeError: (NotFound) The kernel with key (CPU, Undefined(AnyLayout), uint8) of kernel `view_dtype` is not "
+     "registered.\n", Category.OP_NOT_SUPPORTED),
+    # MindSpore without op info for the SoC: on an Atlas inference chip the chip is not supported, elsewhere the
+    # package does not match the chip
+    ("[ERROR] KERNEL(1,f,python):2023-10-13 [op_info_utils.cc:172] LoadOpInfoJson] Get op info json suffix path "
+     "failed, soc_version: Ascend310P3\n", Category.OP_NOT_SUPPORTED),
+    ("[ERROR] KERNEL(1,f,python):2023-10-13 [op_info_utils.cc:172] LoadOpInfoJson] Get op info json suffix path "
+     "failed, soc_version: Ascend910B9\n", Category.ENVIRONMENT),
+    # a runtime feature the chip lacks (207000 'feature not support') on an inference card; elsewhere the driver
+    ("Atlas 300I Pro (Ascend310P3)\nEE8888: Inner Error!\n        rtStreamSetMode execute failed, "
+     "reason=[feature not support]\nRuntimeError: Create stream failed, ret:207000\n", Category.OP_NOT_SUPPORTED),
+    ("EE8888: Inner Error!\n        rtStreamSetMode execute failed, reason=[feature not support]\n"
+     "RuntimeError: Create stream failed, ret:207000\n", Category.ENVIRONMENT),
+])
+def test_family_texts_of_dev_batch_17(log, want):
+    assert diagnose(log).primary_category == want
+
+
+def test_memory_outside_pytorch_below_what_pytorch_reserved_is_not_foreign():
+    # the guide's definition (dev batch 17): 14.76 GiB card, 10 GiB reserved, 9.9 GiB allocated, 60 MiB free, 1 GiB
+    # requested: outside = 14.76 - 0.06 - 10 = 4.70 GiB (over the request and the 1 GiB allowance) but less than the
+    # 10 GiB PyTorch reserved, and free + cached = 160 MiB < 1 GiB: capacity, not foreign-memory
+    n = {"requested_bytes": GiB, "total_bytes": int(14.76 * GiB), "allocated_bytes": int(9.9 * GiB),
+         "free_bytes": 60 * MiB, "reserved_bytes": 10 * GiB, "device": "cuda:0"}
+    assert classify_oom(n, set()).category == Category.CAPACITY
+    # the same device with PyTorch holding less than what lies outside: foreign-memory
+    n.update(allocated_bytes=int(3.9 * GiB), reserved_bytes=4 * GiB)
+    assert classify_oom(n, set()).category == Category.FOREIGN_MEMORY
