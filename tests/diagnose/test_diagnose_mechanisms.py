@@ -201,8 +201,40 @@ def test_exception_after_a_fallback_warning_is_the_kernel_fault():
     assert diagnose(log).primary_category == Category.KERNEL_FAULT
 
 
-def test_fallback_warning_alone_is_still_op_not_supported():
-    assert diagnose(_FALLBACK).primary_category == Category.OP_NOT_SUPPORTED
+def test_fallback_warning_alone_is_benign():
+    # dev batch 18 principle (docs/diagnose_labels.md): the op runs on the CPU and the job goes on
+    assert diagnose(_FALLBACK, prior=False).primary_category == Category.BENIGN
+
+
+def test_fallback_that_then_fails_is_op_not_supported():
+    log = _FALLBACK + "NotImplementedError: Could not run 'aten::isin.Tensor_Tensor_out' with arguments from the 'CPU' backend.\n"
+    assert diagnose(log, prior=False).primary_category == Category.OP_NOT_SUPPORTED
+
+
+def test_op_not_implemented_for_a_device_is_still_op_not_supported():
+    log = ("NotImplementedError: The operator 'aten::foo' is not currently implemented for the MPS device. If you want "
+           "this op to be added, please comment.\n")
+    assert diagnose(log, prior=False).primary_category == Category.OP_NOT_SUPPORTED
+
+
+@pytest.mark.parametrize("log,category", [
+    # the EZ1001 header is a code; the line after it names the cause (dev batch 18)
+    ("RuntimeError: call aclnnFoo failed\nAclNN_Parameter_Error(EZ1001): Get regInfo failed,\n"
+     "The binary_info_config.json of socVersion [ascend910b] does not support opType [Foo]\n", Category.OP_NOT_SUPPORTED),
+    ("AclNN_Parameter_Error(EZ1001): the header alone\n", Category.INVALID_PARAM),
+    ("AclNN_Parameter_Error(EZ1001): The self tensor cannot be larger than 8 dimensions.\nKilled\n", Category.INVALID_PARAM),
+    ("E69999: Inner Error!\nE69999: op[Conv2D], illegal format of filter. [FUNC:Conv2D]\n", Category.INVALID_PARAM),
+    # the AICPU could not open the op's kernel library: the package, not the kernel
+    ("E39999: an exception occurred during AICPU execution, stream_id:1, task_id:2, errcode:11002, msg:open so failed.\n"
+     "Kernel task happen error, retCode=0x2a, [aicpu exception].\n", Category.ENVIRONMENT),
+    # HCCL's ports taken by another program
+    ("[HcclSocket][Init] Connect to server failed. The port may have been used so we will bind error.\n", Category.ENVIRONMENT),
+    # a segfault while importing a package (weak layer)
+    ("import torch_npu 出现段错误\n", Category.ENVIRONMENT),
+    ("Segmentation fault (core dumped) when importing mindspore\n", Category.ENVIRONMENT),
+])
+def test_dev_batch_18_families(log, category):
+    assert diagnose(log, prior=False).primary_category == category
 
 
 def test_warning_does_not_outrank_the_final_error_of_another_kind():
