@@ -10,7 +10,8 @@ name a cause and the contexts in which a number is a code are data (`_rules`, `d
 Recognised: CUDA OOM messages of every PyTorch layout (`cached`, `reserved in total by PyTorch`,
 `total capacty`, `reserved by PyTorch but unallocated`, `Process N has X memory in use`, private pools),
 torch_npu OOMs old and new (`).If`), the cudaMallocAsync block (`would exceed allowed memory`), vLLM's
-start-up free-memory check, TensorFlow's `failed to allocate ... (N bytes) from device`, the 1 EB guard,
+start-up free-memory check, TensorFlow's `failed to allocate ... (N bytes) from device`, Theano's `Error allocating N bytes
+of device memory`, the 1 EB guard,
 host-RAM messages, CANN error blocks and plog lines,
 torch_npu `ERRxxyyy`, HCCL/NCCL timeouts and watchdog reports, AI Core / AICPU / CUDA kernel faults,
 device-open and version errors, operator fallbacks, and Python traceback frames.
@@ -152,6 +153,11 @@ _VLLM_FREE = re.compile(r"Free memory on device(?: ([\w:]+))? \((\d+(?:\.\d+)?)/
 # HostAllocate: 'failed to alloc N bytes on host'): the exact byte count is the one in brackets.
 _TF_DEVICE = re.compile(r"failed to allocate \S+ \((\d+) bytes\) from device: CUDA_ERROR_OUT_OF_MEMORY")
 _TF_HOST = re.compile(r"failed to alloc (\d+) bytes on host: CUDA_ERROR_OUT_OF_MEMORY")
+# Theano's CUDA allocator (Theano theano/sandbox/cuda/cuda_ndarray.cu device_malloc: 'Error allocating %llu bytes of
+# device memory (%s). Driver report %llu bytes free and %llu bytes total'; dev batch 18): no cache figures, so the
+# arithmetic has the request, the device's free memory and its total.
+_THEANO = re.compile(r"Error allocating (\d+) bytes of device memory \(out of memory\)\.\s*Driver report (\d+) bytes "
+                     r"free and (\d+) bytes total")
 _HOST = [
     re.compile(r"not enough memory: you tried to allocate (\d+)\s*GB"),
     re.compile(r"DefaultCPUAllocator: (?:not enough memory|can't allocate memory): you tried to allocate (\d+) bytes"),
@@ -297,7 +303,8 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
 
 
 def _other_oom(no: int, line: str) -> Evidence | None:
-    """Out-of-memory lines of other layouts whose sizes are known: vLLM's start-up check, TensorFlow's allocator."""
+    """Out-of-memory lines of other layouts whose sizes are known: vLLM's start-up check, TensorFlow's and Theano's
+    allocators."""
     vm = _VLLM_FREE.search(line)
     if vm:
         free, total, _util, want = (float(g) for g in vm.groups()[1:])
@@ -310,6 +317,11 @@ def _other_oom(no: int, line: str) -> Evidence | None:
     if tm:
         return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": int(tm.group(1)),
                                                                       "device": "cuda"})
+    th = _THEANO.search(line)
+    if th:
+        req, free, total = (int(g) for g in th.groups())
+        return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": req, "free_bytes": free,
+                                                                      "total_bytes": total, "device": "cuda"})
     hm = _TF_HOST.search(line)
     if hm:
         return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host"}),

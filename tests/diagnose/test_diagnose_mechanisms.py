@@ -823,3 +823,12 @@ def test_memory_outside_pytorch_below_what_pytorch_reserved_is_not_foreign():
     # the same device with PyTorch holding less than what lies outside: foreign-memory
     n.update(allocated_bytes=int(3.9 * GiB), reserved_bytes=4 * GiB)
     assert classify_oom(n, set()).category == Category.FOREIGN_MEMORY
+
+
+def test_theano_allocator_layout_gives_the_numbers():
+    # Theano's device_malloc message (dev batch 18): request, free and total in bytes, no cache figures
+    d = diagnose("Error allocating 2000000000 bytes of device memory (out of memory). Driver report 500000000 bytes free "
+                 "and 4294770688 bytes total\n", prior=False)
+    n = d.primary.numbers
+    assert (n["requested_bytes"], n["free_bytes"], n["total_bytes"]) == (2000000000, 500000000, 4294770688)
+    assert d.primary_category == Category.CAPACITY
