@@ -482,7 +482,8 @@ def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     """The error that stopped the run outranks what a warning said before it: an argument made on a warning
     line (`Warning:`, `[W...]`) counts one tier lower when a line that is not a warning argues for another
     category with a specific code or a sentence (strength >= 2). A CPU-fallback warning followed by an AICPU
-    exception is therefore a kernel fault; a log with only the warning keeps it. A warning whose rule carries the
+    exception is therefore a kernel fault; a log with only the warning is benign (its row argues so since dev batch
+    18: the op runs on the CPU and the job goes on). A warning whose rule carries the
     flag `keep` names the cause of what fails after it (PyTorch's "sm_NN is not compatible with the current PyTorch
     installation" before an NCCL "unhandled cuda error") and is not demoted. Likewise a benign line
     (torch_npu's "This error log can be ignored") never outranks an argument for a real failure: the allocator
