@@ -232,7 +232,8 @@ def test_op_not_implemented_for_a_device_is_still_op_not_supported():
     # a segfault while importing a package (weak layer)
     ("import torch_npu 出现段错误\n", Category.ENVIRONMENT),
     # the aclnn support-list printout in another CANN version's wording
-    ("[NNOP][NnopbasePrintSupportInfo] errno[161002] OpName:[Foo_0] Io input dtype or format not support, get io input "
+    ("[ERROR] OP(1,python3):2025-01-01-00:00:00.000.000 [nnopbase_executor.cpp:1006][NNOP][NnopbasePrintSupportInfo][1] "
+     "errno[161002] OpName:[Foo_0] Io input dtype or format not support, get io input "
      "info is x(DT_BFLOAT16, ND) but support list is:\n", Category.OP_NOT_SUPPORTED),
     ("Segmentation fault (core dumped) when importing mindspore\n", Category.ENVIRONMENT),
 ])
