@@ -1,7 +1,8 @@
 """From evidence to an incident: the arithmetic of OOM messages, and the weighing of codes against text.
 
 OOM messages (all sizes in bytes):
-- `absurd-request`: the 1 EB guard fired, or one request is >= 1 TiB (no accelerator has that much), or larger
+- `absurd-request`: the 1 EB guard fired, or one request is >= 1 TiB (no accelerator has that much; a host request
+  >= 1 PiB, more than any machine's RAM), or larger
   than the whole device (no allocator, batch size or cache setting can serve it on this device) when the
   device total is credible (what PyTorch holds fits in it).
 - `environment`: the device reported more than the request free (10 % and 64 MiB more), so the failure was
@@ -41,6 +42,7 @@ from memplan.units import fmt_bytes
 GiB = 1 << 30
 MiB = 1 << 20
 TiB = 1 << 40
+PiB = 1 << 50  # no single machine's RAM reaches it (host requests; dev batch 19)
 
 PRIORITY = ["absurd-request", "memory", "environment", "comm", "invalid-param", "op-not-supported", "kernel-fault",
             "unknown", "benign"]
@@ -231,6 +233,10 @@ class OomState:
 def _special_case(s: OomState) -> Verdict | None:
     """Host RAM, an impossible size, or a device that was not short of memory."""
     req, total, free = s.req, s.total, s.free
+    if s.host and req is not None and req >= PiB:
+        return Verdict(Category.ABSURD_REQUEST, 0.95,
+                       f"One host allocation asked for {_fmt(req)} — more than any machine's RAM: a size computed "
+                       "wrongly (an overflowed length, a garbage shape), not a memory shortage.", s.facts, {"host"})
     if s.host:
         return Verdict(Category.CAPACITY, 0.8,
                        f"Host RAM ran out: one allocation of {_fmt(req)} failed on the CPU side (not device memory).",
@@ -409,7 +415,8 @@ def _memory_lead(flags: set[str]) -> tuple[Category, str]:
                                    "without the caching allocator's numbers) and nothing in the log names another "
                                    "holder: the job needs more memory than the device has")
     if "host_alloc" in flags:
-        return Category.CAPACITY, ("Host RAM ran out: a CPU-side allocation failed (PyTorch's DefaultCPUAllocator), "
+        return Category.CAPACITY, ("Host RAM ran out: a CPU-side allocation failed (PyTorch's DefaultCPUAllocator, numpy's "
+                                   "array allocator), "
                                    "not a device allocation")
     if "host" in flags:
         return Category.CAPACITY, ("Host RAM ran out: the process was killed (the kernel's OOM killer, a container or "

@@ -158,6 +158,13 @@ _TF_HOST = re.compile(r"failed to alloc (\d+) bytes on host: CUDA_ERROR_OUT_OF_M
 # arithmetic has the request, the device's free memory and its total.
 _THEANO = re.compile(r"Error allocating (\d+) bytes of device memory \(out of memory\)\.\s*Driver report (\d+) bytes "
                      r"free and (\d+) bytes total")
+# numpy's array allocator (numpy numpy/_core/_exceptions.py _ArrayMemoryError: 'Unable to allocate {size} for an array
+# with shape {shape} and data type {dtype}', the size written by _size_to_string with 3 significant digits, e.g.
+# '920. MiB', '6.34 EiB'; dev batch 19): a host allocation, its size as printed (so approximate to 3 digits).
+_NUMPY_HOST = re.compile(r"[Uu]nable to allocate (\d+(?:\.\d*)?) ?([KMGTPE]i?B|B|bytes) for an array with shape")
+# MLX's Metal allocator (ml-explore/mlx mlx/backend/metal/allocator.cpp malloc_or_wait: '[malloc_or_wait] Unable to
+# allocate N bytes.'; dev batch 19), also when a reporter quotes the words: one request of N bytes.
+_MLX = re.compile(r"Unable to allocate\W{0,2}\s*(\d+) bytes")
 _HOST = [
     re.compile(r"not enough memory: you tried to allocate (\d+)\s*GB"),
     re.compile(r"DefaultCPUAllocator: (?:not enough memory|can't allocate memory): you tried to allocate (\d+) bytes"),
@@ -190,6 +197,8 @@ _TRIGGER = re.compile(
     # dev batch 16: kernel registration, kernel-support and installation texts, Ascend context (300V, CANN paths)
     r"|Binary|does not exist|internal format|(?i:no available kernel)|no kernel found|head dim|argcheck|valid pointer"
     r"|is NULL|vulnerability|upgrade torch|acl init|300V|(?i:310p)|/Ascend/|CANN \d"
+    # dev batch 19: pip's resolver, cpp_extension's compiler check
+    r"|ResolutionImpossible|conflicting dependencies|Your compiler"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"
@@ -237,10 +246,24 @@ def _between_words(text: str, nxt: str) -> bool:
     return whole and bool(first) and first.group(0).lower() in _OOM_WORDS
 
 
+# A crash printed right under the import that caused it (a REPL `>>> from x import y`, a `python -c "import x"`
+# command line, then `Segmentation fault (core dumped)`; dev batch 19): the two lines are read as one, so the
+# import-crash wording of `phrases.tsv` (ph-env-import-crash, dev batch 18) sees both.
+_PROMPT_IMPORT = re.compile(r"^\s*(?:>>>|\$|#|In \[\d+\]:)?\s*(?:python[\d.]*\s+-c\s+['\"])?(?:from\s+[\w.]+\s+)?import\s+[\w.]+")
+_CRASH_LINE = re.compile(r"(?i)^\s*(?:Fatal Python error: )?(?:Segmentation fault|段错误)")
+
+
+def _import_then_crash(prev: str, line: str) -> str:
+    if line and prev and _CRASH_LINE.match(line) and _PROMPT_IMPORT.match(prev):
+        return prev.strip() + " " + line.strip()
+    return line
+
+
 def scan(lines: Iterable[str]) -> Iterator[Evidence]:
     """Yield evidence from cleaned lines (1-based line numbers)."""
     it = iter(enumerate(lines, 1))
     pushback: list[tuple[int, str]] = []
+    prev = ""
     while True:
         if pushback:
             no, line = pushback.pop()
@@ -249,6 +272,7 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
                 no, line = next(it)
             except StopIteration:
                 return
+        line, prev = _import_then_crash(prev, line), line
         if not line or not _TRIGGER.search(line):
             continue
         # --- OOM messages (possibly wrapped)
@@ -303,8 +327,8 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
 
 
 def _other_oom(no: int, line: str) -> Evidence | None:
-    """Out-of-memory lines of other layouts whose sizes are known: vLLM's start-up check, TensorFlow's and Theano's
-    allocators."""
+    """Out-of-memory lines of other layouts whose sizes are known: vLLM's start-up check, TensorFlow's, Theano's,
+    numpy's and MLX's allocators."""
     vm = _VLLM_FREE.search(line)
     if vm:
         free, total, _util, want = (float(g) for g in vm.groups()[1:])
@@ -322,6 +346,13 @@ def _other_oom(no: int, line: str) -> Evidence | None:
         req, free, total = (int(g) for g in th.groups())
         return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": req, "free_bytes": free,
                                                                       "total_bytes": total, "device": "cuda"})
+    nm = _NUMPY_HOST.search(line)
+    if nm:
+        return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host", "host_alloc"}),
+                        numbers={"requested_bytes": parse_log_size(nm.group(1), nm.group(2)), "device": "cpu"})
+    mm = _MLX.search(line)
+    if mm:
+        return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": parse_log_size(mm.group(1), "bytes")})
     hm = _TF_HOST.search(line)
     if hm:
         return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host"}),
