@@ -1,12 +1,15 @@
 """How often two independent labellers agree on the held-out logs, and what that means for `memplan diagnose`.
 
-Held-out rounds 13 and 14 (65 logs) were labelled twice: by their collector (the `category` column of
-`fixtures/logs/heldout13.tsv` / `heldout14.tsv`, "label 1") and, blind to those labels, the rules and the tool, by a
-second person (`benchmarks/data/diagnose_agreement/second_labels.tsv`, "label 2"; both by `docs/diagnose_labels.md`).
-This runs `memplan diagnose LOG --format json` on every log through the CLI (the helpers of
-`benchmarks/diagnose_corpus.py`) and writes benchmarks/results/diagnose_agreement.{json,md}: raw agreement between the
-labellers, Cohen's kappa, their confusion table, and memplan's accuracy against label 1, against label 2, on the logs
-where both agree and where they disagree, split by the second labeller's confidence and by Ascend vs other backends.
+Some held-out rounds were labelled twice: by their collector (the `category` column of `fixtures/logs/heldoutN.tsv`,
+"label 1") and, blind to those labels, the rules and the tool, by a second person
+(`benchmarks/data/diagnose_agreement/second_labels.tsv`, "label 2"; both by `docs/diagnose_labels.md`). The rounds
+studied are the `set` values of that file (rounds 13-14 in a first study, 15-16 in a second); a round is added by
+appending its second labels, nothing here names a round. This runs `memplan diagnose LOG --format json` on every
+log through the CLI (the helpers of `benchmarks/diagnose_corpus.py`) and writes
+benchmarks/results/diagnose_agreement.{json,md}: raw agreement between the labellers, Cohen's kappa, their confusion
+table (in all and per round), and memplan's accuracy against label 1, against label 2, on the logs where both agree
+and where they disagree, per round, per study, in all, by the second labeller's confidence and by Ascend vs other
+backends. Kappa's chance term comes from each group's own marginals, so small groups give unsteady kappas.
 
     python benchmarks/diagnose_agreement.py
 """
@@ -27,9 +30,11 @@ sys.path.insert(0, HERE)
 
 import diagnose_corpus as corpus  # noqa: E402
 
-SETS = ("heldout13", "heldout14")
 SECOND = os.path.join(HERE, "data", "diagnose_agreement", "second_labels.tsv")
 ASCEND_BACKENDS = ("npu", "hccl")
+# Which rounds were second-labelled together, in one sitting and one commit (history, for the per-study rows); a
+# round in the data that is not listed here is reported as a study of its own.
+STUDIES = (("heldout13", "heldout14"), ("heldout15", "heldout16"))
 
 
 def raw_agreement(first: list[str], second: list[str]) -> float | None:
@@ -90,17 +95,47 @@ def is_ascend(file: str) -> bool:
     return file.split("_", 1)[0] in ASCEND_BACKENDS
 
 
+def round_order(name: str) -> int:
+    """heldout -> 1, heldout13 -> 13 (the corpus's own round numbering)."""
+    return int(name[len("heldout"):] or 1)
+
+
+def rounds_in(items: list[dict]) -> list[str]:
+    """The rounds present in the items, in round order (from the data, not a fixed list)."""
+    return sorted({i["set"] for i in items}, key=round_order)
+
+
+def studies_in(rounds: list[str]) -> list[tuple[str, ...]]:
+    """The studies (rounds labelled together) among these rounds; an unlisted round is a study of its own."""
+    out = [tuple(r for r in study if r in rounds) for study in STUDIES]
+    out = [s for s in out if s]
+    listed = {r for s in out for r in s}
+    return out + [(r,) for r in rounds if r not in listed]
+
+
+def study_name(study: tuple[str, ...]) -> str:
+    nums = [round_order(r) for r in study]
+    return f"rounds {nums[0]}-{nums[-1]}" if len(nums) > 1 else f"round {nums[0]}"
+
+
+def _confusion_of(items: list[dict]) -> dict[str, dict[str, int]]:
+    return pair_confusion([i["label1"] for i in items], [i["label2"] for i in items])
+
+
 def build_report(items: list[dict]) -> dict:
     """Every figure of the study from the joined items (file, set, label1, label2, confidence, answer)."""
-    report = {"all": group_figures(items),
-              "confusion_label1_x_label2": pair_confusion([i["label1"] for i in items], [i["label2"] for i in items])}
-    report["by_set"] = {s: group_figures([i for i in items if i["set"] == s]) for s in sorted({i["set"] for i in items})}
+    rounds = rounds_in(items)
+    report = {"rounds": rounds, "all": group_figures(items), "confusion_label1_x_label2": _confusion_of(items)}
+    report["by_set"] = {s: group_figures([i for i in items if i["set"] == s]) for s in rounds}
+    report["confusion_by_set"] = {s: _confusion_of([i for i in items if i["set"] == s]) for s in rounds}
+    report["by_study"] = {study_name(st): group_figures([i for i in items if i["set"] in st])
+                          for st in studies_in(rounds)}
     report["by_confidence"] = {c: group_figures([i for i in items if i["confidence"] == c])
                                for c in ("high", "medium", "low") if any(i["confidence"] == c for i in items)}
     report["by_backend"] = {"ascend": group_figures([i for i in items if is_ascend(i["file"])]),
                             "other": group_figures([i for i in items if not is_ascend(i["file"])])}
-    report["disagreements"] = [{k: i[k] for k in ("file", "set", "label1", "label2", "confidence", "answer", "reason")}
-                               for i in items if i["label1"] != i["label2"]]
+    keys = ("file", "set", "label1", "label2", "confidence", "answer", "reason", "note1")
+    report["disagreements"] = [{k: i.get(k, "") for k in keys} for i in items if i["label1"] != i["label2"]]
     return report
 
 
@@ -110,15 +145,15 @@ def read_second(path: str = SECOND) -> dict[tuple[str, str], dict[str, str]]:
 
 
 def joined_items(runner) -> list[dict]:
-    """Both labels and memplan's answer (through the CLI) for every log of the two rounds."""
+    """Both labels and memplan's answer (through the CLI) for every log of every round in the second labels."""
     second = read_second()
     items = []
-    for name in SETS:
+    for name in sorted({s for s, _ in second}, key=round_order):
         for row in corpus.rows(name):
             two = second.pop((name, row["file"]))
             result = corpus.run_one(runner, row)
             items.append({"file": row["file"], "set": name, "label1": row["category"], "label2": two["category"],
-                          "confidence": two["confidence"], "reason": two["reason"],
+                          "confidence": two["confidence"], "reason": two["reason"], "note1": row.get("note", ""),
                           "answer": result["answer"] or "crash"})
     if second:
         raise ValueError(f"second labels for logs not in the rounds: {sorted(second)}")
@@ -133,26 +168,32 @@ def _figure_row(name: str, g: dict) -> str:
             f"{pct(g['memplan_where_differ_vs_label1'])} | {pct(g['memplan_where_differ_vs_label2'])} |")
 
 
+def _confusion_table(table: dict[str, dict[str, int]]) -> list[str]:
+    cats = sorted({c for row in table.values() for c in row} | set(table))
+    lines = ["| label 1 \\ label 2 | " + " | ".join(cats) + " |", "|---|" + "---:|" * len(cats)]
+    return lines + [f"| {a} | " + " | ".join(str(row.get(c, "")) for c in cats) + " |" for a, row in table.items()]
+
+
 def markdown(report: dict) -> str:
-    lines = ["# Label agreement on held-out rounds 13-14", "",
+    rounds = ", ".join(str(round_order(r)) for r in report["rounds"])
+    lines = [f"# Label agreement on held-out rounds {rounds}", "",
              f"Command: `python benchmarks/diagnose_agreement.py` (runs `memplan diagnose LOG --format json` per log). "
              f"Commit `{report['commit']}`, {report['python']}. Label 1: the collector's `category` column; label 2: "
              "`benchmarks/data/diagnose_agreement/second_labels.tsv` (blind second labeller).", "",
              "| group | logs | labellers agree | kappa | memplan = label 1 | memplan = label 2 | memplan, where both "
              "agree | memplan = label 1, where they differ | memplan = label 2, where they differ |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    groups = [("all", report["all"])] + list(report["by_set"].items()) + \
+    groups = [("all", report["all"])] + list(report["by_study"].items()) + list(report["by_set"].items()) + \
         [(f"confidence {k}", v) for k, v in report["by_confidence"].items()] + \
         [(f"backend {k}", v) for k, v in report["by_backend"].items()]
     lines += [_figure_row(name, g) for name, g in groups]
-    table = report["confusion_label1_x_label2"]
-    cats = sorted({c for row in table.values() for c in row} | set(table))
-    lines += ["", "Confusion between labellers (rows: label 1, columns: label 2):", "",
-              "| label 1 \\ label 2 | " + " | ".join(cats) + " |", "|---|" + "---:|" * len(cats)]
-    lines += [f"| {a} | " + " | ".join(str(row.get(c, "")) for c in cats) + " |" for a, row in table.items()]
-    lines += ["", "Disagreements (label 2's reason):", ""]
-    lines += [f"- `{d['file']}`: label 1 {d['label1']}, label 2 {d['label2']} ({d['confidence']}), memplan "
-              f"{d['answer']}: {d['reason']}" for d in report["disagreements"]]
+    lines += ["", "Confusion between labellers, all rounds (rows: label 1, columns: label 2):", ""]
+    lines += _confusion_table(report["confusion_label1_x_label2"])
+    for name, table in report["confusion_by_set"].items():
+        lines += ["", f"Confusion between labellers, {name}:", ""] + _confusion_table(table)
+    lines += ["", "Disagreements (label 2's reason; label 1's note):", ""]
+    lines += [f"- `{d['set']}/{d['file']}`: label 1 {d['label1']}, label 2 {d['label2']} ({d['confidence']}), memplan "
+              f"{d['answer']}. Label 2: {d['reason']}. Label 1: {d['note1']}" for d in report["disagreements"]]
     return "\n".join(lines) + "\n"
 
 

@@ -73,3 +73,37 @@ def test_memplan_accuracy_is_split_by_agreement_confidence_and_backend():
     assert r["by_backend"]["ascend"]["logs"] == 3 and r["by_backend"]["other"]["logs"] == 1
     assert r["by_set"]["heldout14"]["logs"] == 2
     assert [d["file"] for d in r["disagreements"]] == ["cuda_x_3.log", "hccl_x_4.log"]
+
+
+def test_rounds_come_from_the_data_in_round_order():
+    b = _bench()
+    items = [_item("a.log", "comm", "comm", "comm", set_=s) for s in ("heldout15", "heldout9", "heldout", "heldout13")]
+    assert b.rounds_in(items) == ["heldout", "heldout9", "heldout13", "heldout15"]
+    assert b.round_order("heldout") == 1 and b.round_order("heldout16") == 16
+
+
+def test_studies_group_rounds_labelled_together_and_keep_unlisted_rounds_apart():
+    b = _bench()
+    assert b.studies_in(["heldout13", "heldout14", "heldout15", "heldout16"]) == [
+        ("heldout13", "heldout14"), ("heldout15", "heldout16")]
+    assert b.studies_in(["heldout14", "heldout17"]) == [("heldout14",), ("heldout17",)]
+    assert b.study_name(("heldout15", "heldout16")) == "rounds 15-16" and b.study_name(("heldout17",)) == "round 17"
+
+
+def test_report_has_per_round_confusion_per_study_figures_and_both_notes_for_disagreements():
+    b = _bench()
+    items = [_item("npu_a.log", "comm", "comm", "comm", set_="heldout15"),
+             _item("npu_b.log", "environment", "comm", "comm", set_="heldout16"),
+             _item("cuda_c.log", "capacity", "capacity", "fragmentation", set_="heldout13")]
+    items[1]["note1"] = "the thread names a TLS mismatch"
+    r = b.build_report(items)
+    assert r["rounds"] == ["heldout13", "heldout15", "heldout16"]
+    assert r["confusion_by_set"]["heldout16"] == {"environment": {"comm": 1}}
+    assert r["by_study"]["rounds 15-16"]["agree"] == {"right": 1, "logs": 2, "pct": 50.0}
+    assert r["by_study"]["round 13"]["logs"] == 1  # only round 13 of the first study is present
+    assert r["disagreements"] == [{"file": "npu_b.log", "set": "heldout16", "label1": "environment", "label2": "comm",
+                                   "confidence": "high", "answer": "comm", "reason": "r",
+                                   "note1": "the thread names a TLS mismatch"}]
+    md = b.markdown({**r, "commit": "abc", "python": "3.11", "by_confidence": r["by_confidence"]})
+    assert "held-out rounds 13, 15, 16" in md and "| rounds 15-16 | 2 |" in md and "Confusion between labellers, heldout16" in md
+    assert "TLS mismatch" in md
