@@ -146,7 +146,7 @@ FLOORS = {"heldout": 29, "heldout2": 16, "heldout3": HELDOUT3_FLOOR, "heldout4":
           "heldout14": HELDOUT14_FLOOR, "heldout15": HELDOUT15_FLOOR,
           "heldout16": HELDOUT16_FLOOR, "heldout17": HELDOUT17_FLOOR}
 # rows whose numbers were read back right at a round's first measurement, where not all of them were
-NUMBERS_FLOORS = {"heldout6": 14, "heldout8": 2, "heldout9": 11, "heldout11": 4, "heldout12": 5}
+NUMBERS_FLOORS = {"heldout6": 14, "heldout8": 2, "heldout9": 11, "heldout11": 4, "heldout12": 5, "heldout17": 1}
 
 
 HELDOUT = {name: (corpus_rows(f"{name}.tsv"), FLOORS.get(name)) for name in corpus_benchmark().HELD_OUT}
