@@ -165,6 +165,14 @@ _NUMPY_HOST = re.compile(r"[Uu]nable to allocate (\d+(?:\.\d*)?) ?([KMGTPE]i?B|B
 # MLX's Metal allocator (ml-explore/mlx mlx/backend/metal/allocator.cpp malloc_or_wait: '[malloc_or_wait] Unable to
 # allocate N bytes.'; dev batch 19), also when a reporter quotes the words: one request of N bytes.
 _MLX = re.compile(r"Unable to allocate\W{0,2}\s*(\d+) bytes")
+# ggml's CUDA / HIP buffer allocator (ggml-org/llama.cpp ggml/src/ggml-cuda/ggml-cuda.cu
+# ggml_backend_cuda_buffer_type_alloc_buffer: '%s: allocating %.2f MiB on device %d: cudaMalloc failed: %s'; dev
+# batch 21): one buffer of that many MiB (printed to 2 decimals, so approximate) on device N. The device's size is
+# what ggml_cuda_init printed earlier in the same log ('  Device %d: %s, compute capability %d.%d, VMM: %s, VRAM: %zu
+# MiB'), when the log kept that line.
+_GGML_ALLOC = re.compile(r"ggml_backend_cuda_buffer_type_alloc_buffer: allocating (\d+(?:\.\d+)?) MiB on device (\d+): "
+                         r"cudaMalloc failed: out of memory")
+_GGML_VRAM = re.compile(r"\bDevice (\d+): .*\bVRAM: (\d+) MiB")
 _HOST = [
     re.compile(r"not enough memory: you tried to allocate (\d+)\s*GB"),
     re.compile(r"DefaultCPUAllocator: (?:not enough memory|can't allocate memory): you tried to allocate (\d+) bytes"),
@@ -264,6 +272,7 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
     it = iter(enumerate(lines, 1))
     pushback: list[tuple[int, str]] = []
     prev = ""
+    vram: dict[int, int] = {}  # ggml's device sizes, as ggml_cuda_init printed them
     while True:
         if pushback:
             no, line = pushback.pop()
@@ -312,7 +321,10 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
             yield Evidence(no, "oom", line[:2000], "memory", 3, numbers={
                 "requested_bytes": req, "total_bytes": total, "allocated_bytes": used + event})
             continue
-        ev = _other_oom(no, line)
+        vm = _GGML_VRAM.search(line)
+        if vm:
+            vram[int(vm.group(1))] = int(vm.group(2)) << 20
+        ev = _ggml_oom(no, line, vram) or _other_oom(no, line)
         if ev is not None:
             yield ev
             continue
@@ -324,6 +336,19 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
                                numbers={"requested_bytes": val, "device": "cpu"}, flags=frozenset({"host"}))
                 break
         yield from _scan_line(no, line)
+
+
+def _ggml_oom(no: int, line: str, vram: dict[int, int]) -> Evidence | None:
+    """ggml's CUDA buffer allocation failure: the request in MiB, and the device's VRAM when ggml_cuda_init's line
+    for that device came earlier in the log."""
+    gm = _GGML_ALLOC.search(line)
+    if not gm:
+        return None
+    dev = int(gm.group(2))
+    nums: dict[str, Any] = {"requested_bytes": parse_log_size(gm.group(1), "MiB"), "device": f"cuda:{dev}"}
+    if dev in vram:
+        nums["total_bytes"] = vram[dev]
+    return Evidence(no, "oom", line[:2000], "memory", 3, numbers=nums)
 
 
 def _other_oom(no: int, line: str) -> Evidence | None:

@@ -836,3 +836,22 @@ def test_theano_allocator_layout_gives_the_numbers():
     n = d.primary.numbers
     assert (n["requested_bytes"], n["free_bytes"], n["total_bytes"]) == (2000000000, 500000000, 4294770688)
     assert d.primary_category == Category.CAPACITY
+
+
+def test_ggml_cuda_buffer_failure_gives_the_request_and_the_device_size():
+    # ggml's CUDA buffer allocator (dev batch 21): the request in MiB on device N; the device's VRAM only when
+    # ggml_cuda_init's line for that device is in the log. A buffer larger than the whole device is absurd.
+    line = ("ggml_backend_cuda_buffer_type_alloc_buffer: allocating 144.00 MiB on device 4: cudaMalloc failed: "
+            "out of memory\n")
+    d = diagnose(line, prior=False)
+    assert d.primary.numbers["requested_bytes"] == 144 * MiB and "total_bytes" not in d.primary.numbers
+    assert d.primary_category == Category.CAPACITY
+    big = ("  Device 0: NVIDIA GeForce RTX 4090, compute capability 8.9, VMM: yes, VRAM: 24080 MiB\n"
+           "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 98304.00 MiB on device 0: cudaMalloc failed: "
+           "out of memory\n")
+    d = diagnose(big, prior=False)
+    assert d.primary.numbers["total_bytes"] == 24080 * MiB
+    assert d.primary_category == Category.ABSURD_REQUEST
+    # another device's size says nothing about device 1
+    other = big.replace("on device 0", "on device 1")
+    assert diagnose(other, prior=False).primary_category == Category.CAPACITY
