@@ -279,6 +279,8 @@ def run(workload: Workload, cfg: TrainConfig, hooks: StepHooks | None = None,
             scaler = _grad_scaler(target)
         K = cfg.grad_accum
         loss_fn = workload.loss_fn or default_loss
+        # a tracer may write a later step's forward/backward from step 1's (memplan.trace.step_once)
+        replay = getattr(hooks, "replay_forward_backward", None) if K == 1 and scaler is None else None
         batch = None
         for step in range(1, cfg.steps + 1):
             gc.collect()
@@ -297,6 +299,9 @@ def run(workload: Workload, cfg: TrainConfig, hooks: StepHooks | None = None,
                 batch = None
                 batch = _make_batch(workload, cfg, target)
                 hooks.batch_made(batch)
+                if step > 1 and replay is not None and replay(model, step, micro):
+                    hooks.after_backward(model)
+                    continue
                 hooks.phase("forward", step, micro)
                 if amp_dtype is not None:
                     with torch.autocast(device_type=dev_type, dtype=amp_dtype, cache_enabled=cfg.autocast_cache):

@@ -66,6 +66,8 @@ class Trace:
     mode: str = "full"
     """How it was traced: `full` (every op run on fake tensors) or `block-once` (memplan.trace.blocks)."""
     mode_reason: str = ""
+    step_once: bool = False
+    """Step 2's forward and backward were written from step 1's (memplan.trace.step_once)."""
 
     def sort_free_runs(self) -> None:
         """Order each run of consecutive frees (no allocation or phase mark between them) by record id.
