@@ -31,6 +31,8 @@ from dataclasses import dataclass, replace
 
 import torch
 
+ENABLED = True
+"""Whether `trace_workload` uses step-once by default (tests and benchmarks turn it off to compare)."""
 
 @dataclass
 class _Chunk:
@@ -61,6 +63,7 @@ class StepOnce:
         self.chunk: _Chunk | None = None
         self.why_not = ""        # why step 2 ran for real (empty while the replay is possible)
         self.replayed = 0
+        self.asked = False       # step.run asked for a replay (the default step with one micro-step)
 
     # ---- step 1: record the chunk ---------------------------------------------------------------
     def open_chunk(self) -> None:
@@ -120,6 +123,7 @@ class StepOnce:
     # ---- step 2: replay ---------------------------------------------------------------------------
     def replay(self, hooks, model, step: int, micro: int) -> bool:
         """Write step `step`'s forward + backward from the chunk; False (nothing written) when not proven."""
+        self.asked = True
         c = self.chunk
         if c is None or c.ev1 < 0:
             return False
