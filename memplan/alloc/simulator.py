@@ -192,9 +192,10 @@ def simulate(
 def _memo(trace, cfg: AllocConfig, family: str, *limits) -> tuple[dict | None, tuple]:
     """The replay memo of a `Trace` (None for other event sources) and this replay's key in it: the
     trace's length and every input the engine reads, with the settings it ignores normalized (the raw
-    text and accepted no-op keys; `backend`, simulated as native; `garbage_collection_threshold`
-    without a memory fraction; `max_non_split_rounding` on torch_npu, `base_addr_aligned_size` on CUDA). Equal keys replay the
-    same events through the same engine: the same result, so a plan never replays one twice."""
+    text and accepted no-op keys; `backend`, simulated as native; `garbage_collection_threshold` without
+    a memory fraction; `max_non_split_rounding` on torch_npu, `base_addr_aligned_size` on CUDA). Equal
+    keys replay the same events through the same engine: the same result, so a plan never replays one
+    twice. A trace is not changed once traced (its length in the key guards against appends)."""
     memo = getattr(trace, "replay_memo", None)
     if memo is None:
         return None, ()
