@@ -16,6 +16,7 @@ The chunk is replayed only when it is proven self-contained at its end (`StepOnc
   (whole storages, offset 0), and no parameter had a gradient before it;
 - it changed no record made before it (category or module), took no data-dependent decision (scalar
   reads, assumed masks, datadep / custom-op rule counts) and added no note;
+- no parameter has gradient hooks and no module has forward / backward hooks of its own;
 - its phase marks are `forward` then `backward`.
 Otherwise (and for a custom step, accumulation, GradScaler, another hooks class such as the distributed
 tracer's) step 2 runs for real. `Trace.step_once` says whether the replay was used.
@@ -84,6 +85,9 @@ class StepOnce:
 
     def _check(self, c: _Chunk, model) -> str:
         rec = self.rec
+        hooked = _hooks(model)
+        if hooked:
+            return hooked
         if _counters(rec, self.mode) != c.counters:
             return "step 1's forward/backward took data-dependent decisions or added notes"
         if [m[1] for m in rec.trace.marks[c.mark0:c.mark1]] != ["forward", "backward"]:
@@ -128,6 +132,9 @@ class StepOnce:
         if c is None or c.ev1 < 0:
             return False
         params = list(model.parameters())
+        self.why_not = _hooks(model)
+        if self.why_not:
+            return False
         if any(p.grad is not None for p in params):
             self.why_not = "a parameter had a gradient before step 2's forward"
             return False
@@ -157,6 +164,19 @@ class StepOnce:
                 rec._watch(st, rec._key(st), sid + shift)
         finally:
             del rec.see
+
+
+def _hooks(model) -> str:
+    """Why a model's hooks may make step 2 differ from step 1 (empty: none): a parameter's gradient hooks
+    (an optimizer step may run in backward) or a module's own forward / backward hooks (user code run in
+    every step, whose effects the recording cannot see)."""
+    if any(getattr(p, "_post_accumulate_grad_hooks", None) or getattr(p, "_backward_hooks", None)
+           for p in model.parameters()):
+        return "a parameter has gradient hooks"
+    if any(m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or m._backward_pre_hooks
+           for m in model.modules()):
+        return "a module has forward or backward hooks"
+    return ""
 
 
 def _unseen(t, opname) -> None:

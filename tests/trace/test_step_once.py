@@ -118,3 +118,17 @@ def test_zero3_ranks_are_unchanged(monkeypatch, precision, checkpoint, full_trac
     off, on = out
     assert on.per_rank == off.per_rank and on.strategy_info == off.strategy_info and on.notes == off.notes
     assert (on.peak_allocated_bytes, on.peak_reserved_bytes) == (off.peak_allocated_bytes, off.peak_reserved_bytes)
+
+
+def test_module_hooks_fall_back(monkeypatch, tmp_path):
+    """A module hook is user code run in every step: step 2 runs in full."""
+    path = tmp_path / "hooked.py"
+    path.write_text(
+        "import torch\n\n"
+        "def build_model():\n"
+        "    m = torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4))\n"
+        "    m[0].register_forward_hook(lambda mod, args, out: None)\n"
+        "    return m\n\n"
+        "def make_batch(batch_size):\n    return torch.randn(batch_size, 16)\n")
+    tr = _both(monkeypatch, model=str(path), batch_size=2)
+    assert not tr.step_once and tr.step_once_why == "a module has forward or backward hooks"
