@@ -279,6 +279,8 @@ def run(workload: Workload, cfg: TrainConfig, hooks: StepHooks | None = None,
             scaler = _grad_scaler(target)
         K = cfg.grad_accum
         loss_fn = workload.loss_fn or default_loss
+        # a tracer may write a later step's forward/backward from step 1's (memplan.trace.step_once)
+        replay = getattr(hooks, "replay_forward_backward", None) if K == 1 and scaler is None else None
         batch = None
         for step in range(1, cfg.steps + 1):
             gc.collect()
@@ -297,24 +299,8 @@ def run(workload: Workload, cfg: TrainConfig, hooks: StepHooks | None = None,
                 batch = None
                 batch = _make_batch(workload, cfg, target)
                 hooks.batch_made(batch)
-                hooks.phase("forward", step, micro)
-                if amp_dtype is not None:
-                    with torch.autocast(device_type=dev_type, dtype=amp_dtype, cache_enabled=cfg.autocast_cache):
-                        out = call_model(model, batch)
-                        loss = loss_fn(out, batch) / K
-                else:
-                    out = call_model(model, batch)
-                    loss = loss_fn(out, batch) / K
-                if not isinstance(loss, torch.Tensor):
-                    raise UserError("loss_fn must return a tensor")
-                if not cfg.keep_outputs:
-                    out = None
-                hooks.phase("backward", step, micro)
-                if scaler is not None:
-                    scaler.scale(loss).backward()
-                else:
-                    loss.backward()
-                del out, loss
+                if not (step > 1 and replay is not None and replay(model, step, micro)):
+                    _forward_backward(model, batch, loss_fn, cfg, hooks, scaler, (dev_type, amp_dtype), step, micro)
                 hooks.after_backward(model)
             hooks.phase("optimizer", step, K)
             if cfg.clip_grad_norm is not None:
@@ -337,6 +323,33 @@ def run(workload: Workload, cfg: TrainConfig, hooks: StepHooks | None = None,
         if gc_was_enabled:
             gc.enable()
         gc.collect()
+
+
+def _forward_backward(model, batch, loss_fn, cfg: TrainConfig, hooks, scaler, amp, step: int, micro: int) -> None:
+    """One micro-step's forward, loss (divided by the accumulation steps) and backward; the outputs and the
+    loss are released at once (unless `cfg.keep_outputs`: the outputs live until this returns)."""
+    import torch
+
+    dev_type, amp_dtype = amp
+    K = cfg.grad_accum
+    hooks.phase("forward", step, micro)
+    if amp_dtype is not None:
+        with torch.autocast(device_type=dev_type, dtype=amp_dtype, cache_enabled=cfg.autocast_cache):
+            out = call_model(model, batch)
+            loss = loss_fn(out, batch) / K
+    else:
+        out = call_model(model, batch)
+        loss = loss_fn(out, batch) / K
+    if not isinstance(loss, torch.Tensor):
+        raise UserError("loss_fn must return a tensor")
+    if not cfg.keep_outputs:
+        out = None
+    hooks.phase("backward", step, micro)
+    if scaler is not None:
+        scaler.scale(loss).backward()
+    else:
+        loss.backward()
+    del out, loss
 
 
 _HEAP_FROZEN = False

@@ -18,7 +18,7 @@ Known limitations:
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable
 
 from memplan.alloc._engine import Engine, OutOfMemory
@@ -163,9 +163,18 @@ def simulate(
     eff_limit = limit if allowed is None else (allowed if limit is None else min(allowed, limit))
     if pad_bytes is None:
         pad_bytes = K_NPU_PAD if family == "npu" else 0
-    eng = Engine(cfg, pad=pad_bytes, npu=family == "npu", limit=limit, allowed=allowed,
-                 device_total=capacity or (device.nominal_bytes if device else None))
-    r = _replay(eng, _events(trace_or_events), notes, eff_limit)
+    device_total = capacity or (device.nominal_bytes if device else None)
+    memo, key = _memo(trace_or_events, cfg, family, pad_bytes, limit, allowed, device_total, eff_limit)
+    hit = memo.get(key) if memo is not None else None
+    if hit is None:
+        eng = Engine(cfg, pad=pad_bytes, npu=family == "npu", limit=limit, allowed=allowed, device_total=device_total)
+        replay_notes: list[str] = []
+        r = _replay(eng, _events(trace_or_events), replay_notes, eff_limit)
+        hit = (r, (eng.reserved, eng.retries, eng.device_allocs, eng.device_frees), tuple(replay_notes))
+        if memo is not None:
+            memo[key] = hit
+    r, (final_reserved, retries, device_allocs, device_frees), replay_notes = hit
+    notes.extend(replay_notes)
     return AllocSim(
         family=family, device=device.name if device else None, config=cfg, num_events=r.num_events,
         peak_allocated_bytes=r.peak_alloc, peak_allocated_event=r.peak_alloc_ev, peak_requested_bytes=r.peak_req,
@@ -173,11 +182,30 @@ def simulate(
         reserved_at_peak_allocated_bytes=r.reserved_at_peak_alloc,
         allocated_at_peak_reserved_bytes=r.alloc_at_peak_res,
         fragmentation_at_peak_bytes=r.peak_res - r.alloc_at_peak_res, segments_at_peak=r.segs_at_peak,
-        max_segments=r.max_segs, final_reserved_bytes=eng.reserved, num_alloc_retries=eng.retries,
-        num_device_allocs=eng.device_allocs, num_device_frees=eng.device_frees,
+        max_segments=r.max_segs, final_reserved_bytes=final_reserved, num_alloc_retries=retries,
+        num_device_allocs=device_allocs, num_device_frees=device_frees,
         outside_allocator_bytes=outside_allocator_bytes, capacity_bytes=capacity, limit_bytes=eff_limit,
         oom=r.oom, reserved_curve=tuple(r.curve), notes=tuple(notes),
     )
+
+
+def _memo(trace, cfg: AllocConfig, family: str, *limits) -> tuple[dict | None, tuple]:
+    """The replay memo of a `Trace` (None for other event sources) and this replay's key in it: the
+    trace's length and every input the engine reads, with the settings it ignores normalized (the raw
+    text and accepted no-op keys; `backend`, simulated as native; `garbage_collection_threshold` without
+    a memory fraction; `max_non_split_rounding` on torch_npu, `base_addr_aligned_size` on CUDA). Equal
+    keys replay the same events through the same engine: the same result, so a plan never replays one
+    twice. A trace is not changed once traced (its length in the key guards against appends)."""
+    memo = getattr(trace, "replay_memo", None)
+    if memo is None:
+        return None, ()
+    allowed = limits[2]
+    npu = family == "npu"
+    norm = replace(cfg, raw="", warnings=(), other=(), backend="native",
+                   garbage_collection_threshold=cfg.garbage_collection_threshold if allowed is not None else 0.0,
+                   max_non_split_rounding=0 if npu else cfg.max_non_split_rounding,
+                   base_addr_aligned_size=cfg.base_addr_aligned_size if npu else 0)
+    return memo, (len(trace.events), len(trace.storages), norm, family, *limits)
 
 
 def _config(config: AllocConfig | str | None, family: str) -> AllocConfig:

@@ -80,11 +80,23 @@ def _oom_note(trace, sim) -> str:
     return f"the caching allocator would run out during {phase} of step {step}{where}"
 
 
+def _summary(trace):
+    """`summarize(trace)`, once per trace (a plan estimates one trace under several allocator settings)."""
+    memo = getattr(trace, "replay_memo", None)
+    if memo is None:
+        return summarize(trace)
+    key = ("summary", len(trace.events), len(trace.storages))
+    s = memo.get(key)
+    if s is None:
+        s = memo[key] = summarize(trace)
+    return s
+
+
 def estimate_from_trace(workload: Workload, cfg: TrainConfig, dev: DeviceTarget, trace,
                         seconds: float = 0.0, sim=...) -> Estimate:
     """The Estimate of a trace on `dev`. `sim` is the allocator replay when the caller already has it
     (default: replayed here; None for plain CPU accounting)."""
-    s = summarize(trace)
+    s = _summary(trace)
     reserved, frag = s.peak_allocated_bytes, 0
     notes = list(trace.notes)
     if not dev.outside_allocator_known:
@@ -98,7 +110,7 @@ def estimate_from_trace(workload: Workload, cfg: TrainConfig, dev: DeviceTarget,
         if sim.oom is not None:
             notes.append(_oom_note(trace, sim))
     modules = [
-        {"module": r.module, "bytes_at_peak": r.bytes_at_peak, "by_category": r.by_category,
+        {"module": r.module, "bytes_at_peak": r.bytes_at_peak, "by_category": dict(r.by_category),
          "activations_saved_bytes": r.activations_saved}
         for r in s.modules
     ]
@@ -108,7 +120,8 @@ def estimate_from_trace(workload: Workload, cfg: TrainConfig, dev: DeviceTarget,
         peak_allocated_bytes=s.peak_allocated_bytes, peak_reserved_bytes=reserved,
         outside_allocator_bytes=dev.outside_allocator_bytes, outside_allocator_known=dev.outside_allocator_known,
         peak_phase=s.peak_phase, peak_step=s.peak_step,
-        peak_micro_step=s.peak_micro_step, breakdown_at_peak=s.breakdown_at_peak, phase_peaks=s.phase_peaks,
+        peak_micro_step=s.peak_micro_step, breakdown_at_peak=dict(s.breakdown_at_peak),
+        phase_peaks=dict(s.phase_peaks),
         first_step_peak_bytes=s.first_step_peak_bytes, modules=modules, fragmentation_bytes=frag,
         notes=notes, trace_seconds=round(seconds, 3), n_events=s.n_events,
         trace_mode=getattr(trace, "mode", "full"), trace_mode_reason=getattr(trace, "mode_reason", ""),

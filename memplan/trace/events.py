@@ -66,6 +66,13 @@ class Trace:
     mode: str = "full"
     """How it was traced: `full` (every op run on fake tensors) or `block-once` (memplan.trace.blocks)."""
     mode_reason: str = ""
+    step_once: bool = False
+    """Step 2's forward and backward were written from step 1's (memplan.trace.step_once)."""
+    step_once_why: str = ""
+    """Why step 2 ran in full when step-once was on (empty when it was used or off)."""
+    replay_memo: dict = field(default_factory=dict, repr=False, compare=False)
+    """Allocator replays of this trace by their inputs (memplan.alloc.simulator); a trace is not changed
+    once it is returned, and the key holds its length besides."""
 
     def sort_free_runs(self) -> None:
         """Order each run of consecutive frees (no allocation or phase mark between them) by record id.

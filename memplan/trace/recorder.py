@@ -258,6 +258,10 @@ class Recorder:
         if self._hold:
             self._sweep()
         self.phase, self.step, self.micro = phase, step, micro
+        if phase == "backward":
+            # what backward allocates before it unpacks a saved tensor (the loss's gradient) belongs to
+            # the top level, in every step alike, not to the module the previous backward ended in
+            self.bw_module = ""
         self.trace.marks.append((len(self._ev), phase, step, micro))
 
     def close(self) -> Trace:

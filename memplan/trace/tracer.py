@@ -24,6 +24,8 @@ from memplan.trace.custom_ops import kernels_for
 from memplan.trace.kernels import device_rules, function_mode
 from memplan.trace.packed import padded_sequences
 from memplan.trace.recorder import Recorder, RecordingMode
+from memplan.trace import step_once as step_once_mod
+from memplan.trace.step_once import StepOnce
 from memplan.workload import TrainConfig, Workload
 
 
@@ -37,11 +39,18 @@ class TraceHooks:
         self.on_phase = None              # progress callback (phase, step, micro_step)
         self.mode: RecordingMode | None = None
         self.real_batch = None            # () -> a real batch, for value shadows of integer inputs
+        self.step_once: StepOnce | None = None   # set by trace_workload for the default hooks
 
     def phase(self, phase, step, micro_step):
         self.rec.mark(phase, step, micro_step)
         if self.on_phase is not None:
             self.on_phase(phase, step, micro_step)
+        if phase == "forward" and step == 1 and self.step_once is not None:
+            self.step_once.open_chunk()
+
+    def replay_forward_backward(self, model, step, micro_step) -> bool:
+        """Step-once (memplan.trace.step_once): write this step's forward and backward from step 1's."""
+        return self.step_once is not None and self.step_once.replay(self, model, step, micro_step)
 
     def model_built(self, model):
         if self.mode is not None:
@@ -79,6 +88,8 @@ class TraceHooks:
                 self.mode.shadows[f] = r
 
     def after_backward(self, model):
+        if self.step_once is not None and self.rec.step == 1:
+            self.step_once.close_chunk(model)
         for p in model.parameters():
             if p.grad is not None:
                 self.rec.retag(p.grad, "gradients", self.owner.get(id(p)))
@@ -183,13 +194,17 @@ fastkey.install(_FakeMode)   # the dispatch cache's key built cheaper, same hits
 
 
 def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target(), on_phase=None, *,
-                   hooks_cls=None, mode_cls=None, extra_context=None, runner=run) -> Trace:
+                   hooks_cls=None, mode_cls=None, extra_context=None, runner=run,
+                   step_once: bool | None = None) -> Trace:
     """Run the workload's training steps on fake tensors and return what was allocated and freed.
 
     `hooks_cls` / `mode_cls` replace the step hooks and the recording mode with subclasses (the
     distributed tracer counts DTensor shards that way); `extra_context(recorder)` is entered with the
     other modes (e.g. FSDP's storage resizes); `runner` replaces the step driver (memplan.trace.optsplice
-    runs the optimizer phase only). `cfg` is validated by the caller (memplan.core)."""
+    runs the optimizer phase only); `step_once`: step 2's forward and backward written from step 1's where
+    proven exact (memplan.trace.step_once; default hooks only; None: `step_once.ENABLED`; `trace.step_once`
+    says whether it was used).
+    `cfg` is validated by the caller (memplan.core)."""
     rec = Recorder()
     hooks = (hooks_cls or TraceHooks)(rec)
     hooks.on_phase = on_phase
@@ -199,6 +214,8 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
     extra = extra_context(rec) if extra_context is not None else contextlib.nullcontext()
     fmode = function_mode(target.family)
     hooks.mode = mode
+    if hooks_cls is None and (step_once_mod.ENABLED if step_once is None else step_once):
+        hooks.step_once = StepOnce(rec, mode)
     hooks.real_batch = lambda: workload.batch(cfg.batch_size, cfg.seq_len)
     fake = _FakeMode(allow_non_fake_inputs=True)
     try:
@@ -215,6 +232,10 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
     trace = rec.close()
     trace.sort_free_runs()
     trace.steps = cfg.steps
+    if hooks.step_once is not None:
+        trace.step_once = bool(hooks.step_once.replayed)
+        trace.step_once_why = "" if trace.step_once else (
+            hooks.step_once.why_not if hooks.step_once.asked else _NOT_DEFAULT_STEP)
     if rec.scalar_calls:
         trace.notes.append(
             f"{rec.scalar_calls} data-dependent scalar reads (.item()) answered with 0 on fake tensors"
@@ -230,6 +251,8 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
     trace.notes.extend(coverage_notes(mode.counts, cfg.moe_routing))
     return trace
 
+
+_NOT_DEFAULT_STEP = "step 2 is not the default step with one micro-step and no GradScaler (or only one step ran)"
 
 _RULE_NOTES = {
     "exact": "data-dependent ops sized from real values (integer inputs, factories, routing): {ops}",
