@@ -1,0 +1,240 @@
+"""Block-once for model files: the repeated stack of a model file's model, cut to few layers in the tracer.
+
+memplan.trace.blocks writes an N-layer trace from traces of the same model with d, d+1 and d+2 layers;
+for a Hugging Face config it gets those models by rebuilding with a smaller `num_hidden_layers`. A model
+file has no such knob, so here the d-layer model is the file's own model with its stack cut to d layers,
+inside the tracer, after `build_model()` and before the step:
+
+- the model is first built on the meta device (only inspected) to find the stack: an `nn.ModuleList` /
+  `nn.Sequential` whose children are named 0..N-1, all of one class, at least `blocks.MIN_LAYERS` of
+  them, identical from some layer on by the checks blocks.py makes (class, parameter and buffer shapes
+  and dtypes, requires_grad, hooks, plain attributes other than the layer index, checkpointing); the
+  outermost such container, and only one;
+- in each reduced trace `build_model()` runs as it is, with the layer class's `__init__` counted: the
+  first d layers are built as usual, the others on a private throw-away recorder (their parameters,
+  buffers and constructor temporaries never reach the trace, nor do later in-place ops on them, such as
+  a `model.apply(init)` over every layer); the built layers must be the stack's, in order, one
+  constructor call each (else: the full trace), and the stack is then cut to its first d layers;
+- the three traces must be written byte for byte by the same rule (`blocks.synthesize`: the d+2 trace
+  from the d and d+1 ones), which also catches a model whose step depends on the number of layers in
+  another way (it reads `len(self.layers)`, or allocates something sized by it); a forward that reads a
+  config field for the layer count sees the full N in every reduced trace, as in the full one.
+
+Refused (the full trace runs; `trace.mode_reason` says why): a fine-tuning front end (LoRA / PEFT /
+freezing by memplan.finetune), a custom `train_step`, a model that cannot be built on the meta device,
+no single stack, layers that differ or checkpointing that differs between them, fewer than
+`blocks.MIN_LAYERS` layers, a reduced trace whose notes say values were guessed (data-dependent ops on
+unknown values, `.item()` reads answered 0, assumed masks, routing policies), layers built by copying
+one (`copy.deepcopy`, as `nn.TransformerEncoder` does) instead of one constructor call each.
+
+Known limitations: only the default single-device tracer uses it (FSDP ranks and the optimizer-only
+splice of a model file are traced in full); an init pass that replaces the cut layers' tensors with new
+ones (not in place) records them, and the d+2 check then refuses.
+"""
+from __future__ import annotations
+
+import types
+from dataclasses import dataclass, replace
+
+from memplan.errors import UserError
+from memplan.step import frozen_heap
+from memplan.trace import blocks
+from memplan.trace.events import Trace
+
+MIN_CANDIDATE = 4   # a container of fewer identical children is not looked at as a stack
+_DETERMINISTIC_RULES = ("exact", "custom", "zeros")   # memplan.trace.tracer notes that guess no value
+
+
+@dataclass(frozen=True)
+class FileStack:
+    """The repeated layers of a model file's model: where (`path`), how many, the first layer from which
+    all are identical, and their class (whose constructor calls are counted in the reduced builds)."""
+
+    path: str
+    n_layers: int
+    first_uniform: int
+    layer_class: type
+
+
+class _NotCut(UserError):
+    """Raised inside a reduced build when the stack cannot be cut as proven; the caller traces in full."""
+
+
+# ---- when it applies ---------------------------------------------------------------------------------
+def file_stack(workload, cfg) -> tuple[FileStack | None, str]:
+    """The repeated stack of a model-file workload, or (None, why not)."""
+    if workload.extra.get("finetune"):
+        return None, "a model file with a fine-tuning front end (LoRA / PEFT / freezing): not proven for block-once"
+    if workload.train_step is not None:
+        return None, "a model file with its own train_step: not proven for block-once"
+    try:
+        model = _meta_model(workload)
+    except Exception as exc:  # noqa: BLE001 - block-once is an optimisation; the full trace decides
+        return None, f"a model file whose model cannot be built on the meta device ({type(exc).__name__})"
+    found = _stacks(model)
+    if not found:
+        return None, "a model file without a stack of identical layers (nn.ModuleList / nn.Sequential)"
+    if len(found) > 1:
+        return None, f"a model file with several stacks of layers ({', '.join(found)})"
+    path = found[0]
+    layers = model.get_submodule(path)
+    n = len(layers)
+    if n < blocks.MIN_LAYERS:
+        return None, f"a model file with fewer than {blocks.MIN_LAYERS} layers in {path} (block-once would not be faster)"
+    ckpt = blocks._checkpointed(model, path, cfg.checkpoint)
+    if len(set(ckpt)) > 1:
+        return None, f"a model file: {blocks.MIXED}"
+    first = blocks._first_uniform(layers, ckpt, types.SimpleNamespace(), n)
+    if first is None or first + 4 > n:
+        return None, "a model file whose layers differ (structure, attributes, hooks or checkpointing)"
+    return FileStack(path, n, first, type(layers[0])), ""
+
+
+_META: list[tuple] = []   # (workload, model): the last models built on the meta device
+
+
+def _meta_model(workload):
+    """The model on the meta device (only inspected), built once per workload (a plan asks again for
+    each configuration it traces)."""
+    import torch
+
+    for w, model in _META:
+        if w is workload:
+            return model
+    with torch.device("meta"):
+        model = workload.build_model()
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError("build_model() did not return a torch.nn.Module")
+    _META.insert(0, (workload, model))
+    del _META[2:]
+    return model
+
+
+def _stacks(model) -> list[str]:
+    """The outermost module lists / sequentials whose children are named 0..n-1 and of one class."""
+    import torch
+
+    found = []
+    for name, m in model.named_modules():
+        if not isinstance(m, (torch.nn.ModuleList, torch.nn.Sequential)) or len(m) < MIN_CANDIDATE:
+            continue
+        if list(m._modules) != [str(i) for i in range(len(m))] or len({type(x) for x in m}) != 1:
+            continue
+        if not name or any(name.startswith(f + ".") for f in found):
+            continue   # the model itself as the stack is not covered; a stack inside a layer is not the stack
+        found.append(name)
+    return found
+
+
+# ---- the reduced builds ------------------------------------------------------------------------------
+def cut_workload(workload, stack: FileStack, depth: int):
+    """The workload whose model is the file's with the stack cut to its first `depth` layers (the others
+    built on a throw-away recorder, see the module's docstring); only inside memplan's tracer."""
+    inner = workload.build_model
+
+    def build_model():
+        return _build_cut(inner, stack, depth)
+
+    return replace(workload, build_model=build_model)
+
+
+def _recording_mode():
+    from torch.utils._python_dispatch import _get_current_dispatch_mode_stack
+
+    from memplan.trace.recorder import RecordingMode   # imports torch
+
+    modes = [m for m in _get_current_dispatch_mode_stack() if isinstance(m, RecordingMode)]
+    return modes[-1] if modes else None
+
+
+def _build_cut(build, stack: FileStack, depth: int):
+    """`build()` with the layers past `depth` built unrecorded, then the stack cut to `depth` layers."""
+    from memplan.trace.recorder import Recorder   # imports torch
+
+    mode = _recording_mode()
+    if mode is None:
+        raise _NotCut("a cut model is built only inside memplan's tracer")
+    real, muted = mode.rec, Recorder()
+    muted.phase = "build"
+    made: list = []
+    cls = stack.layer_class
+    own_init = cls.__dict__.get("__init__")
+    orig = cls.__init__
+
+    def init(self, *args, **kwargs):
+        made.append(self)
+        if len(made) <= depth or mode.rec is muted:
+            return orig(self, *args, **kwargs)
+        mode.rec = muted
+        try:
+            return orig(self, *args, **kwargs)
+        finally:
+            mode.rec = real
+
+    see, key, live = real.see, real._key, muted._live
+
+    def see_unmuted(t, opname):   # an op on a cut layer's tensor (an init pass over every layer)
+        if key(t.untyped_storage()) not in live:
+            see(t, opname)
+
+    cls.__init__ = init
+    real.see = see_unmuted
+    try:
+        model = build()
+    finally:
+        if own_init is None:
+            del cls.__init__
+        else:
+            cls.__init__ = own_init
+        del real.see
+    return _cut(model, stack, depth, made)
+
+
+def _cut(model, stack: FileStack, depth: int, made: list):
+    try:
+        layers = model.get_submodule(stack.path)
+    except (AttributeError, TypeError) as exc:
+        raise _NotCut(f"the built model has no {stack.path}") from exc
+    if len(made) != stack.n_layers or len(layers) != stack.n_layers or any(a is not b for a, b in zip(layers, made)):
+        raise _NotCut(f"the layers of {stack.path} are not built one constructor call each, in order "
+                      f"({len(made)} calls for {stack.n_layers} layers)")
+    for k in list(layers._modules)[depth:]:
+        del layers._modules[k]
+    return model
+
+
+# ---- the trace ---------------------------------------------------------------------------------------
+def guessed_notes(notes: list[str]) -> list[str]:
+    """The trace notes that say values were guessed on fake tensors (all but memplan.trace.tracer's notes
+    of ops sized from real values, fake kernels and ops run on zeros)."""
+    from memplan.trace.tracer import _RULE_NOTES   # imports torch
+
+    sure = tuple(_RULE_NOTES[r].split("{")[0] for r in _DETERMINISTIC_RULES)
+    return [n for n in notes if not n.startswith(sure)]
+
+
+def trace_file_stack(workload, stack: FileStack, trace_fn, on_phase=None) -> tuple[Trace | None, str]:
+    """The block-once trace of a model file from its model cut to d, d+1 and d+2 layers, or (None, why)."""
+    d = stack.first_uniform + 1
+    if d + 2 >= stack.n_layers:
+        return None, f"a model file with fewer than {d + 3} layers (block-once would not be faster)"
+    depths = [d, d + 1, d + 2]
+    try:
+        with frozen_heap():   # the heap is scanned once for the three traces
+            traces = [trace_fn(cut_workload(workload, stack, k), on_phase if k == depths[-1] else None)
+                      for k in depths]
+    except _NotCut as exc:
+        return None, f"a model file: {exc}"
+    except Exception as exc:  # noqa: BLE001 - the full trace reports the real failure
+        return None, f"a model file: a reduced-depth trace failed ({type(exc).__name__})"
+    guessed = guessed_notes(traces[-1].notes)
+    if guessed:
+        return None, f"a model file whose trace guesses values on fake tensors ({guessed[0][:80]}...)"
+    trace, why = blocks.synthesize(traces, depths, stack.path, stack.n_layers)
+    if trace is None:
+        return None, f"a model file: {why}"
+    trace.mode = "block-once"
+    trace.mode_reason = (f"model file: {stack.n_layers} identical layers in {stack.path}: traced with the stack "
+                         f"cut to {d}, {d + 1} and {d + 2} layers, the rest written from them (checked exact "
+                         f"at {d + 2})")
+    return trace, ""
