@@ -214,27 +214,35 @@ def guessed_notes(notes: list[str]) -> list[str]:
 
 
 def trace_file_stack(workload, stack: FileStack, trace_fn, on_phase=None) -> tuple[Trace | None, str]:
-    """The block-once trace of a model file from its model cut to d, d+1 and d+2 layers, or (None, why)."""
+    """The block-once trace of a model file from its model cut to d, d+1 and d+2 layers, or (None, why);
+    where the chunks one layer adds are not found from d layers (the seam after the first layer can look
+    like what follows it), once more from d+1 (one more trace, d+3 layers)."""
     d = stack.first_uniform + 1
     if d + 2 >= stack.n_layers:
         return None, f"a model file with fewer than {d + 3} layers (block-once would not be faster)"
-    depths = [d, d + 1, d + 2]
-    try:
-        with frozen_heap():   # the heap is scanned once for the three traces
-            traces = [trace_fn(cut_workload(workload, stack, k), on_phase if k == depths[-1] else None)
-                      for k in depths]
-    except _NotCut as exc:
-        return None, f"a model file: {exc}"
-    except Exception as exc:  # noqa: BLE001 - the full trace reports the real failure
-        return None, f"a model file: a reduced-depth trace failed ({type(exc).__name__})"
-    guessed = guessed_notes(traces[-1].notes)
-    if guessed:
-        return None, f"a model file whose trace guesses values on fake tensors ({guessed[0][:80]}...)"
-    trace, why = blocks.synthesize(traces, depths, stack.path, stack.n_layers)
-    if trace is None:
-        return None, f"a model file: {why}"
-    trace.mode = "block-once"
-    trace.mode_reason = (f"model file: {stack.n_layers} identical layers in {stack.path}: traced with the stack "
-                         f"cut to {d}, {d + 1} and {d + 2} layers, the rest written from them (checked exact "
-                         f"at {d + 2})")
-    return trace, ""
+    traces: dict[int, Trace] = {}
+    why = ""
+    for first in (d, d + 1):
+        depths = [first, first + 1, first + 2]
+        if depths[-1] >= stack.n_layers:
+            break
+        try:
+            with frozen_heap():   # the heap is scanned once for the reduced traces
+                for k in depths:
+                    if k not in traces:
+                        traces[k] = trace_fn(cut_workload(workload, stack, k), on_phase if k == depths[-1] else None)
+        except _NotCut as exc:
+            return None, f"a model file: {exc}"
+        except Exception as exc:  # noqa: BLE001 - the full trace reports the real failure
+            return None, f"a model file: a reduced-depth trace failed ({type(exc).__name__})"
+        guessed = guessed_notes(traces[depths[-1]].notes)
+        if guessed:
+            return None, f"a model file whose trace guesses values on fake tensors ({guessed[0][:80]}...)"
+        trace, why = blocks.synthesize([traces[k] for k in depths], depths, stack.path, stack.n_layers)
+        if trace is not None:
+            trace.mode = "block-once"
+            trace.mode_reason = (f"model file: {stack.n_layers} identical layers in {stack.path}: traced with the "
+                                 f"stack cut to {', '.join(map(str, sorted(traces)))} layers, the rest written "
+                                 f"from them (checked exact at {depths[-1]})")
+            return trace, ""
+    return None, f"a model file: {why}"
