@@ -80,7 +80,7 @@ def file_stack(workload, cfg) -> tuple[FileStack | None, str]:
     layers = model.get_submodule(path)
     n = len(layers)
     if n < blocks.MIN_LAYERS:
-        return None, f"a model file with fewer than {blocks.MIN_LAYERS} layers in {path} (block-once would not be faster)"
+        return None, f"a model file with fewer than {blocks.MIN_LAYERS} layers in {path}: block-once would not be faster"
     ckpt = blocks._checkpointed(model, path, cfg.checkpoint)
     if len(set(ckpt)) > 1:
         return None, f"a model file: {blocks.MIXED}"
@@ -219,7 +219,7 @@ def trace_file_stack(workload, stack: FileStack, trace_fn, on_phase=None) -> tup
     like what follows it), once more from d+1 (one more trace, d+3 layers)."""
     d = stack.first_uniform + 1
     if d + 2 >= stack.n_layers:
-        return None, f"a model file with fewer than {d + 3} layers (block-once would not be faster)"
+        return None, f"a model file with fewer than {d + 3} layers in {stack.path}: block-once would not be faster"
     traces: dict[int, Trace] = {}
     why = ""
     for first in (d, d + 1):
@@ -241,8 +241,8 @@ def trace_file_stack(workload, stack: FileStack, trace_fn, on_phase=None) -> tup
         trace, why = blocks.synthesize([traces[k] for k in depths], depths, stack.path, stack.n_layers)
         if trace is not None:
             trace.mode = "block-once"
-            trace.mode_reason = (f"model file: {stack.n_layers} identical layers in {stack.path}: traced with the "
-                                 f"stack cut to {', '.join(map(str, sorted(traces)))} layers, the rest written "
-                                 f"from them (checked exact at {depths[-1]})")
+            trace.mode_reason = (f"{stack.n_layers} identical layers in {stack.path} (a model file): traced with "
+                                 f"the stack cut to {', '.join(map(str, sorted(traces)))} layers in the tracer, "
+                                 f"the rest written from them (checked exact at {depths[-1]})")
             return trace, ""
     return None, f"a model file: {why}"
