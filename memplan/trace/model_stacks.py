@@ -5,15 +5,16 @@ for a Hugging Face config it gets those models by rebuilding with a smaller `num
 file has no such knob, so here the d-layer model is the file's own model with its stack cut to d layers,
 inside the tracer, after `build_model()` and before the step:
 
-- the model is first built on the meta device (only inspected) to find the stack: an `nn.ModuleList` /
+- the model is first built on fake tensors without recording (only inspected) to find the stack: an `nn.ModuleList` /
   `nn.Sequential` whose children are named 0..N-1, all of one class, at least `blocks.MIN_LAYERS` of
   them, identical from some layer on by the checks blocks.py makes (class, parameter and buffer shapes
   and dtypes, requires_grad, hooks, plain attributes other than the layer index, checkpointing); the
   outermost such container, and only one;
 - in each reduced trace `build_model()` runs as it is, with the layer class's `__init__` counted: the
-  first d layers are built as usual, the others on a private throw-away recorder (their parameters,
-  buffers and constructor temporaries never reach the trace, nor do later in-place ops on them, such as
-  a `model.apply(init)` over every layer); the built layers must be the stack's, in order, one
+  first d layers are built as usual, the others with the recording mode popped (the fake-tensor mode
+  below it builds them: their parameters, buffers and constructor temporaries never reach the trace,
+  nor do later in-place ops on their parameters and buffers, such as a `model.apply(init)` over every
+  layer); the built layers must be the stack's, in order, one
   constructor call each (else: the full trace), and the stack is then cut to its first d layers;
 - the three traces must be written byte for byte by the same rule (`blocks.synthesize`: the d+2 trace
   from the d and d+1 ones), which also catches a model whose step depends on the number of layers in
@@ -21,7 +22,7 @@ inside the tracer, after `build_model()` and before the step:
   config field for the layer count sees the full N in every reduced trace, as in the full one.
 
 Refused (the full trace runs; `trace.mode_reason` says why): a fine-tuning front end (LoRA / PEFT /
-freezing by memplan.finetune), a custom `train_step`, a model that cannot be built on the meta device,
+freezing by memplan.finetune), a custom `train_step`, a model that cannot be built on fake tensors,
 no single stack, layers that differ or checkpointing that differs between them, fewer than
 `blocks.MIN_LAYERS` layers, a reduced trace whose notes say values were guessed (data-dependent ops on
 unknown values, `.item()` reads answered 0, assumed masks, routing policies), layers built by copying
@@ -68,9 +69,9 @@ def file_stack(workload, cfg) -> tuple[FileStack | None, str]:
     if workload.train_step is not None:
         return None, "a model file with its own train_step: not proven for block-once"
     try:
-        model = _meta_model(workload)
+        model = _inspected_model(workload)
     except Exception as exc:  # noqa: BLE001 - block-once is an optimisation; the full trace decides
-        return None, f"a model file whose model cannot be built on the meta device ({type(exc).__name__})"
+        return None, f"a model file whose model cannot be built on fake tensors ({type(exc).__name__})"
     found = _stacks(model)
     if not found:
         return None, "a model file without a stack of identical layers (nn.ModuleList / nn.Sequential)"
@@ -90,18 +91,20 @@ def file_stack(workload, cfg) -> tuple[FileStack | None, str]:
     return FileStack(path, n, first, type(layers[0])), ""
 
 
-_META: list[tuple] = []   # (workload, model): the last models built on the meta device
+_META: list[tuple] = []   # (workload, model): the last models built on fake tensors to be inspected
 
 
-def _meta_model(workload):
-    """The model on the meta device (only inspected), built once per workload (a plan asks again for
-    each configuration it traces)."""
+def _inspected_model(workload):
+    """The model on fake tensors, no recording (only inspected, never run), built once per workload (a
+    plan asks again for each configuration it traces)."""
     import torch
+
+    from memplan.trace.tracer import _FakeMode   # imports torch
 
     for w, model in _META:
         if w is workload:
             return model
-    with torch.device("meta"):
+    with _FakeMode(allow_non_fake_inputs=True):   # not the meta device: `device="cpu"` in user code stays fake
         model = workload.build_model()
     if not isinstance(model, torch.nn.Module):
         raise TypeError("build_model() did not return a torch.nn.Module")
@@ -129,7 +132,7 @@ def _stacks(model) -> list[str]:
 # ---- the reduced builds ------------------------------------------------------------------------------
 def cut_workload(workload, stack: FileStack, depth: int):
     """The workload whose model is the file's with the stack cut to its first `depth` layers (the others
-    built on a throw-away recorder, see the module's docstring); only inside memplan's tracer."""
+    built unrecorded, see the module's docstring); only inside memplan's tracer."""
     inner = workload.build_model
 
     def build_model():
@@ -138,43 +141,44 @@ def cut_workload(workload, stack: FileStack, depth: int):
     return replace(workload, build_model=build_model)
 
 
-def _recording_mode():
-    from torch.utils._python_dispatch import _get_current_dispatch_mode_stack
+def _build_cut(build, stack: FileStack, depth: int):
+    """`build()` with the layers past `depth` built unrecorded, then the stack cut to `depth` layers."""
+    import itertools
+
+    from torch.utils._python_dispatch import _get_current_dispatch_mode_stack, _pop_mode_temporarily
 
     from memplan.trace.recorder import RecordingMode   # imports torch
 
-    modes = [m for m in _get_current_dispatch_mode_stack() if isinstance(m, RecordingMode)]
-    return modes[-1] if modes else None
-
-
-def _build_cut(build, stack: FileStack, depth: int):
-    """`build()` with the layers past `depth` built unrecorded, then the stack cut to `depth` layers."""
-    from memplan.trace.recorder import Recorder   # imports torch
-
-    mode = _recording_mode()
-    if mode is None:
-        raise _NotCut("a cut model is built only inside memplan's tracer")
-    real, muted = mode.rec, Recorder()
-    muted.phase = "build"
+    modes = _get_current_dispatch_mode_stack()
+    if not modes or not isinstance(modes[-1], RecordingMode):
+        raise _NotCut("a cut model is built only inside memplan's tracer, its recording mode on top")
+    real = modes[-1].rec
     made: list = []
+    muting: list = []
+    unseen: set = set()   # storage keys of the cut layers' parameters and buffers
     cls = stack.layer_class
     own_init = cls.__dict__.get("__init__")
     orig = cls.__init__
 
     def init(self, *args, **kwargs):
         made.append(self)
-        if len(made) <= depth or mode.rec is muted:
+        if len(made) <= depth or muting:   # (a layer inside a cut one: the count then refuses the cut)
             return orig(self, *args, **kwargs)
-        mode.rec = muted
+        if _get_current_dispatch_mode_stack()[-1] is not modes[-1]:
+            raise _NotCut("build_model() entered a dispatch mode of its own")
+        muting.append(self)
         try:
-            return orig(self, *args, **kwargs)
+            with _pop_mode_temporarily():   # the fake-tensor mode below builds it; nothing is recorded
+                out = orig(self, *args, **kwargs)
         finally:
-            mode.rec = real
+            muting.pop()
+        unseen.update(real._key(t.untyped_storage()) for t in itertools.chain(self.parameters(), self.buffers()))
+        return out
 
-    see, key, live = real.see, real._key, muted._live
+    see, key = real.see, real._key
 
     def see_unmuted(t, opname):   # an op on a cut layer's tensor (an init pass over every layer)
-        if key(t.untyped_storage()) not in live:
+        if key(t.untyped_storage()) not in unseen:
             see(t, opname)
 
     cls.__init__ = init
