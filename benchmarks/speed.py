@@ -215,7 +215,7 @@ def write_files(rows: list[dict], repeat: int, out: str) -> None:
              "Block-once and full trace gave identical estimates (peak allocated and reserved, breakdown, phase "
              "peaks, module rows, event count) in every row. `bare`: the same model file built and stepped under "
              "a plain FakeTensorMode, no recording.", "",
-             "    python benchmarks/speed.py --files", "",
+             f"    python benchmarks/speed.py --files{f' --repeat {repeat}' if repeat > 1 else ''}", "",
              "| model | mode | bare fake (s) | analyze block-once (s) | analyze full (s) | block-once / bare | "
              "full / bare |", "|---|---|---|---|---|---|---|"]
     for r in rows:
