@@ -99,6 +99,13 @@ def test_model_file_block_once_is_the_full_trace(tmp_path, precision, checkpoint
     _assert_identical(fast, full)
 
 
+def test_sequential_stack(tmp_path):
+    tail = "\n\ndef build_model():\n    net = Net()\n    net.layers = nn.Sequential(*net.layers)\n    return net\n"
+    fast, full = _both(_write(tmp_path, tail=tail))
+    assert fast.trace.mode == "block-once", fast.trace.mode_reason
+    _assert_identical(fast, full)
+
+
 def test_first_layers_that_differ_are_kept(tmp_path):
     """Layer 5 differs: the cut keeps layers 0..6 and block-once traces 7, 8 and 9 layers."""
     tail = ("\n\ndef build_model():\n    net = Net()\n    net.layers[5].up = nn.Linear(DIM, 2 * DIM)\n"
