@@ -40,7 +40,8 @@ DIST_CASES = [
 ]
 FILE_CASES = [
     # label, fixture, (its layer-count text, with {n} for the count), layers, batch, seq, precision, device
-    ("decoder_1b", "fixtures/models/decoder_1b.py", ("= 2048, 22,", "= 2048, {n},"), n, 8, 1024, "bf16-amp", "910B3")
+    ("decoder_1b", "fixtures/models/decoder_1b.py", ("= 2048, 22,", "= 2048, {n},"), n, 8, 1024, "bf16-amp",
+     "910B3")
     for n in (22, 32, 80)
 ]
 _SAME = ("peak_allocated_bytes", "peak_reserved_bytes", "peak_phase", "breakdown_at_peak", "phase_peaks",
@@ -219,8 +220,8 @@ def write_files(rows: list[dict], repeat: int, out: str) -> None:
              "| model | mode | bare fake (s) | analyze block-once (s) | analyze full (s) | block-once / bare | "
              "full / bare |", "|---|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append(f"| {r['model']} | {r['trace_mode']} | {r['bare_fake_process_s']} ({r['bare_fake_process_cpu_s']}) "
-                     f"| {r['analyze_block_once_s']} ({r['analyze_block_once_cpu_s']}) | {r['analyze_full_trace_s']} "
+        lines.append(f"| {r['model']} | {r['trace_mode']} | {r['bare_fake_process_s']} "
+                     f"({r['bare_fake_process_cpu_s']}) | {r['analyze_block_once_s']} ({r['analyze_block_once_cpu_s']}) | {r['analyze_full_trace_s']} "
                      f"({r['analyze_full_trace_cpu_s']}) | **{r['block_once_over_bare']}** "
                      f"(**{r['block_once_over_bare_cpu']}**) | {r['full_over_bare']} ({r['full_over_bare_cpu']}) |")
     lines += ["", f"Block-once mode: {r0['trace_mode_reason']}"]

@@ -81,7 +81,8 @@ def file_stack(workload, cfg) -> tuple[FileStack | None, str]:
     layers = model.get_submodule(path)
     n = len(layers)
     if n < blocks.MIN_LAYERS:
-        return None, f"a model file with fewer than {blocks.MIN_LAYERS} layers in {path}: block-once would not be faster"
+        return None, (f"a model file with fewer than {blocks.MIN_LAYERS} layers in {path}: block-once would not "
+                      "be faster")
     ckpt = blocks._checkpointed(model, path, cfg.checkpoint)
     if len(set(ckpt)) > 1:
         return None, f"a model file: {blocks.MIXED}"
@@ -155,7 +156,7 @@ def _build_cut(build, stack: FileStack, depth: int):
     real = modes[-1].rec
     made: list = []
     muting: list = []
-    unseen: set = set()   # storage keys of the cut layers' parameters and buffers
+    unseen: dict = {}   # storage key -> storage of the cut layers' parameters and buffers (held: no key reused)
     cls = stack.layer_class
     own_init = cls.__dict__.get("__init__")
     orig = cls.__init__
@@ -172,7 +173,9 @@ def _build_cut(build, stack: FileStack, depth: int):
                 out = orig(self, *args, **kwargs)
         finally:
             muting.pop()
-        unseen.update(real._key(t.untyped_storage()) for t in itertools.chain(self.parameters(), self.buffers()))
+        for t in itertools.chain(self.parameters(), self.buffers()):
+            st = t.untyped_storage()
+            unseen[real._key(st)] = st
         return out
 
     see, key = real.see, real._key
