@@ -141,6 +141,7 @@ def test_forward_that_counts_the_layers_is_traced_in_full(tmp_path):
     ("few", "fewer than 16 layers"),
     ("differ", "differ"),
     ("deepcopy", "one constructor call each"),
+    ("item", "guesses values"),
 ])
 def test_refusals_say_why(tmp_path, case, reason):
     tail = {
@@ -152,11 +153,20 @@ def test_refusals_say_why(tmp_path, case, reason):
                     "    net.layers = nn.ModuleList(copy.deepcopy(net.layers[0]) for _ in range(LAYERS))\n"
                     "    return net\n",
     }.get(case, "")
-    path = _write(tmp_path, layers=8 if case == "few" else 20, tail=tail)
+    extra = "\n            x = x * (x.sum().item() + 1)" if case == "item" else ""   # a value read back
+    path = _write(tmp_path, layers=8 if case == "few" else 20, tail=tail, extra=extra)
     fast, full = _both(path)
     assert fast.trace.mode == "full"
     assert "model file" in fast.trace.mode_reason and reason in fast.trace.mode_reason, fast.trace.mode_reason
     _assert_identical(fast, full)
+
+
+def test_fine_tuning_front_end_is_refused(tmp_path):
+    from memplan.finetune import ModelPrep, prepare
+
+    wl = prepare(load_model_file(_write(tmp_path)), None, ModelPrep(load_dtype="bfloat16"))
+    stack, why = model_stacks.file_stack(wl, TrainConfig())
+    assert stack is None and "fine-tuning" in why
 
 
 def test_stacks_are_the_outermost_lists_of_one_class():
