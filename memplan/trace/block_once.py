@@ -11,8 +11,9 @@ from memplan.trace.model_stacks import file_stack, trace_file_stack
 
 def trace_block_once(workload, cfg, target, on_phase=None, trace_fn=None, min_depth: int = 1) -> Trace:
     """The trace of `cfg`'s steps, block-once when the model's layers are proven identical (see
-    memplan.trace.blocks), or form runs of identical layers (checkpointing differs between them:
-    memplan.trace.block_runs, with the default tracer only), else the full trace; `trace.mode` says which
+    memplan.trace.blocks; a model file's stack: memplan.trace.model_stacks, with the default tracer only),
+    or form runs of identical layers (checkpointing differs between them: memplan.trace.block_runs, with
+    the default tracer only), else the full trace; `trace.mode` says which
     ran, `trace.mode_reason` why. `trace_fn(workload, on_phase)`: how one workload is traced (default:
     `trace_workload` with `cfg` and `target`; the distributed tracer passes its own, wrapping each depth
     in FSDP); `min_depth`: the fewest layers to trace."""
