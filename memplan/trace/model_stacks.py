@@ -35,6 +35,7 @@ ones (not in place) records them, and the d+2 check then refuses.
 from __future__ import annotations
 
 import types
+import warnings
 from dataclasses import dataclass, replace
 
 from memplan.errors import UserError
@@ -73,16 +74,17 @@ def file_stack(workload, cfg) -> tuple[FileStack | None, str]:
     except Exception as exc:  # noqa: BLE001 - block-once is an optimisation; the full trace decides
         return None, f"a model file whose model cannot be built on fake tensors ({type(exc).__name__})"
     found = _stacks(model)
+    big = [f for f in found if len(model.get_submodule(f)) >= blocks.MIN_LAYERS]   # shorter lists stay as built
     if not found:
         return None, "a model file without a stack of identical layers (nn.ModuleList / nn.Sequential)"
-    if len(found) > 1:
-        return None, f"a model file with several stacks of layers ({', '.join(found)})"
-    path = found[0]
+    if not big:
+        return None, (f"a model file with fewer than {blocks.MIN_LAYERS} layers in {found[0]}: block-once would "
+                      "not be faster")
+    if len(big) > 1:
+        return None, f"a model file with several stacks of layers ({', '.join(big)})"
+    path = big[0]
     layers = model.get_submodule(path)
     n = len(layers)
-    if n < blocks.MIN_LAYERS:
-        return None, (f"a model file with fewer than {blocks.MIN_LAYERS} layers in {path}: block-once would not "
-                      "be faster")
     ckpt = blocks._checkpointed(model, path, cfg.checkpoint)
     if len(set(ckpt)) > 1:
         return None, f"a model file: {blocks.MIXED}"
@@ -105,8 +107,9 @@ def _inspected_model(workload):
     for w, model in _META:
         if w is workload:
             return model
-    with _FakeMode(allow_non_fake_inputs=True):   # not the meta device: `device="cpu"` in user code stays fake
-        model = workload.build_model()
+    with warnings.catch_warnings(), _FakeMode(allow_non_fake_inputs=True):   # not the meta device: an explicit
+        warnings.filterwarnings("ignore", message=".*data pointer of FakeTensor.*")   # device="cpu" stays fake
+        model = workload.build_model()   # (the tracer ignores the same warning: copy.deepcopy of fake tensors)
     if not isinstance(model, torch.nn.Module):
         raise TypeError("build_model() did not return a torch.nn.Module")
     _META.insert(0, (workload, model))

@@ -161,6 +161,17 @@ def test_refusals_say_why(tmp_path, case, reason):
     _assert_identical(fast, full)
 
 
+def test_the_stack_is_the_one_long_list(tmp_path):
+    """A short list of identical modules next to the stack (4 heads) stays as built; two long ones refuse."""
+    tail = ("\n\ndef build_model():\n    net = Net()\n"
+            "    net.heads = nn.ModuleList(nn.Linear(DIM, DIM) for _ in range({}))\n    return net\n")
+    cfg = TrainConfig()
+    stack, why = model_stacks.file_stack(load_model_file(_write(tmp_path, "a", tail=tail.format(4))), cfg)
+    assert stack is not None and stack.path == "layers" and stack.n_layers == 20, why
+    stack, why = model_stacks.file_stack(load_model_file(_write(tmp_path, "b", tail=tail.format(16))), cfg)
+    assert stack is None and "several stacks of layers (layers, heads)" in why
+
+
 def test_fine_tuning_front_end_is_refused(tmp_path):
     from memplan.finetune import ModelPrep, prepare
 
