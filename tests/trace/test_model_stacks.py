@@ -106,6 +106,24 @@ def test_sequential_stack(tmp_path):
     _assert_identical(fast, full)
 
 
+_OPTIONS = [(kw, "block-once") for kw in (
+    dict(precision="fp16-amp"), dict(grad_accum=2), dict(optimizer="sgd"), dict(optimizer="adamw-8bit"),
+    dict(optimizer_impl="fused"), dict(keep_outputs=False), dict(device="A100-80GB", precision="bf16"),
+    dict(device="910B3", precision="bf16-amp", checkpoint=("layers.*.down",)))] + [
+    (dict(clip_grad_norm=1.0), "full"),           # the stacked per-parameter norms grow with the layers
+    (dict(optimizer="adafactor"), "full"),        # its .item() reads are answered 0: values guessed
+    (dict(checkpoint=("layers.3",)), "full"),     # checkpointing on one layer only
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kw,mode", _OPTIONS, ids=str)
+def test_training_options_block_once_or_full_are_the_full_trace(tmp_path, kw, mode):
+    fast, full = _both(_write(tmp_path), **kw)
+    assert fast.trace.mode == mode, fast.trace.mode_reason
+    _assert_identical(fast, full)
+
+
 def test_first_layers_that_differ_are_kept(tmp_path):
     """Layer 5 differs: the cut keeps layers 0..6 and block-once traces 7, 8 and 9 layers."""
     tail = ("\n\ndef build_model():\n    net = Net()\n    net.layers[5].up = nn.Linear(DIM, 2 * DIM)\n"
