@@ -160,6 +160,7 @@ def test_forward_that_counts_the_layers_is_traced_in_full(tmp_path):
     ("differ", "differ"),
     ("deepcopy", "one constructor call each"),
     ("item", "guesses values"),
+    ("indexed", "reduced-depth trace failed"),
 ])
 def test_refusals_say_why(tmp_path, case, reason):
     tail = {
@@ -170,6 +171,9 @@ def test_refusals_say_why(tmp_path, case, reason):
         "deepcopy": "\n\nimport copy\n\n\ndef build_model():\n    net = Net()\n"
                     "    net.layers = nn.ModuleList(copy.deepcopy(net.layers[0]) for _ in range(LAYERS))\n"
                     "    return net\n",
+        "indexed": "\n\ndef _forward(self, ids):\n    x = self.embed(ids)\n    for i in range(LAYERS):\n"
+                   "        x = self.layers[i](x)\n"
+                   "    return F.cross_entropy(self.head(x).flatten(0, 1), ids.flatten())\n\n\nNet.forward = _forward\n",   # the layer count from a constant, not the list
     }.get(case, "")
     extra = "\n            x = x * (x.sum().item() + 1)" if case == "item" else ""   # a value read back
     path = _write(tmp_path, layers=8 if case == "few" else 20, tail=tail, extra=extra)
