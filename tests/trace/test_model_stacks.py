@@ -171,9 +171,11 @@ def test_refusals_say_why(tmp_path, case, reason):
         "deepcopy": "\n\nimport copy\n\n\ndef build_model():\n    net = Net()\n"
                     "    net.layers = nn.ModuleList(copy.deepcopy(net.layers[0]) for _ in range(LAYERS))\n"
                     "    return net\n",
+        # the layer count from a constant, not from the list
         "indexed": "\n\ndef _forward(self, ids):\n    x = self.embed(ids)\n    for i in range(LAYERS):\n"
                    "        x = self.layers[i](x)\n"
-                   "    return F.cross_entropy(self.head(x).flatten(0, 1), ids.flatten())\n\n\nNet.forward = _forward\n",   # the layer count from a constant, not the list
+                   "    return F.cross_entropy(self.head(x).flatten(0, 1), ids.flatten())\n\n\n"
+                   "Net.forward = _forward\n",
     }.get(case, "")
     extra = "\n            x = x * (x.sum().item() + 1)" if case == "item" else ""   # a value read back
     path = _write(tmp_path, layers=8 if case == "few" else 20, tail=tail, extra=extra)
