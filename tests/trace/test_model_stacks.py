@@ -91,7 +91,8 @@ def _assert_identical(fast, full):
         assert getattr(fast.estimate, f) == getattr(full.estimate, f), f
 
 
-@pytest.mark.parametrize("precision,checkpoint", [("fp32", ()), ("bf16-amp", ("layers.*",))])
+@pytest.mark.parametrize("precision,checkpoint", [("fp32", ()),
+                                                  pytest.param("bf16-amp", ("layers.*",), marks=pytest.mark.slow)])
 def test_model_file_block_once_is_the_full_trace(tmp_path, precision, checkpoint):
     fast, full = _both(_write(tmp_path), precision=precision, checkpoint=checkpoint)
     assert fast.trace.mode == "block-once", fast.trace.mode_reason
@@ -99,6 +100,7 @@ def test_model_file_block_once_is_the_full_trace(tmp_path, precision, checkpoint
     _assert_identical(fast, full)
 
 
+@pytest.mark.slow
 def test_sequential_stack(tmp_path):
     tail = "\n\ndef build_model():\n    net = Net()\n    net.layers = nn.Sequential(*net.layers)\n    return net\n"
     fast, full = _both(_write(tmp_path, tail=tail))
@@ -124,6 +126,7 @@ def test_training_options_block_once_or_full_are_the_full_trace(tmp_path, kw, mo
     _assert_identical(fast, full)
 
 
+@pytest.mark.slow
 def test_first_layers_that_differ_are_kept(tmp_path):
     """Layer 5 differs: the cut keeps layers 0..6 and block-once traces 7, 8 and 9 layers."""
     tail = ("\n\ndef build_model():\n    net = Net()\n    net.layers[5].up = nn.Linear(DIM, 2 * DIM)\n"
@@ -154,32 +157,43 @@ def test_forward_that_counts_the_layers_is_traced_in_full(tmp_path):
     _assert_identical(fast, full)
 
 
+_TAILS = {
+    "train_step": "\n\ndef train_step(model, batch, optimizer):\n    model(batch).backward()\n"
+                  "    optimizer.step()\n    optimizer.zero_grad()\n",
+    "differ": "\n\ndef build_model():\n    net = Net()\n    net.layers[18].up = nn.Linear(DIM, 2 * DIM)\n"
+              "    net.layers[18].down = nn.Linear(2 * DIM, DIM)\n    return net\n",
+    "deepcopy": "\n\nimport copy\n\n\ndef build_model():\n    net = Net()\n"
+                "    net.layers = nn.ModuleList(copy.deepcopy(net.layers[0]) for _ in range(LAYERS))\n"
+                "    return net\n",
+    # the layer count from a constant, not from the list
+    "indexed": "\n\ndef _forward(self, ids):\n    x = self.embed(ids)\n    for i in range(LAYERS):\n"
+               "        x = self.layers[i](x)\n"
+               "    return F.cross_entropy(self.head(x).flatten(0, 1), ids.flatten())\n\n\n"
+               "Net.forward = _forward\n",
+}
+
+
 @pytest.mark.parametrize("case,reason", [
     ("train_step", "train_step"),
     ("few", "fewer than 16 layers"),
     ("differ", "differ"),
+])
+def test_refused_before_any_trace(tmp_path, case, reason):
+    path = _write(tmp_path, layers=8 if case == "few" else 20, tail=_TAILS.get(case, ""))
+    stack, why = model_stacks.file_stack(load_model_file(path), TrainConfig())
+    assert stack is None and "model file" in why and reason in why, why
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case,reason", [
+    ("train_step", "train_step"),
     ("deepcopy", "one constructor call each"),
     ("item", "guesses values"),
     ("indexed", "reduced-depth trace failed"),
 ])
 def test_refusals_say_why(tmp_path, case, reason):
-    tail = {
-        "train_step": "\n\ndef train_step(model, batch, optimizer):\n    model(batch).backward()\n"
-                      "    optimizer.step()\n    optimizer.zero_grad()\n",
-        "differ": "\n\ndef build_model():\n    net = Net()\n    net.layers[18].up = nn.Linear(DIM, 2 * DIM)\n"
-                  "    net.layers[18].down = nn.Linear(2 * DIM, DIM)\n    return net\n",
-        "deepcopy": "\n\nimport copy\n\n\ndef build_model():\n    net = Net()\n"
-                    "    net.layers = nn.ModuleList(copy.deepcopy(net.layers[0]) for _ in range(LAYERS))\n"
-                    "    return net\n",
-        # the layer count from a constant, not from the list
-        "indexed": "\n\ndef _forward(self, ids):\n    x = self.embed(ids)\n    for i in range(LAYERS):\n"
-                   "        x = self.layers[i](x)\n"
-                   "    return F.cross_entropy(self.head(x).flatten(0, 1), ids.flatten())\n\n\n"
-                   "Net.forward = _forward\n",
-    }.get(case, "")
     extra = "\n            x = x * (x.sum().item() + 1)" if case == "item" else ""   # a value read back
-    path = _write(tmp_path, layers=8 if case == "few" else 20, tail=tail, extra=extra)
-    fast, full = _both(path)
+    fast, full = _both(_write(tmp_path, tail=_TAILS.get(case, ""), extra=extra))
     assert fast.trace.mode == "full"
     assert "model file" in fast.trace.mode_reason and reason in fast.trace.mode_reason, fast.trace.mode_reason
     _assert_identical(fast, full)
