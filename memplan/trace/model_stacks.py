@@ -5,32 +5,36 @@ for a Hugging Face config it gets those models by rebuilding with a smaller `num
 file has no such knob, so here the d-layer model is the file's own model with its stack cut to d layers,
 inside the tracer, after `build_model()` and before the step:
 
-- the model is first built on fake tensors without recording (only inspected) to find the stack: an `nn.ModuleList` /
-  `nn.Sequential` whose children are named 0..N-1, all of one class, at least `blocks.MIN_LAYERS` of
-  them, identical from some layer on by the checks blocks.py makes (class, parameter and buffer shapes
-  and dtypes, requires_grad, hooks, plain attributes other than the layer index, checkpointing); the
-  outermost such container, and only one;
+- the model is first built on fake tensors without recording (only inspected) to find the stack: the
+  one outermost `nn.ModuleList` / `nn.Sequential` whose children are named 0..N-1, all of one class, at
+  least `blocks.MIN_LAYERS` of them (shorter lists stay as built), identical from some layer on by the
+  checks blocks.py makes (class, parameter and buffer shapes and dtypes, requires_grad, hooks, plain
+  attributes other than the layer index, checkpointing);
 - in each reduced trace `build_model()` runs as it is, with the layer class's `__init__` counted: the
   first d layers are built as usual, the others with the recording mode popped (the fake-tensor mode
   below it builds them: their parameters, buffers and constructor temporaries never reach the trace,
   nor do later in-place ops on their parameters and buffers, such as a `model.apply(init)` over every
-  layer); the built layers must be the stack's, in order, one
-  constructor call each (else: the full trace), and the stack is then cut to its first d layers;
+  layer); the built layers must be the stack's, in order, one constructor call each (else: the full
+  trace), and the stack is then cut to its first d layers;
 - the three traces must be written byte for byte by the same rule (`blocks.synthesize`: the d+2 trace
-  from the d and d+1 ones), which also catches a model whose step depends on the number of layers in
-  another way (it reads `len(self.layers)`, or allocates something sized by it); a forward that reads a
-  config field for the layer count sees the full N in every reduced trace, as in the full one.
+  from the d and d+1 ones; where no rule is found from d, once more from d+1 with a d+3 trace), which
+  also catches a model whose step depends on the number of layers in another way (it allocates by
+  `len(self.layers)`); a config constant that only sizes something is the full N in every reduced trace,
+  as in the full one, and a loop that indexes the cut list up to it fails the reduced trace.
 
 Refused (the full trace runs; `trace.mode_reason` says why): a fine-tuning front end (LoRA / PEFT /
 freezing by memplan.finetune), a custom `train_step`, a model that cannot be built on fake tensors,
-no single stack, layers that differ or checkpointing that differs between them, fewer than
+no stack or several, layers that differ or checkpointing that differs between them, fewer than
 `blocks.MIN_LAYERS` layers, a reduced trace whose notes say values were guessed (data-dependent ops on
-unknown values, `.item()` reads answered 0, assumed masks, routing policies), layers built by copying
-one (`copy.deepcopy`, as `nn.TransformerEncoder` does) instead of one constructor call each.
+unknown values, `.item()` reads answered 0 -- Adafactor's too --, assumed masks, routing policies),
+layers built by copying one (`copy.deepcopy`, as `nn.TransformerEncoder` does) instead of one
+constructor call each; `clip_grad_norm` fails the check (its stacked norms grow with the layers), as it
+does for Hugging Face configs.
 
 Known limitations: only the default single-device tracer uses it (FSDP ranks and the optimizer-only
 splice of a model file are traced in full); an init pass that replaces the cut layers' tensors with new
-ones (not in place) records them, and the d+2 check then refuses.
+ones (not in place) records them, and the d+2 check then refuses; memplan.plan still counts a model
+file's traces as full ones when it decides what is cheap to trace.
 """
 from __future__ import annotations
 
