@@ -38,6 +38,8 @@ file's traces as full ones when it decides what is cheap to trace.
 """
 from __future__ import annotations
 
+import contextlib
+import copy
 import types
 import warnings
 from dataclasses import dataclass, replace
@@ -60,6 +62,8 @@ class FileStack:
     n_layers: int
     first_uniform: int
     layer_class: type
+    slots: tuple = ()   # per construction of the class (`__init__` or `copy.deepcopy`), in order: the stack
+                        # position it ends at, None if elsewhere (nn.TransformerEncoder's prototype layer)
 
 
 class _NotCut(UserError):
@@ -95,7 +99,31 @@ def file_stack(workload, cfg) -> tuple[FileStack | None, str]:
     first = blocks._first_uniform(layers, ckpt, types.SimpleNamespace(), n)
     if first is None or first + 4 > n:
         return None, "a model file whose layers differ (structure, attributes, hooks or checkpointing)"
-    return FileStack(path, n, first, type(layers[0])), ""
+    cls = type(layers[0])
+    try:
+        slots = _slots(workload, path, cls)
+    except Exception as exc:  # noqa: BLE001 - an optimisation; the full trace decides
+        return None, f"a model file whose layers' constructions cannot be counted ({type(exc).__name__})"
+    if slots is None:
+        return None, f"a model file: the layers of {path} are not built one construction each"
+    return FileStack(path, n, first, cls, slots), ""
+
+
+def _slots(workload, path: str, cls) -> tuple | None:
+    """Where each construction of `cls` ends in a fake build of the model: its stack position or None;
+    None when the stack's layers are not each one construction."""
+    from memplan.trace.tracer import _FakeMode   # imports torch
+
+    made: list = []
+    with warnings.catch_warnings(), _FakeMode(allow_non_fake_inputs=True), \
+            _counted(cls, made, lambda k, make: make()):
+        warnings.filterwarnings("ignore", message=".*data pointer of FakeTensor.*")
+        layers = list(workload.build_model().get_submodule(path))
+    where = {id(m): i for i, m in enumerate(layers)}
+    slots = tuple(where.get(id(m)) for m in made)
+    if sorted(x for x in slots if x is not None) != list(range(len(layers))):
+        return None
+    return slots
 
 
 _META: list[tuple] = []   # (workload, model): the last models built on fake tensors to be inspected
@@ -149,6 +177,39 @@ def cut_workload(workload, stack: FileStack, depth: int):
     return replace(workload, build_model=build_model)
 
 
+@contextlib.contextmanager
+def _counted(cls, made: list, run):
+    """`cls`'s constructions -- `__init__` calls and `copy.deepcopy` of an instance -- appended to `made` in
+    order; construction k is made by `run(k, make)`, which calls `make()` (it returns the new instance)."""
+    if getattr(cls, "__deepcopy__", None) is not None:
+        raise _NotCut(f"{cls.__name__} has a __deepcopy__ of its own")
+    own_init, orig = cls.__dict__.get("__init__"), cls.__init__
+
+    def init(self, *args, **kwargs):
+        made.append(self)
+        run(len(made) - 1, lambda: orig(self, *args, **kwargs) or self)
+
+    def deepcopy(self, memo):
+        made.append(None)
+        k = len(made) - 1
+        cls.__deepcopy__ = None   # copy.deepcopy's own way for this copy (a nested one is not counted)
+        try:
+            made[k] = run(k, lambda: copy.deepcopy(self, memo))
+        finally:
+            cls.__deepcopy__ = deepcopy
+        return made[k]
+
+    cls.__init__, cls.__deepcopy__ = init, deepcopy
+    try:
+        yield
+    finally:
+        del cls.__deepcopy__
+        if own_init is None:
+            del cls.__init__
+        else:
+            cls.__init__ = own_init
+
+
 def _build_cut(build, stack: FileStack, depth: int):
     """`build()` with the layers past `depth` built unrecorded, then the stack cut to `depth` layers."""
     import itertools
@@ -164,23 +225,20 @@ def _build_cut(build, stack: FileStack, depth: int):
     made: list = []
     muting: list = []
     unseen: dict = {}   # storage key -> storage of the cut layers' parameters and buffers (held: no key reused)
-    cls = stack.layer_class
-    own_init = cls.__dict__.get("__init__")
-    orig = cls.__init__
 
-    def init(self, *args, **kwargs):
-        made.append(self)
-        if len(made) <= depth or muting:   # (a layer inside a cut one: the count then refuses the cut)
-            return orig(self, *args, **kwargs)
+    def run(k, make):
+        slot = stack.slots[k] if k < len(stack.slots) else None
+        if muting or slot is None or slot < depth:   # (inside a cut one: the count then refuses the cut)
+            return make()
         if _get_current_dispatch_mode_stack()[-1] is not modes[-1]:
             raise _NotCut("build_model() entered a dispatch mode of its own")
-        muting.append(self)
+        muting.append(k)
         try:
             with _pop_mode_temporarily():   # the fake-tensor mode below builds it; nothing is recorded
-                out = orig(self, *args, **kwargs)
+                out = make()
         finally:
             muting.pop()
-        for t in itertools.chain(self.parameters(), self.buffers()):
+        for t in itertools.chain(out.parameters(), out.buffers()):
             st = t.untyped_storage()
             unseen[real._key(st)] = st
         return out
@@ -191,15 +249,11 @@ def _build_cut(build, stack: FileStack, depth: int):
         if key(t.untyped_storage()) not in unseen:
             see(t, opname)
 
-    cls.__init__ = init
     real.see = see_unmuted
     try:
-        model = build()
+        with _counted(stack.layer_class, made, run):
+            model = build()
     finally:
-        if own_init is None:
-            del cls.__init__
-        else:
-            cls.__init__ = own_init
         del real.see
     return _cut(model, stack, depth, made)
 
@@ -209,9 +263,10 @@ def _cut(model, stack: FileStack, depth: int, made: list):
         layers = model.get_submodule(stack.path)
     except (AttributeError, TypeError) as exc:
         raise _NotCut(f"the built model has no {stack.path}") from exc
-    if len(made) != stack.n_layers or len(layers) != stack.n_layers or any(a is not b for a, b in zip(layers, made)):
-        raise _NotCut(f"the layers of {stack.path} are not built one constructor call each, in order "
-                      f"({len(made)} calls for {stack.n_layers} layers)")
+    if len(made) != len(stack.slots) or len(layers) != stack.n_layers or any(
+            slot is not None and layers[slot] is not m for m, slot in zip(made, stack.slots)):
+        raise _NotCut(f"the layers of {stack.path} are not built as when they were counted "
+                      f"({len(made)} constructions, {len(stack.slots)} before)")
     for k in list(layers._modules)[depth:]:
         del layers._modules[k]
     return model

@@ -100,6 +100,56 @@ def test_model_file_block_once_is_the_full_trace(tmp_path, precision, checkpoint
     _assert_identical(fast, full)
 
 
+def test_layers_copied_from_one_are_counted(tmp_path):
+    """Layers made by `copy.deepcopy` of one built layer (as nn.TransformerEncoder makes them): each copy is
+    one construction; the 20 originals the file builds first end elsewhere (garbage), recorded as built."""
+    fast, full = _both(_write(tmp_path, tail=_TAILS["deepcopy"]))
+    assert fast.trace.mode == "block-once", fast.trace.mode_reason
+    _assert_identical(fast, full)
+
+
+_ENCODER = '''
+import torch
+from torch import nn
+import torch.nn.functional as F
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(64, 32)
+        layer = nn.TransformerEncoderLayer(32, 4, 64, dropout=0.1, batch_first=True, norm_first=True)
+        self.enc = nn.TransformerEncoder(layer, 20, enable_nested_tensor=False)
+        self.head = nn.Linear(32, 64)
+
+    def forward(self, ids):
+        return F.cross_entropy(self.head(self.enc(self.embed(ids))).flatten(0, 1), ids.flatten())
+
+
+def build_model():
+    return Net()
+
+
+def make_batch(batch_size, seq_len=8):
+    return torch.randint(0, 64, (batch_size, seq_len))
+
+
+def loss_fn(output, batch):
+    return output
+'''
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("precision", ["fp32", "bf16-amp"])
+def test_transformer_encoder_block_once_is_the_full_trace(tmp_path, precision):
+    """nn.TransformerEncoder deep-copies its prototype layer N times: block-once, identical."""
+    path = tmp_path / "enc.py"
+    path.write_text(_ENCODER)
+    fast, full = _both(str(path), precision=precision)
+    assert fast.trace.mode == "block-once" and "20 identical layers in enc.layers" in fast.trace.mode_reason
+    _assert_identical(fast, full)
+
+
 @pytest.mark.slow
 def test_sequential_stack(tmp_path):
     tail = "\n\ndef build_model():\n    net = Net()\n    net.layers = nn.Sequential(*net.layers)\n    return net\n"
@@ -165,6 +215,8 @@ _TAILS = {
     "deepcopy": "\n\nimport copy\n\n\ndef build_model():\n    net = Net()\n"
                 "    net.layers = nn.ModuleList(copy.deepcopy(net.layers[0]) for _ in range(LAYERS))\n"
                 "    return net\n",
+    "shared": "\n\ndef build_model():\n    net = Net()\n    net.layers = nn.ModuleList([net.layers[0]] * LAYERS)\n"
+              "    return net\n",
     # the layer count from a constant, not from the list
     "indexed": "\n\ndef _forward(self, ids):\n    x = self.embed(ids)\n    for i in range(LAYERS):\n"
                "        x = self.layers[i](x)\n"
@@ -177,6 +229,7 @@ _TAILS = {
     ("train_step", "train_step"),
     ("few", "fewer than 16 layers"),
     ("differ", "differ"),
+    ("shared", "not built one construction each"),
 ])
 def test_refused_before_any_trace(tmp_path, case, reason):
     path = _write(tmp_path, layers=8 if case == "few" else 20, tail=_TAILS.get(case, ""))
@@ -187,7 +240,6 @@ def test_refused_before_any_trace(tmp_path, case, reason):
 @pytest.mark.slow
 @pytest.mark.parametrize("case,reason", [
     ("train_step", "train_step"),
-    ("deepcopy", "one constructor call each"),
     ("item", "guesses values"),
     ("indexed", "reduced-depth trace failed"),
 ])
@@ -258,6 +310,7 @@ def test_fixture_stack_cut_to_two_is_the_two_layer_file(tmp_path, name, precisio
     model = model_stacks._inspected_model(wl)
     [path] = model_stacks._stacks(model)   # frozen_backbone's first layers differ: the cut needs no proof
     layers = model.get_submodule(path)
-    stack = model_stacks.FileStack(path, len(layers), 0, type(layers[0]))
+    cls = type(layers[0])
+    stack = model_stacks.FileStack(path, len(layers), 0, cls, model_stacks._slots(wl, path, cls))
     cut = trace_workload(model_stacks.cut_workload(wl, stack, 2), cfg, Target())
     assert same_trace(cut, trace_workload(load_model_file(str(two)), cfg, Target()))
