@@ -10,12 +10,15 @@ inside the tracer, after `build_model()` and before the step:
   least `blocks.MIN_LAYERS` of them (shorter lists stay as built), identical from some layer on by the
   checks blocks.py makes (class, parameter and buffer shapes and dtypes, requires_grad, hooks, plain
   attributes other than the layer index, checkpointing);
-- in each reduced trace `build_model()` runs as it is, with the layer class's `__init__` counted: the
-  first d layers are built as usual, the others with the recording mode popped (the fake-tensor mode
-  below it builds them: their parameters, buffers and constructor temporaries never reach the trace,
-  nor do later in-place ops on their parameters and buffers, such as a `model.apply(init)` over every
-  layer); the built layers must be the stack's, in order, one constructor call each (else: the full
-  trace), and the stack is then cut to its first d layers;
+- a second fake build counts the layer class's constructions (`__init__` calls and `copy.deepcopy` of an
+  instance, as `nn.TransformerEncoder` clones its prototype layer) and where each ends: its position in
+  the stack, or elsewhere (the prototype); every layer must be one construction;
+- in each reduced trace `build_model()` runs as it is, with the same count: the constructions that end
+  at positions below d are built as usual, the others with the recording mode popped (the fake-tensor
+  mode below it builds them: their parameters, buffers and constructor temporaries never reach the
+  trace, nor do later in-place ops on their parameters and buffers, such as a `model.apply(init)` over
+  every layer); the constructions must end where they were counted (else: the full trace), and the
+  stack is then cut to its first d layers;
 - the three traces must be written byte for byte by the same rule (`blocks.synthesize`: the d+2 trace
   from the d and d+1 ones; where no rule is found from d, once more from d+1 with a d+3 trace), which
   also catches a model whose step depends on the number of layers in another way (it allocates by
@@ -26,9 +29,9 @@ Refused (the full trace runs; `trace.mode_reason` says why): a fine-tuning front
 freezing by memplan.finetune), a custom `train_step`, a model that cannot be built on fake tensors,
 no stack or several, layers that differ or checkpointing that differs between them, fewer than
 `blocks.MIN_LAYERS` layers, a reduced trace whose notes say values were guessed (data-dependent ops on
-unknown values, `.item()` reads answered 0 -- Adafactor's too --, assumed masks, routing policies),
-layers built by copying one (`copy.deepcopy`, as `nn.TransformerEncoder` does) instead of one
-constructor call each; `clip_grad_norm` fails the check (its stacked norms grow with the layers), as it
+unknown values, `.item()` reads answered 0 -- Adafactor's too --, assumed masks, routing policies), one
+layer object repeated in the list, a layer class with a `__deepcopy__` of its own; `clip_grad_norm` fails
+the check (its stacked norms grow with the layers), as it
 does for Hugging Face configs.
 
 Known limitations: only the default single-device tracer uses it (FSDP ranks and the optimizer-only
@@ -56,7 +59,8 @@ _DETERMINISTIC_RULES = ("exact", "custom", "zeros")   # memplan.trace.tracer not
 @dataclass(frozen=True)
 class FileStack:
     """The repeated layers of a model file's model: where (`path`), how many, the first layer from which
-    all are identical, and their class (whose constructor calls are counted in the reduced builds)."""
+    all are identical, their class (whose constructions are counted in the reduced builds) and where each
+    construction ends (`slots`)."""
 
     path: str
     n_layers: int
