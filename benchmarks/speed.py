@@ -12,6 +12,8 @@ The two analyses must agree exactly (peak allocated and reserved, breakdown, pha
 event count), else the benchmark fails.
 
     python benchmarks/speed.py [--repeat 1] [--only NAME]
+    python benchmarks/speed.py --files [--repeat 1]   # model files (memplan.trace.model_stacks):
+        # decoder_1b written with 22, 32 and 80 layers -> benchmarks/results/speed_model_files.{json,md}
 """
 from __future__ import annotations
 
@@ -35,6 +37,12 @@ CASES = [
 DIST_CASES = [
     # label, HF config, seq, precision, device, world size, sharding
     ("Llama-2-7B", "fixtures/hf/llama-2-7b.json", 4096, "bf16-amp", "910B3", 8, "zero3"),
+]
+FILE_CASES = [
+    # label, fixture, (its layer-count text, with {n} for the count), layers, batch, seq, precision, device
+    ("decoder_1b", "fixtures/models/decoder_1b.py", ("= 2048, 22,", "= 2048, {n},"), n, 8, 1024, "bf16-amp",
+     "910B3")
+    for n in (22, 32, 80)
 ]
 _SAME = ("peak_allocated_bytes", "peak_reserved_bytes", "peak_phase", "breakdown_at_peak", "phase_peaks",
          "first_step_peak_bytes", "modules", "n_events", "fragmentation_bytes")
@@ -60,6 +68,20 @@ with _FakeMode(allow_non_fake_inputs=True):
 _IMPORTS = _BARE.split("dev = resolve_device")[0] + """import torch
 with torch.device("meta"):   # imports the model class; no memory, no step
     load_hf_config({config!r}).build_model()
+"""
+
+
+_BARE_FILE = """
+import os, sys
+sys.path.insert(0, {root!r})
+from memplan.core.device import resolve_device
+from memplan.step import Target, run
+from memplan.trace.tracer import _FakeMode
+from memplan.workload import TrainConfig, load_model_file
+dev = resolve_device({device!r})
+cfg = TrainConfig(batch_size={batch}, seq_len={seq}, precision={precision!r})
+with _FakeMode(allow_non_fake_inputs=True):
+    run(load_model_file({path!r}), cfg, target=Target(family=dev.family, name=dev.name))
 """
 
 
@@ -123,6 +145,88 @@ def run_case(label, config, batch, seq, precision, device, repeat: int) -> dict:
             "full_over_bare_cpu": round(cpu["full"] / cpu["bare"], 3),
             "identical": True, "peak_allocated_bytes": block["peak_allocated_bytes"],
             "peak_reserved_bytes": block["peak_reserved_bytes"], "n_events": block["n_events"]}
+
+
+def file_cmd(path, batch, seq, precision, device, full: bool) -> list[str]:
+    cmd = [sys.executable, "-m", "memplan", "analyze", path, "--batch-size", str(batch), "--seq-len", str(seq),
+           "--precision", precision, "--format", "json", "-q", "--device", device]
+    return cmd + (["--full-trace"] if full else [])
+
+
+def run_file_case(label, fixture, count, n, batch, seq, precision, device, repeat: int, tmp: str) -> dict:
+    """A model file written with `n` layers: bare fake process, `analyze` (block-once by
+    memplan.trace.model_stacks) and `analyze --full-trace`, side by side; the two analyses must agree."""
+    with open(os.path.join(ROOT, fixture)) as f:
+        text = f.read()
+    old, new = count
+    if text.count(old) != 1:
+        raise SystemExit(f"{fixture}: {old!r} does not give its layer count once")
+    path = os.path.join(tmp, f"{os.path.splitext(os.path.basename(fixture))[0]}_{n}.py")
+    with open(path, "w") as f:
+        f.write(text.replace(old, new.format(n=n)))
+    bare_src = _BARE_FILE.format(root=ROOT, device=device, batch=batch, seq=seq, precision=precision, path=path)
+    walls: dict[str, list[float]] = {"bare": [], "block": [], "full": []}
+    cpus: dict[str, list[float]] = {"bare": [], "block": [], "full": []}
+    results = {}
+    for _ in range(repeat):
+        for key, cmd in (("bare", [sys.executable, "-c", bare_src]),
+                         ("block", file_cmd(path, batch, seq, precision, device, False)),
+                         ("full", file_cmd(path, batch, seq, precision, device, True))):
+            wall, out, cpu = _timed(cmd)
+            walls[key].append(wall)
+            cpus[key].append(cpu)
+            if key != "bare":
+                results[key] = json.loads(out)
+    block, full = results["block"], results["full"]
+    diff = [k for k in _SAME if block[k] != full[k]]
+    if diff:
+        raise SystemExit(f"{label} x{n}: block-once and full trace differ in {diff}")
+    best = {k: min(v) for k, v in walls.items()}
+    cpu = {k: min(v) for k, v in cpus.items()}
+    return {"model": f"{label} ({n} layers)", "file": fixture, "layers": n, "batch_size": batch, "seq_len": seq,
+            "precision": precision, "device": device, "trace_mode": block["trace_mode"],
+            "trace_mode_reason": block["trace_mode_reason"], "bare_fake_process_s": round(best["bare"], 2),
+            "analyze_block_once_s": round(best["block"], 2), "analyze_full_trace_s": round(best["full"], 2),
+            "block_once_over_bare": round(best["block"] / best["bare"], 3),
+            "full_over_bare": round(best["full"] / best["bare"], 3),
+            "bare_fake_process_cpu_s": round(cpu["bare"], 2), "analyze_block_once_cpu_s": round(cpu["block"], 2),
+            "analyze_full_trace_cpu_s": round(cpu["full"], 2),
+            "block_once_over_bare_cpu": round(cpu["block"] / cpu["bare"], 3),
+            "full_over_bare_cpu": round(cpu["full"] / cpu["bare"], 3),
+            "identical": True, "peak_allocated_bytes": block["peak_allocated_bytes"],
+            "peak_reserved_bytes": block["peak_reserved_bytes"], "n_events": block["n_events"]}
+
+
+def write_files(rows: list[dict], repeat: int, out: str) -> None:
+    import torch
+
+    result = {"benchmark": "speed_model_files", "torch": torch.__version__, "python": platform.python_version(),
+              "cpus": os.cpu_count(), "load_avg_at_end": os.getloadavg(), "steps_traced": 2, "repeat": repeat,
+              "cases": rows}
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out + ".json", "w") as f:
+        json.dump(result, f, indent=2)
+    r0 = rows[0]
+    lines = ["# Speed: `memplan analyze model.py` (block-once, memplan.trace.model_stacks) vs. full trace vs. "
+             "a bare fake-tensor process", "",
+             f"`{r0['file']}` written with N layers; `-b {r0['batch_size']} --seq-len {r0['seq_len']} --precision "
+             f"{r0['precision']} --device {r0['device']}`. Wall time of whole processes (imports included), best of "
+             f"{repeat}, 2 optimizer steps each, {os.cpu_count()} CPUs shared with other jobs (load average at the "
+             f"end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}); in brackets CPU seconds (user + system). "
+             "Block-once and full trace gave identical estimates (peak allocated and reserved, breakdown, phase "
+             "peaks, module rows, event count) in every row. `bare`: the same model file built and stepped under "
+             "a plain FakeTensorMode, no recording.", "",
+             f"    python benchmarks/speed.py --files{f' --repeat {repeat}' if repeat > 1 else ''}", "",
+             "| model | mode | bare fake (s) | analyze block-once (s) | analyze full (s) | block-once / bare | "
+             "full / bare |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['model']} | {r['trace_mode']} | {r['bare_fake_process_s']} "
+                     f"({r['bare_fake_process_cpu_s']}) | {r['analyze_block_once_s']} ({r['analyze_block_once_cpu_s']}) | {r['analyze_full_trace_s']} "
+                     f"({r['analyze_full_trace_cpu_s']}) | **{r['block_once_over_bare']}** "
+                     f"(**{r['block_once_over_bare_cpu']}**) | {r['full_over_bare']} ({r['full_over_bare_cpu']}) |")
+    lines += ["", f"Block-once mode: {r0['trace_mode_reason']}"]
+    with open(out + ".md", "w") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 def run_dist_case(label, config, seq, precision, device, world, sharding) -> dict:
@@ -211,8 +315,21 @@ def main() -> None:
     ap.add_argument("--only", default=None, help="run only the cases whose label contains this text")
     ap.add_argument("--no-plan", action="store_true", help="skip plan vs. analyze on Llama-2-7B")
     ap.add_argument("--no-dist", action="store_true", help="skip the distributed (--world-size) cases")
-    ap.add_argument("--out", default="benchmarks/results/speed")
+    ap.add_argument("--files", action="store_true",
+                    help="model files instead (decoder_1b at 22, 32, 80 layers): speed_model_files.{json,md}")
+    ap.add_argument("--out", default=None)
     args = ap.parse_args()
+    if args.files:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            rows = []
+            for c in FILE_CASES:
+                rows.append(run_file_case(*c, repeat=args.repeat, tmp=tmp))
+                print(json.dumps(rows[-1]), flush=True)
+        write_files(rows, args.repeat, args.out or "benchmarks/results/speed_model_files")
+        return
+    args.out = args.out or "benchmarks/results/speed"
     rows = []
     for case in CASES:
         if args.only and args.only not in case[0]:

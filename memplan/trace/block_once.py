@@ -1,16 +1,19 @@
-"""Which trace runs: block-once over identical layers (memplan.trace.blocks), block-once over runs of
-identical layers (memplan.trace.block_runs), or the full trace, and why (`trace.mode`, `trace.mode_reason`)."""
+"""Which trace runs: block-once over identical layers (memplan.trace.blocks; a model file's stack cut in
+the tracer: memplan.trace.model_stacks), block-once over runs of identical layers
+(memplan.trace.block_runs), or the full trace, and why (`trace.mode`, `trace.mode_reason`)."""
 from __future__ import annotations
 
 from memplan.trace.block_runs import layer_runs, trace_runs
 from memplan.trace.blocks import MIXED, from_reduced, hf_stack
 from memplan.trace.events import Trace
+from memplan.trace.model_stacks import file_stack, trace_file_stack
 
 
 def trace_block_once(workload, cfg, target, on_phase=None, trace_fn=None, min_depth: int = 1) -> Trace:
     """The trace of `cfg`'s steps, block-once when the model's layers are proven identical (see
-    memplan.trace.blocks), or form runs of identical layers (checkpointing differs between them:
-    memplan.trace.block_runs, with the default tracer only), else the full trace; `trace.mode` says which
+    memplan.trace.blocks; a model file's stack: memplan.trace.model_stacks, with the default tracer only),
+    or form runs of identical layers (checkpointing differs between them: memplan.trace.block_runs, with
+    the default tracer only), else the full trace; `trace.mode` says which
     ran, `trace.mode_reason` why. `trace_fn(workload, on_phase)`: how one workload is traced (default:
     `trace_workload` with `cfg` and `target`; the distributed tracer passes its own, wrapping each depth
     in FSDP); `min_depth`: the fewest layers to trace."""
@@ -24,6 +27,13 @@ def trace_block_once(workload, cfg, target, on_phase=None, trace_fn=None, min_de
     stack, why = hf_stack(workload, cfg)
     if stack is not None:
         trace, why = from_reduced(workload, stack, trace_fn, on_phase, min_depth)
+        if trace is not None:
+            return trace
+    elif default_fn and workload.extra.get("hf_config") is None:   # a model file: its stack cut in the tracer
+        file, why = file_stack(workload, cfg)
+        trace = None
+        if file is not None:
+            trace, why = trace_file_stack(workload, file, trace_fn, on_phase)
         if trace is not None:
             return trace
     elif default_fn and why == MIXED:

@@ -17,7 +17,8 @@ d+2 as between d and d+1. Otherwise the full trace runs, and the trace says whic
 
 Covers Hugging Face configs of decoder-style models (one stack of layers: `num_hidden_layers`), on
 one device and per rank under FSDP (memplan.distributed._fake_trace passes its own `trace_fn`, and
-starts at 2 layers); model files, DDP and ZeRO-1 are traced in full. Layers that differ only in runs
+starts at 2 layers); model files: their stack cut inside the tracer (memplan.trace.model_stacks, one
+device); DDP and ZeRO-1 are traced in full. Layers that differ only in runs
 (checkpointing on some of them): memplan.trace.block_runs; which one runs: memplan.trace.block_once.
 """
 from __future__ import annotations
