@@ -126,25 +126,35 @@ def run_case(label, config, batch, seq, precision, device, repeat: int) -> dict:
             walls[key].append(wall)
             cpus[key].append(cpu)
             results[key] = json.loads(out)
+    row = {"model": label, "config": config, "batch_size": batch, "seq_len": seq, "precision": precision,
+           "device": device or "cpu"}
+    row.update(_compared(label, walls, cpus, results))
+    return row
+
+
+def _compared(label: str, walls: dict, cpus: dict, results: dict) -> dict:
+    """The side-by-side figures of one case (best wall and CPU seconds per process, ratios to the bare
+    process); stops the benchmark when block-once and the full trace disagree."""
     block, full = results["block"], results["full"]
     diff = [k for k in _SAME if block[k] != full[k]]
     if diff:
         raise SystemExit(f"{label}: block-once and full trace differ in {diff}")
     best = {k: min(v) for k, v in walls.items()}
     cpu = {k: min(v) for k, v in cpus.items()}
-    return {"model": label, "config": config, "batch_size": batch, "seq_len": seq, "precision": precision,
-            "device": device or "cpu", "trace_mode": block["trace_mode"],
-            "trace_mode_reason": block["trace_mode_reason"], "bare_fake_process_s": round(best["bare"], 2),
-            "analyze_block_once_s": round(best["block"], 2), "analyze_full_trace_s": round(best["full"], 2),
-            "block_once_over_bare": round(best["block"] / best["bare"], 3),
-            "full_over_bare": round(best["full"] / best["bare"], 3),
-            "imports_only_s": round(best["imports"], 2), "imports_only_cpu_s": round(cpu["imports"], 2),
-            "bare_fake_process_cpu_s": round(cpu["bare"], 2), "analyze_block_once_cpu_s": round(cpu["block"], 2),
-            "analyze_full_trace_cpu_s": round(cpu["full"], 2),
-            "block_once_over_bare_cpu": round(cpu["block"] / cpu["bare"], 3),
-            "full_over_bare_cpu": round(cpu["full"] / cpu["bare"], 3),
-            "identical": True, "peak_allocated_bytes": block["peak_allocated_bytes"],
-            "peak_reserved_bytes": block["peak_reserved_bytes"], "n_events": block["n_events"]}
+    row = {"trace_mode": block["trace_mode"], "trace_mode_reason": block["trace_mode_reason"],
+           "bare_fake_process_s": round(best["bare"], 2),
+           "analyze_block_once_s": round(best["block"], 2), "analyze_full_trace_s": round(best["full"], 2),
+           "block_once_over_bare": round(best["block"] / best["bare"], 3),
+           "full_over_bare": round(best["full"] / best["bare"], 3)}
+    if "imports" in best:
+        row.update({"imports_only_s": round(best["imports"], 2), "imports_only_cpu_s": round(cpu["imports"], 2)})
+    row.update({"bare_fake_process_cpu_s": round(cpu["bare"], 2), "analyze_block_once_cpu_s": round(cpu["block"], 2),
+                "analyze_full_trace_cpu_s": round(cpu["full"], 2),
+                "block_once_over_bare_cpu": round(cpu["block"] / cpu["bare"], 3),
+                "full_over_bare_cpu": round(cpu["full"] / cpu["bare"], 3),
+                "identical": True, "peak_allocated_bytes": block["peak_allocated_bytes"],
+                "peak_reserved_bytes": block["peak_reserved_bytes"], "n_events": block["n_events"]})
+    return row
 
 
 def file_cmd(path, batch, seq, precision, device, full: bool) -> list[str]:
@@ -177,24 +187,10 @@ def run_file_case(label, fixture, count, n, batch, seq, precision, device, repea
             cpus[key].append(cpu)
             if key != "bare":
                 results[key] = json.loads(out)
-    block, full = results["block"], results["full"]
-    diff = [k for k in _SAME if block[k] != full[k]]
-    if diff:
-        raise SystemExit(f"{label} x{n}: block-once and full trace differ in {diff}")
-    best = {k: min(v) for k, v in walls.items()}
-    cpu = {k: min(v) for k, v in cpus.items()}
-    return {"model": f"{label} ({n} layers)", "file": fixture, "layers": n, "batch_size": batch, "seq_len": seq,
-            "precision": precision, "device": device, "trace_mode": block["trace_mode"],
-            "trace_mode_reason": block["trace_mode_reason"], "bare_fake_process_s": round(best["bare"], 2),
-            "analyze_block_once_s": round(best["block"], 2), "analyze_full_trace_s": round(best["full"], 2),
-            "block_once_over_bare": round(best["block"] / best["bare"], 3),
-            "full_over_bare": round(best["full"] / best["bare"], 3),
-            "bare_fake_process_cpu_s": round(cpu["bare"], 2), "analyze_block_once_cpu_s": round(cpu["block"], 2),
-            "analyze_full_trace_cpu_s": round(cpu["full"], 2),
-            "block_once_over_bare_cpu": round(cpu["block"] / cpu["bare"], 3),
-            "full_over_bare_cpu": round(cpu["full"] / cpu["bare"], 3),
-            "identical": True, "peak_allocated_bytes": block["peak_allocated_bytes"],
-            "peak_reserved_bytes": block["peak_reserved_bytes"], "n_events": block["n_events"]}
+    row = {"model": f"{label} ({n} layers)", "file": fixture, "layers": n, "batch_size": batch, "seq_len": seq,
+           "precision": precision, "device": device}
+    row.update(_compared(f"{label} x{n}", walls, cpus, results))
+    return row
 
 
 def write_files(rows: list[dict], repeat: int, out: str) -> None:
