@@ -11,12 +11,17 @@ import time
 from dataclasses import replace
 from typing import Callable
 
-from memplan.errors import TraceError
-from memplan.core import Estimate, estimate_from_trace, trace, trace_optimizer_change
-from memplan.trace.optsplice import differs_in_optimizer_only
+from memplan.errors import TraceError, UserError
+from memplan.core import Estimate, estimate_from_trace, trace
+from memplan.step import Target
+from memplan.trace.optsplice import differs_in_optimizer_only, optimizer_trace, splice_optimizer, why_not
 from memplan.workload import TrainConfig, Workload
 
 OPTIMIZER_SPLICE = "optimizer splice"
+# the optimizer whose phase is cheapest to trace (a few ops per parameter, no state but one momentum buffer
+# per parameter, each op over all of them): forward/backward is traced under it where the optimizer phase
+# of the configuration asked about is spliced in from an optimizer-only trace the plan already took
+PROXY = dict(optimizer="sgd", optimizer_impl="foreach")
 
 
 class Evaluator:
@@ -37,6 +42,7 @@ class Evaluator:
         self.n_replays = 0                   # estimates from a trace (an allocator replay, or plain accounting on CPU)
         self.log: list[dict] = []            # one row per trace: what, how long, which mode
         self.splice_why: dict[TrainConfig, str] = {}   # why an optimizer change was traced in full
+        self._minis: dict[TrainConfig, object] = {}    # optimizer-only traces, by configuration unchecked
 
     # ---- the allocator configuration in force ------------------------------------------------
     @property
@@ -76,17 +82,38 @@ class Evaluator:
         return tr
 
     def _spliced(self, cfg: TrainConfig):
-        """`(trace, "optimizer splice")` when a traced configuration differs from `cfg` only in the
-        optimizer and its forward/backward can be reused (memplan.trace.optsplice), else `(None, None)`
-        with the reason in `splice_why`."""
-        base = next((c for c in self._traces if differs_in_optimizer_only(c, cfg)), None)
-        if base is None:
+        """`(trace, "optimizer splice")` when `cfg`'s forward/backward can be taken from a trace that
+        differs only in the optimizer (memplan.trace.optsplice) and its optimizer phase from an
+        optimizer-only trace, else `(None, None)` with the reason in `splice_why`. The forward/backward
+        comes from a traced configuration, or, where the optimizer-only trace of `cfg` (checkpointing
+        aside: that run has no forward) was taken already, from `cfg` traced under the PROXY optimizer
+        (cheaper to trace than most: adafactor's for-loop step is about a third of a block-once trace)."""
+        base = next((self._traces[c] for c in self._traces if differs_in_optimizer_only(c, cfg)), None)
+        proxy = cfg.with_(**PROXY)
+        if base is None and (cfg.with_(checkpoint=()) not in self._minis or proxy == cfg):
             return None, None
-        tr, why = trace_optimizer_change(self.workload, cfg.validate(), self.dev, self._traces[base])
-        if tr is None:
-            self.splice_why[cfg] = why
-            return None, None
-        return tr, OPTIMIZER_SPLICE
+        why = why_not(self.workload, cfg)
+        if why is None:
+            try:
+                mini = self._mini(cfg)
+                base = base or trace(self.workload, proxy.validate(), self.dev)
+            except UserError as exc:   # the full trace of `cfg` reports a real failure
+                mini, why = None, str(exc).splitlines()[0]
+            if mini is not None:
+                tr, why = splice_optimizer(base, mini)
+                if tr is not None:
+                    return tr, OPTIMIZER_SPLICE
+        self.splice_why[cfg] = why
+        return None, None
+
+    def _mini(self, cfg: TrainConfig):
+        """The optimizer-only trace of `cfg` without its checkpointing (the same run: it has no forward;
+        the splice checks the builds record for record), taken once."""
+        key = cfg.with_(checkpoint=()).validate()
+        if key not in self._minis:
+            target = Target(family=self.dev.family, run_device="cpu", name=self.dev.name)
+            self._minis[key] = optimizer_trace(self.workload, key, target)
+        return self._minis[key]
 
     def estimate(self, cfg: TrainConfig, alloc_conf: str | None | object = ...) -> Estimate:
         """Estimate of `cfg` under `alloc_conf` (default: the one in force)."""

@@ -91,3 +91,36 @@ def test_evaluator_splices_an_optimizer_change():
     assert [row["mode"] for row in ev.log] == ["full", OPTIMIZER_SPLICE]
     traced = run_analysis(model=str(MODELS / "mlp.py"), config=new, fallback=False)
     assert same_trace(ev.trace(new), traced.trace)
+
+
+@pytest.mark.parametrize("checkpoint", ["every layer", "runs"])
+def test_evaluator_traces_checkpointing_under_the_proxy_optimizer(tmp_path, checkpoint):
+    """Once the plan took adafactor's optimizer-only trace (splicing it onto adamw), a checkpointed adafactor
+    configuration is traced under the PROXY optimizer and adafactor's phase spliced in: byte-identical to
+    tracing it itself (block-once over every layer checkpointed; block runs over mixed checkpointing)."""
+    import json
+
+    from memplan.core import trace
+    from memplan.plan.evaluate import PROXY
+
+    cfg = json.loads((HF / "llama_small.json").read_text())
+    cfg.update(num_hidden_layers=20, hidden_size=64, intermediate_size=128, vocab_size=256)
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    base = run_analysis(hf_config=str(tmp_path / "config.json"), batch_size=1, seq_len=16, device="910B3",
+                        fallback=False)
+    ev = Evaluator(base.workload, base.device, 1 << 40)
+    ev.trace(base.config)
+    ev.trace(base.config.with_(optimizer="adafactor", optimizer_impl="for-loop"))
+    ckpt = (tuple(f"model.layers.{i}" for i in range(20)) if checkpoint == "every layer" else
+            tuple(f"model.layers.{i}" for i in range(5)) + ("model.layers.5.self_attn", "model.layers.5.mlp"))
+    new = base.config.with_(optimizer="adafactor", optimizer_impl="for-loop", checkpoint=ckpt)
+    assert not ev.traced(new.with_(**PROXY))
+    tr = ev.trace(new)
+    assert ev.log[-1]["mode"] == OPTIMIZER_SPLICE, ev.splice_why.get(new)
+    traced = trace(base.workload, new, base.device)
+    assert traced.mode == "block-once" and (checkpoint == "runs") == ("runs of identical" in traced.mode_reason)
+    assert same_trace(tr, traced)
+    # without the optimizer-only trace taken first, the configuration is traced itself
+    ev2 = Evaluator(base.workload, base.device, 1 << 40)
+    ev2.trace(new)
+    assert ev2.log[-1]["mode"] == "block-once"
