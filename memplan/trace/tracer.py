@@ -25,7 +25,6 @@ from memplan.trace.kernels import device_rules, function_mode
 from memplan.trace.packed import padded_sequences
 from memplan.trace.recorder import Recorder, RecordingMode
 from memplan.trace import step_once as step_once_mod
-from memplan.trace.step_once import StepOnce
 from memplan.workload import TrainConfig, Workload
 
 
@@ -39,7 +38,7 @@ class TraceHooks:
         self.on_phase = None              # progress callback (phase, step, micro_step)
         self.mode: RecordingMode | None = None
         self.real_batch = None            # () -> a real batch, for value shadows of integer inputs
-        self.step_once: StepOnce | None = None   # set by trace_workload for the default hooks
+        self.step_once: step_once_mod.StepOnce | None = None   # set by trace_workload for the default hooks
 
     def phase(self, phase, step, micro_step):
         self.rec.mark(phase, step, micro_step)
@@ -215,7 +214,7 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
     fmode = function_mode(target.family)
     hooks.mode = mode
     if hooks_cls is None and (step_once_mod.ENABLED if step_once is None else step_once):
-        hooks.step_once = StepOnce(rec, mode)
+        hooks.step_once = step_once_mod.StepOnce(rec, mode)
     hooks.real_batch = lambda: workload.batch(cfg.batch_size, cfg.seq_len)
     fake = _FakeMode(allow_non_fake_inputs=True)
     try:
