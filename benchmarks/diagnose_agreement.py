@@ -34,7 +34,7 @@ SECOND = os.path.join(HERE, "data", "diagnose_agreement", "second_labels.tsv")
 ASCEND_BACKENDS = ("npu", "hccl")
 # Which rounds were second-labelled together, in one sitting and one commit (history, for the per-study rows); a
 # round in the data that is not listed here is reported as a study of its own.
-STUDIES = (("heldout13", "heldout14"), ("heldout15", "heldout16"))
+STUDIES = (("heldout13", "heldout14"), ("heldout15", "heldout16"), ("heldout17", "heldout18"))
 
 
 def raw_agreement(first: list[str], second: list[str]) -> float | None:
