@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
-from memplan.diagnose._rules import codes_in_context, text_rules
+from memplan.diagnose._rules import codes_in_context, rule_matches, text_rules
 
 # ---------------------------------------------------------------- sizes
 
@@ -207,6 +207,8 @@ _TRIGGER = re.compile(
     r"|is NULL|vulnerability|upgrade torch|acl init|300V|(?i:310p)|/Ascend/|CANN \d"
     # dev batch 19: pip's resolver, cpp_extension's compiler check
     r"|ResolutionImpossible|conflicting dependencies|Your compiler"
+    # dev batch 22: ptxas not knowing the GPU, NCCL's duplicate-GPU check, world-size checks
+    r"|ptxas|Duplicate GPU|(?i:world[ _]?size)"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"
@@ -394,7 +396,7 @@ def _scan_line(no: int, line: str) -> Iterator[Evidence]:
         yield Evidence(no, "codes", line[:2000], None, 0, codes=tuple(dict.fromkeys(codes)))
     matched = False
     for rule in text_rules():
-        if rule.rx.search(line):
+        if rule_matches(rule, line):
             matched = matched or bool(rule.category)
             yield Evidence(no, rule.kind, line[:2000], rule.category, rule.strength, flags=rule.flags)
     if not matched and not codes and _ERROR_LIKE.search(line):

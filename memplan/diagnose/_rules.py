@@ -107,13 +107,36 @@ def _runtime_text_rules() -> list[TextRule]:
 
 
 def _phrase_rules() -> list[TextRule]:
-    """The weak layer (`phrases.tsv`): case-insensitive, strength 1, flag `weak`."""
+    """The weak layer (`phrases.tsv`): case-insensitive, strength 1, flag `weak` (rows flagged `hedge` are not rules:
+    they say where a phrase is only an example, see `rule_matches`)."""
     out = []
     for r in cat_mod.phrase_rows():
+        if "hedge" in r["flags"].split(","):
+            continue
         flags = frozenset({"weak", *(f for f in r["flags"].split(",") if f)})
         cat = None if r["category"] == "-" else r["category"]  # `-`: a context hint (flags) only
         out.append(TextRule(r["id"], "phrase", cat, 1, flags, re.compile(r["pattern"], re.I), ""))
     return out
+
+
+@functools.lru_cache(maxsize=None)
+def _hedge() -> re.Pattern[str] | None:
+    """The words after which a weak phrase is an example or a possibility, not a report (`phrases.tsv`, flag
+    `hedge`): "an error such as OOM" does not say that the job ran out of memory."""
+    words = [r["pattern"] for r in cat_mod.phrase_rows() if "hedge" in r["flags"].split(",")]
+    return re.compile(r"\b(?:" + "|".join(words) + r")\s*$", re.I) if words else None
+
+
+_HEDGE_REACH = 24
+
+
+def rule_matches(rule: TextRule, line: str) -> bool:
+    """Whether the rule argues on this line: any match for a sentence or a code; for a weak phrase, a match that
+    does not follow a hedge (`such as`, `e.g.`) within a few characters."""
+    hedge = _hedge() if "weak" in rule.flags else None
+    if hedge is None:
+        return rule.rx.search(line) is not None
+    return any(not hedge.search(line[max(0, m.start() - _HEDGE_REACH):m.start()]) for m in rule.rx.finditer(line))
 
 
 def _library_status_rules() -> list[TextRule]:

@@ -855,3 +855,46 @@ def test_ggml_cuda_buffer_failure_gives_the_request_and_the_device_size():
     # another device's size says nothing about device 1
     other = big.replace("on device 0", "on device 1")
     assert diagnose(other, prior=False).primary_category == Category.CAPACITY
+
+
+@pytest.mark.parametrize("log, want", [
+    # ptxas older than the GPU's architecture, as Triton / Inductor report it: the toolchain, not the job
+    ("torch._inductor.exc.InductorError: RuntimeError: Internal Triton PTX codegen error:\n"
+     "ptxas fatal   : Value 'sm_100' is not defined for option 'gpu-name'\n", Category.ENVIRONMENT),
+    ("ptxas fatal : Value 'sm_121a' is not defined for option 'gpu-name'\n", Category.ENVIRONMENT),
+    # NCCL's duplicate-GPU check at communicator init: two ranks on one device, the launch's mapping is wrong;
+    # the NCCL error / ncclInvalidUsage lines around it are its symptom
+    ("torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1691, "
+     "invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.19.3\n"
+     "ncclInvalidUsage: This usually reflects invalid usage of NCCL library.\nLast error:\n"
+     "Duplicate GPU detected : rank 2 and rank 0 both on CUDA device 4000\n", Category.INVALID_PARAM),
+    ("node1:29880:30398 [0] init.cc:497 NCCL WARN Duplicate GPU detected : rank 4 and rank 0 both on CUDA device 1000\n",
+     Category.INVALID_PARAM),
+    # the world size against the parallel sizes asked for
+    ("RuntimeError: world_size (8) is not divisible by tensor_model_parallel_size (3) x pipeline_model_parallel_size (1)\n",
+     Category.INVALID_PARAM),
+    ("RuntimeError: Mesh should not be bigger than default world size 4, but found 8 ranks!\n", Category.INVALID_PARAM),
+    ("[ERROR] World size 6 must be divisible by the product of all parallel degrees and data parallel shards.\n",
+     Category.INVALID_PARAM),
+    ("RuntimeError: [TensorRT-LLM][ERROR] Assertion failed: mpiSize == tp * pp (worldConfig.cpp:89)\n",
+     Category.INVALID_PARAM),
+    # PyTorch's reshape inference (aten InferSize.h)
+    ("RuntimeError: cannot reshape tensor of 0 elements into shape [0, -1] because the unspecified dimension size -1 "
+     "can be any value and is ambiguous\n", Category.INVALID_PARAM),
+])
+def test_family_texts_of_dev_batch_22(log, want):
+    assert diagnose(log, prior=False).primary_category == want
+
+
+def test_a_weak_phrase_given_as_an_example_is_not_evidence():
+    # Ray Train's failure text names OOM only as an example of a cause to rule out (dev batch 22): not an OOM
+    ray = ("ray.train.base_trainer.TrainingFailedError: The Ray Train run failed. Please inspect the previous error "
+           "messages for a cause. After fixing the issue (assuming that the error is not caused by your own "
+           "application logic, but rather an error such as OOM), you can restart the run from scratch.\n")
+    assert diagnose(ray, prior=False).primary_category == Category.UNKNOWN
+    assert diagnose("RuntimeError: the worker died, e.g. out of memory or a crash\n",
+                    prior=False).primary_category != Category.CAPACITY
+    # the same words reported as what happened still count
+    assert diagnose("RuntimeError: the worker died: OOM\n", prior=False).primary_category == Category.CAPACITY
+    assert diagnose("RuntimeError: worker killed (OOM), such as it was\n", prior=False).primary_category == \
+        Category.CAPACITY
