@@ -451,13 +451,24 @@ def _named_cuda_failure(args: list[tuple[Evidence, str, int]]) -> list[tuple[Evi
     return [(ev, c, 1 if c == "comm" and ev.line in lines else s) for ev, c, s in args]
 
 
-def _nccl_argument_check(args: list[tuple[Evidence, str, int]]) -> list[tuple[Evidence, str, int]]:
-    """NCCL's own argument check (`misc/argcheck.cc`: an invalid root, dtype, op or buffer -> ncclInvalidArgument)
-    names a wrong call; the `NCCL WARN` / `NCCL error` / destroyed-communicator lines around it are its symptom, so
-    their comm arguments count only weakly and the call's error decides (dev batch 16)."""
-    if not any(ev.kind == "nccl-argcheck" for ev, _, _ in args):
-        return args
-    return [(ev, c, 1 if c == "comm" else s) for ev, c, s in args]
+# (kind of an argument check that names the wrong call, category of the lines that are only its symptom)
+_ARGUMENT_CHECKS = (
+    # NCCL's own argument check (`misc/argcheck.cc`: an invalid root, dtype, op or buffer -> ncclInvalidArgument):
+    # the `NCCL WARN` / `NCCL error` / destroyed-communicator lines around it (dev batch 16)
+    ("nccl-argcheck", "comm"),
+    # CANN's set-device check naming an index beyond the visible devices (`set drv device=100, valid device range
+    # is [0, 8)`): the `Invalid device ID` / 107001 / `device id error` lines of the same failure (dev batch 23)
+    ("device-index", "environment"),
+)
+
+
+def _argument_check(args: list[tuple[Evidence, str, int]]) -> list[tuple[Evidence, str, int]]:
+    """An argument check that names a wrong call (`_ARGUMENT_CHECKS`) decides: the lines that report the same
+    failure in another category's words are its symptom, so their arguments count only weakly."""
+    for kind, symptom in _ARGUMENT_CHECKS:
+        if any(ev.kind == kind for ev, _, _ in args):
+            args = [(ev, c, 1 if c == symptom else s) for ev, c, s in args]
+    return args
 
 
 def _warned_lines(evidence: list[Evidence]) -> set[int]:
@@ -495,7 +506,7 @@ def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     installation" before an NCCL "unhandled cuda error") and is not demoted. Likewise a benign line
     (torch_npu's "This error log can be ignored") never outranks an argument for a real failure: the allocator
     prints it when a device allocation failed, so an ACL memory code next to it is an out-of-memory."""
-    args = _in_context(_nccl_argument_check(_named_cuda_failure(_arguments(evidence))), evidence)
+    args = _in_context(_argument_check(_named_cuda_failure(_arguments(evidence))), evidence)
     warned = _warned_lines(evidence)
     stopped = {c for ev, c, s in args if ev.line not in warned and s >= 2 and c != "benign"}
     anything = any(c != "benign" for _, c, _ in args)

@@ -209,6 +209,8 @@ _TRIGGER = re.compile(
     r"|ResolutionImpossible|conflicting dependencies|Your compiler"
     # dev batch 22: ptxas not knowing the GPU, NCCL's duplicate-GPU check, world-size checks
     r"|ptxas|Duplicate GPU|(?i:world[ _]?size)"
+    # dev batch 23: protobuf's double registration, MindSpore's scheduler re-registration, ATen's view / stack checks
+    r"|already exists in database|Repeated registration|view size is not compatible|stack expects each tensor"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"

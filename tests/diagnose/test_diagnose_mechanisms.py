@@ -898,3 +898,51 @@ def test_a_weak_phrase_given_as_an_example_is_not_evidence():
     assert diagnose("RuntimeError: the worker died: OOM\n", prior=False).primary_category == Category.CAPACITY
     assert diagnose("RuntimeError: worker killed (OOM), such as it was\n", prior=False).primary_category == \
         Category.CAPACITY
+
+
+@pytest.mark.parametrize("log, want", [
+    # glibc's loader finding no room in the static TLS area for a late-loaded library: LD_PRELOAD, not memory
+    ("ImportError: /opt/conda/lib/python3.9/site-packages/torch/lib/libgomp-a34b3233.so.1: cannot allocate memory "
+     "in static TLS block\n", Category.ENVIRONMENT),
+    ("OSError: /usr/lib/aarch64-linux-gnu/libgomp.so.1: cannot allocate memory in static TLS block\n",
+     Category.ENVIRONMENT),
+    # CANN's set-device check: an index beyond the visible devices is a wrong argument; the Invalid device ID /
+    # 107001 lines around it are its symptom
+    ("RuntimeError: Initialize:torch_npu/csrc/core/npu/sys_ctrl/npu_sys_ctrl.cpp:203 NPU function error: "
+     "c10_npu::SetDevice(device_id_), error code is 107001\n[Error]: Invalid device ID.\n"
+     "EE1001: [PID: 4242] 2025-01-02-03:04:05.678.901 The argument is invalid.Reason: Set device failed, invalid "
+     "device, set drv device=9, valid device range is [0, 4)\n", Category.INVALID_PARAM),
+    # ... but with no device visible at all it stays the machine's set-up
+    ("[Error]: Invalid device ID.\nEE1001: The argument is invalid.Reason: Set device failed, invalid device, set drv "
+     "device=0, valid device range is [0, 0)\n", Category.ENVIRONMENT),
+    # protobuf's double registration: two builds of one library in one process
+    ("[libprotobuf ERROR google/protobuf/descriptor_database.cc:641] File already exists in database: "
+     "ge_ir.proto\n[libprotobuf FATAL google/protobuf/descriptor.cc:1371] CHECK failed: "
+     "GeneratedDatabase()->Add(encoded_file_descriptor, size):\n", Category.ENVIRONMENT),
+    # transformers without the tokenizer class the checkpoint names
+    ("ValueError: Tokenizer class Qwen3TokenizerFast does not exist or is not currently imported.\n",
+     Category.ENVIRONMENT),
+    # MindSpore's scheduler refusing a node that registers twice: a leftover scheduler / the launch set-up
+    ("RuntimeError: Failed to register the compute graph node: 1. Reason: Repeated registration node: 1 to the "
+     "scheduler. Please check if there's another scheduler process with port:8118 still running\n",
+     Category.ENVIRONMENT),
+    # HCCL's RDMA agent failing on the device's own NIC: set-up, not a failure between ranks
+    ("HcclCommInitRootInfo(numRanks, &rootInfo, rank, &comm), error code is 19\n"
+     "ra init failed, return[19] devicePhyId_[0], nicPosition[0]\n", Category.ENVIRONMENT),
+    # ATen's view and stack checks
+    ("RuntimeError: view size is not compatible with input tensor's size and stride (at least one dimension spans "
+     "across two contiguous subspaces). Use .reshape(...) instead.\n", Category.INVALID_PARAM),
+    ("RuntimeError: stack expects each tensor to be equal size, but got [3, 224, 224] at entry 0 and [3, 224, 300] at "
+     "entry 5\n", Category.INVALID_PARAM),
+    # a method's call error, qualified name and all
+    ("TypeError: PretrainedConfig.__init__() missing 2 required positional arguments: 'a' and 'b'\n",
+     Category.INVALID_PARAM),
+    # a check listing the only values it supports
+    ("EZ9999: [PID: 77] 2025-06-01-01:02:03.456.789 headDim = 96, FIA only support {64, 128, 192}.\n",
+     Category.OP_NOT_SUPPORTED),
+    ("RuntimeError: the kernel only supports [float16, bfloat16] inputs\n", Category.OP_NOT_SUPPORTED),
+    # a file the job could not download: network / offline set-up
+    ("OSError: failed to download tokenizer.json from the hub\n", Category.ENVIRONMENT),
+])
+def test_family_texts_of_dev_batch_23(log, want):
+    assert diagnose(log, prior=False).primary_category == want
