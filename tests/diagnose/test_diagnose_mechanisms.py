@@ -999,6 +999,7 @@ def test_xpu_block_limit_is_not_a_shortage_but_keeps_its_numbers():
     assert d.primary_category == Category.OP_NOT_SUPPORTED
     assert d.primary.numbers["requested_bytes"] == 5 * GiB
     assert d.primary.numbers["total_bytes"] == round(15.56 * GiB)
+    assert [a.id for a in d.primary.advice] == ["MP030"]
     # the same layout without the limit sentence stays an out-of-memory verdict
     d = diagnose("RuntimeError: XPU out of memory. Tried to allocate 5.00 GiB (GPU  0; 15.56 GiB total capacity; "
                  "10.00 GiB already allocated; 10.20 GiB reserved in total by PyTorch)\n", prior=False)
