@@ -75,7 +75,7 @@ def choose_advice(category: Category, *, numbers: Mapping[str, Any], flags: set[
     elif category == Category.INVALID_PARAM:
         ids = ["MP021"]
     elif category == Category.OP_NOT_SUPPORTED:
-        ids = ["MP022"]
+        ids = ["MP030"] if "limit_not_shortage" in flags else ["MP022"]
     elif category == Category.BENIGN:
         ids = ["MP023"]
     else:

@@ -255,16 +255,19 @@ def _finish(group: Group, estimate: Mapping[str, Any] | None) -> Iterable[Incide
         device = raw.pop("device", None)
         raw.pop("guard_1eb", None)
         procs = raw.pop("processes", None)
-        verdict = classify_oom(dict(oom.numbers), set(oom.flags))
         numbers = {k: v for k, v in raw.items()}
-        numbers.update(verdict.facts)
         if procs:
             numbers["processes"] = [{"pid": p, "bytes": b} for p, b in procs]
+    if oom is not None and not any("limit_not_shortage" in e.flags for e in evs):
+        verdict = classify_oom(dict(oom.numbers), set(oom.flags))
+        numbers.update(verdict.facts)
         category, confidence, summary = verdict.category, verdict.confidence, verdict.summary
         flags |= verdict.flags
         deciding = [oom]
     else:
-        category, confidence, lead, deciding, tflags = classify_text(evs)
+        # an OOM message whose own words name a limit, not a shortage (XPU's 4 GB block limit, dev batch 24): its
+        # numbers are kept, the sentence decides
+        category, confidence, lead, deciding, tflags = classify_text([e for e in evs if e is not oom])
         flags |= tflags
         summary = _text_summary(category, lead, deciding, codes)
     numbers.update({k: v for k, v in extra.items() if k not in numbers})

@@ -9,7 +9,7 @@ name a cause and the contexts in which a number is a code are data (`_rules`, `d
 
 Recognised: CUDA OOM messages of every PyTorch layout (`cached`, `reserved in total by PyTorch`,
 `total capacty`, `reserved by PyTorch but unallocated`, `Process N has X memory in use`, private pools),
-torch_npu OOMs old and new (`).If`), the cudaMallocAsync block (`would exceed allowed memory`), vLLM's
+torch_npu OOMs old and new (`).If`), Apple MPS's (`MPS allocated`, `max allowed`), the cudaMallocAsync block (`would exceed allowed memory`), vLLM's
 start-up free-memory check, TensorFlow's `failed to allocate ... (N bytes) from device`, Theano's `Error allocating N bytes
 of device memory`, the 1 EB guard,
 host-RAM messages, CANN error blocks and plog lines,
@@ -64,13 +64,13 @@ class Evidence:
 
 # OOM message starts (any layout); the rest of the message may be on the following lines.
 _OOM_START = re.compile(
-    r"(?:(?P<dev>CUDA|NPU|GPU|HIP|XPU|MPS|MLU|GCU)\s+out of memory|OutOfMemoryError|out of memory\.\s*Tried to allocate"
+    r"(?:(?P<dev>CUDA|NPU|GPU|HIP|XPU|MPS|MLU|GCU)(?:\s+backend)?\s+out of memory|OutOfMemoryError|out of memory\.\s*Tried to allocate"
     r"|[Tt]ried to allocated? (?:more than )?" + SIZE + r"|would exceed allowed memory)"
 )
 _OOM_HINT = re.compile(r"[Tt]ried to allocate|total capac|already allocated|reserved (?:in total|by PyTorch)", re.I)
 _OOM_DONE = re.compile(
     r"(?i:reserved in total by PyTorch)\)|cached\)|Memory Management|to avoid fragmentation|PYTORCH_\w*ALLOC_CONF"
-    r"|more than 1EB memory|reserved by PyTorch but unallocated|user-supplied memory fraction\)\s*:\s*\d"
+    r"|more than 1EB memory|reserved by PyTorch but unallocated|user-supplied memory fraction\)\s*:\s*\d|HIGH_WATERMARK_RATIO"
 )
 _NEW_RECORD = re.compile(
     r"^\s*(?:Traceback|File \"|\w+(?:Error|Exception|Warning):|\[\w+\]|\d{4}-\d{2}-\d{2}|E[0-9A-Z]\d{4}[:\[\s]|INFO|WARNING|ERROR|Loading|Epoch)"
@@ -83,9 +83,13 @@ _F = {
     # "Device limit : X", "Free (according to CUDA): X", as ComfyUI and the SD web UI print it) is read by the
     # second alternative of each of these four
     "requested_bytes": re.compile(r"[Tt]ried to allocated? (?:more than )?" + SIZE + r"|\bRequested\s*:\s*" + SIZE),
-    "total_bytes": re.compile(SIZE + r"\s*total capac|total capac\w*\s+of\s+" + SIZE + r"|Device limit\s*:\s*" + SIZE),
+    # Apple's MPS allocator (pytorch aten/src/ATen/mps/MPSAllocator.cpp, malloc: 'MPS backend out of memory (MPS
+    # allocated: X, other allocations: Y, max allowed: Z). Tried to allocate W on private pool'; dev batch 24): the
+    # high-watermark limit is the total this process may use, `MPS allocated` what the allocator holds
+    "total_bytes": re.compile(SIZE + r"\s*total capac|total capac\w*\s+of\s+" + SIZE + r"|Device limit\s*:\s*" + SIZE
+                              + r"|max allowed:\s*" + SIZE),
     "allocated_bytes": re.compile(SIZE + r"\s*(?:already allocated|is allocated by PyTorch)|Currently allocated\s*:\s*"
-                                  + SIZE, re.I),
+                                  + SIZE + r"|MPS allocated:\s*" + SIZE, re.I),
     "active_bytes": re.compile(SIZE + r"\s*current active"),
     # `of which X is free`, also when a copied message was cut off right after the size (`of which 22.25 GiB i…`)
     "free_bytes": re.compile(r"(?:(?<![\w.])|;\s*)" + SIZE + r"\s*free\b|of which\s+" + SIZE
@@ -98,6 +102,9 @@ _F = {
     "allowed_bytes": re.compile(SIZE + r"\s*allowed;"),
     "process_in_use_bytes": re.compile(r"this process has\s+" + SIZE + r"\s+memory in use"),
 }
+# MPS's `other allocations`: the process's other Metal allocations outside the MPS allocator (same process, so
+# with `MPS allocated` it is what this process has in use)
+_MPS_OTHER = re.compile(r"other allocations:\s*" + SIZE)
 _PROC = re.compile(r"Process (\d+) has\s+" + SIZE + r"\s+memory in use")
 _DEV = re.compile(r"\((GPU|NPU) (\d+);|(GPU|NPU) (\d+) has a total capac")
 _ZERO = re.compile(r"\b0 bytes free")
@@ -118,6 +125,9 @@ def parse_oom(text: str) -> dict[str, Any]:
         v = _first_size(rx, text)
         if v is not None:
             nums[key] = v
+    other = _first_size(_MPS_OTHER, text)
+    if other is not None and "allocated_bytes" in nums:
+        nums["process_in_use_bytes"] = nums["allocated_bytes"] + other
     if "free_bytes" not in nums and _ZERO.search(text):
         nums["free_bytes"] = 0
     procs = [(int(p), parse_log_size(n, u)) for p, n, u in _PROC.findall(text)]
@@ -209,6 +219,8 @@ _TRIGGER = re.compile(
     r"|ResolutionImpossible|conflicting dependencies|Your compiler"
     # dev batch 22: ptxas not knowing the GPU, NCCL's duplicate-GPU check, world-size checks
     r"|ptxas|Duplicate GPU|(?i:world[ _]?size)"
+    # dev batch 24: ROCm's GPU page fault, fake-tensor and functionalization checks, lists of possible causes
+    r"|Memory access fault|non-ATen|must be .meta.|(?i:root causes|common causes|possible causes)"
     # dev batch 23: protobuf's double registration, MindSpore's scheduler re-registration, ATen's view / stack checks
     r"|already exists in database|Repeated registration|view size is not compatible|stack expects each tensor"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
@@ -397,7 +409,13 @@ def _scan_line(no: int, line: str) -> Iterator[Evidence]:
     if codes:
         yield Evidence(no, "codes", line[:2000], None, 0, codes=tuple(dict.fromkeys(codes)))
     matched = False
-    for rule in text_rules():
+    rules = text_rules()
+    if any(r.kind == "possible-causes" and rule_matches(r, line) for r in rules):
+        # a list of possible causes (Ray's 'There are some potential root causes. (1) ... OOM killer ... (3) ...
+        # SIGSEGV'): none of them is what happened, so nothing on this line argues for a category (dev batch 24)
+        yield Evidence(no, "possible-causes", line[:500])
+        rules = ()
+    for rule in rules:
         if rule_matches(rule, line):
             matched = matched or bool(rule.category)
             yield Evidence(no, rule.kind, line[:2000], rule.category, rule.strength, flags=rule.flags)

@@ -62,8 +62,11 @@ def text_rules() -> tuple[TextRule, ...]:
 
 
 # Where a short runtime text may follow: `CUDA error: `, THC's `cuda runtime error (N) : ` and
-# `THCudaCheck FAIL ... error=N : `, Caffe's `Check failed: error == cudaSuccess (N vs. 0)  `.
-_SHORT_PREFIX = r"(?:(?i:cuda(?: runtime)? error)\s*(?:\(\d+\))?\s*:\s*|\(\d+ vs\. 0\)\s+|\berror=\d+ : )"
+# `THCudaCheck FAIL ... error=N : `, Caffe's `Check failed: error == cudaSuccess (N vs. 0)  `, and ROCm PyTorch's
+# `HIP error: ` (the hipified C10_CUDA_CHECK prints hipGetErrorString, whose texts for the shared results are
+# CUDA's: ROCm/clr hipamd/src/hip_error.cpp ihipGetErrorString, e.g. hipErrorInvalidDeviceFunction 'invalid device
+# function'; dev batch 24).
+_SHORT_PREFIX = r"(?:(?i:\b(?:cuda|hip)(?: runtime)? error)\s*(?:\(\d+\))?\s*:\s*|\(\d+ vs\. 0\)\s+|\berror=\d+ : )"
 _DEVICE_OPEN_NAMES = ("cudaErrorDevicesUnavailable", "cudaErrorDeviceAlreadyInUse")
 # NCCL reports a failed CUDA call of its own as `WARN Cuda failure 'text'` (CUDACHECK, runtime API) or
 # `Cuda failure N 'text'` (CUCHECK, driver API) (NVIDIA/nccl src/include/checks.h), PyTorch repeats it after

@@ -946,3 +946,72 @@ def test_a_weak_phrase_given_as_an_example_is_not_evidence():
 ])
 def test_family_texts_of_dev_batch_23(log, want):
     assert diagnose(log, prior=False).primary_category == want
+
+
+@pytest.mark.parametrize("log, want", [
+    # ROCm's GPU page fault (ROCR-Runtime VMFaultHandler): a kernel touched an unmapped page
+    ("Memory access fault by GPU node-3 (Agent handle: 0x55d1c0a0b2c0) on address 0x7f00deadb000. Reason: Page not "
+     "present or supervisor privilege.\nAborted (core dumped)\n", Category.KERNEL_FAULT),
+    ("Memory access fault by GPU node-1 (Agent handle: 0x1234) on address (nil). Reason: Unknown.\n",
+     Category.KERNEL_FAULT),
+    # `HIP error: ` is followed by the CUDA runtime's texts: no code for this GPU's gfx target is the install
+    ("RuntimeError: HIP error: invalid device function\nHIP kernel errors might be asynchronously reported at some "
+     "other API call, so the stacktrace below might be incorrect.\nFor debugging consider passing "
+     "AMD_SERIALIZE_KERNEL=3\nCompile with `TORCH_USE_HIP_DSA` to enable device-side assertions.\n",
+     Category.ENVIRONMENT),
+    ("RuntimeError: HIP error: an illegal memory access was encountered\n", Category.KERNEL_FAULT),
+    # GE's shape inference refusing the graph: shapes / attributes from the user's code
+    ("E89999: [PID: 1] op[Transpose], attr[perm], has wrong value[3], it should be less than input shape size[3]\n"
+     "        Call InferShapeAndType for node:Transpose_12(Transpose) failed\n", Category.INVALID_PARAM),
+    # a Meta registration that returns a real tensor
+    ("torch._dynamo.exc.TorchRuntimeError: Failed running call_function my_ns.my_op(*(FakeTensor(..., "
+     "device='npu:0', size=(8, 8)),), **{}): tensor's device must be `meta`, got npu instead\n",
+     Category.INVALID_PARAM),
+    # an in-place custom op without a functionalization
+    ("RuntimeError: Found a custom (non-ATen) operator that either mutates or its inputs: my_ns::my_inplace_op.. "
+     "Getting these operators to work with functionalization requires some extra work.\n", Category.INVALID_PARAM),
+    # GE's input-tensor check (E19025 'Input Tensor Error'): the tensor the caller passed
+    ("RuntimeError: E19025: [PID: 9] 2025-01-01-00:00:00.000.000 Input tensor is invalid. Reason: the output memory "
+     "is smaller than op_size.\n", Category.INVALID_PARAM),
+])
+def test_family_texts_of_dev_batch_24(log, want):
+    assert diagnose(log, prior=False).primary_category == want
+
+
+def test_mps_out_of_memory_reads_its_own_figures():
+    # aten/src/ATen/mps/MPSAllocator.cpp: MPS allocated, other allocations, max allowed (the high watermark)
+    d = diagnose("RuntimeError: MPS backend out of memory (MPS allocated: 12.50 GB, other allocations: 2.00 GB, max "
+                 "allowed: 13.60 GB). Tried to allocate 512.00 MB on private pool. Use "
+                 "PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable upper limit for memory allocations (may cause system "
+                 "failure).\n", prior=False)
+    assert d.primary_category == Category.CAPACITY
+    n = d.primary.numbers
+    assert n["requested_bytes"] == 512 << 20
+    assert n["allocated_bytes"] == round(12.5 * GiB)
+    assert n["total_bytes"] == round(13.6 * GiB)
+    assert n["process_in_use_bytes"] == round(14.5 * GiB)
+
+
+def test_xpu_block_limit_is_not_a_shortage_but_keeps_its_numbers():
+    d = diagnose("RuntimeError: Current platform can NOT allocate memory block with size larger than 4GB! Tried to "
+                 "allocate 5.00 GiB (GPU  0; 15.56 GiB total capacity; 1.00 GiB already allocated; 2.00 GiB reserved "
+                 "in total by PyTorch)\n", prior=False)
+    assert d.primary_category == Category.OP_NOT_SUPPORTED
+    assert d.primary.numbers["requested_bytes"] == 5 * GiB
+    assert d.primary.numbers["total_bytes"] == round(15.56 * GiB)
+    assert [a.id for a in d.primary.advice] == ["MP030"]
+    # the same layout without the limit sentence stays an out-of-memory verdict
+    d = diagnose("RuntimeError: XPU out of memory. Tried to allocate 5.00 GiB (GPU  0; 15.56 GiB total capacity; "
+                 "10.00 GiB already allocated; 10.20 GiB reserved in total by PyTorch)\n", prior=False)
+    assert d.primary_category == Category.CAPACITY
+
+
+def test_a_list_of_possible_causes_is_not_a_cause():
+    hedge = ("The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR Worker exit "
+             "detail: Worker unexpectedly exits with a connection error code 2. End of file. There are some potential "
+             "root causes. (1) The process is killed by SIGKILL by OOM killer due to high memory usage. (2) ray stop "
+             "--force is called. (3) The worker is crashed unexpectedly due to SIGSEGV or other unexpected errors.\n")
+    assert diagnose(hedge, prior=False).primary_category == Category.UNKNOWN
+    # a kernel log line naming the OOM killer is still read
+    assert diagnose(hedge + "Out of memory: Killed process 4242 (python) total-vm:99999999kB\n",
+                    prior=False).primary_category == Category.CAPACITY
