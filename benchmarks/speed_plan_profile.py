@@ -19,8 +19,6 @@ import re
 import time
 from collections import defaultdict
 
-# parts timed inside "traces" (an optimizer splice's trace is its optimizer-only trace and the splice)
-NESTED = ("optimizer-only traces (within the traces)", "optimizer splices (within the traces)")
 ARGS = dict(hf_config="fixtures/hf/llama-2-7b.json", seq_len=4096, precision="bf16-amp", device="910B3")
 
 
@@ -133,8 +131,8 @@ def profile() -> dict:
     from memplan.plan import plan
 
     parts.wrap(evaluate, "trace", "traces (block-once or full)")
-    parts.wrap(evaluate, "optimizer_trace", NESTED[0])
-    parts.wrap(evaluate, "splice_optimizer", NESTED[1])
+    parts.wrap(evaluate, "optimizer_trace", "optimizer-only traces")
+    parts.wrap(evaluate, "splice_optimizer", "optimizer splices")
     parts.wrap(evaluate, "estimate_from_trace", "allocator replays (estimates from a trace)")
     parts.wrap(ckpt, "probe_block_once", "module probe")
     parts.wrap(ckpt, "choose", "checkpointing knapsack")
@@ -180,7 +178,7 @@ def main() -> None:
     cpu = result["cpu_s"]
     total = cpu["plan (all of it)"]
     named = sum(v for k, v in cpu.items() if k not in ("plan (all of it)", "garbage collector",
-                                                     "load the workload (imports torch, transformers)", *NESTED))
+                                                     "load the workload (imports torch, transformers)"))
     lines = ["# Where `memplan plan` spends its time: Llama-2-7B, 4096 tokens, bf16-amp, 910B3", "",
              f"CPU seconds in one process (`python benchmarks/speed_plan_profile.py`), {os.cpu_count()} CPUs shared, "
              f"load average {result['load_avg_before'][0]} -> {result['load_avg_after'][0]}. Parts may nest (the "
