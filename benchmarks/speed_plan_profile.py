@@ -131,7 +131,8 @@ def profile() -> dict:
     from memplan.plan import plan
 
     parts.wrap(evaluate, "trace", "traces (block-once or full)")
-    parts.wrap(evaluate, "trace_optimizer_change", "optimizer splices")
+    parts.wrap(evaluate, "optimizer_trace", "optimizer-only traces")
+    parts.wrap(evaluate, "splice_optimizer", "optimizer splices")
     parts.wrap(evaluate, "estimate_from_trace", "allocator replays (estimates from a trace)")
     parts.wrap(ckpt, "probe_block_once", "module probe")
     parts.wrap(ckpt, "choose", "checkpointing knapsack")

@@ -91,6 +91,7 @@ class Engine:
         self.device_allocs = 0
         self.device_frees = 0
         self.next_addr = 1 << 30
+        self._sizes: dict[int, tuple[int, bool, int]] = {}   # request bytes -> (rounded, small pool?, segment)
 
     # ---- free-set helpers -------------------------------------------------------------------
     def _insert(self, b: Block) -> None:
@@ -116,12 +117,11 @@ class Engine:
     # ---- malloc ---------------------------------------------------------------------------------
     def malloc(self, nbytes: int) -> Block:
         """DeviceCachingAllocator::malloc. Raises OutOfMemory when even free-and-retry fails."""
-        size = round_size(nbytes, self.divs, self.pad)
-        pool = self.small if size <= K_SMALL_SIZE else self.large
-        if self.cfg.page_size_1g and not pool.small:
-            alloc_size = K_EXTRA_LARGE_BUFFER * ((size + K_EXTRA_LARGE_BUFFER - 1) // K_EXTRA_LARGE_BUFFER)
-        else:
-            alloc_size = get_allocation_size(size)
+        got = self._sizes.get(nbytes)
+        if got is None:
+            got = self._sizes[nbytes] = self._size_rules(nbytes)
+        size, small, alloc_size = got
+        pool = self.small if small else self.large
         b = self.get_free_block(pool, size)
         if b is None:
             if self.gc > 0.0:
@@ -135,6 +135,17 @@ class Engine:
             if b is None:
                 raise OutOfMemory(alloc_size)
         return self.take(b, pool, size)
+
+    def _size_rules(self, nbytes: int) -> tuple[int, bool, int]:
+        """round_size, the pool (small?) and get_allocation_size of a request: fixed per request size for
+        the engine's settings, so malloc computes them once per size."""
+        size = round_size(nbytes, self.divs, self.pad)
+        small = size <= K_SMALL_SIZE
+        if self.cfg.page_size_1g and not small:
+            alloc_size = K_EXTRA_LARGE_BUFFER * ((size + K_EXTRA_LARGE_BUFFER - 1) // K_EXTRA_LARGE_BUFFER)
+        else:
+            alloc_size = get_allocation_size(size)
+        return size, small, alloc_size
 
     def take(self, b: Block, pool: Pool, size: int) -> Block:
         """The tail of malloc (torch_npu's base-address alignment) and alloc_found_block."""

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable
 
 from memplan.alloc._engine import Engine, OutOfMemory
-from memplan.alloc._rules import K_NPU_PAD
+from memplan.alloc._rules import K_NPU_PAD, get_allocation_size, round_size
 from memplan.alloc.catalog import Device, lookup
 from memplan.alloc.config import FAMILIES, AllocConfig, default_config, parse_alloc_conf
 from memplan.errors import UserError
@@ -193,7 +193,9 @@ def _memo(trace, cfg: AllocConfig, family: str, *limits) -> tuple[dict | None, t
     """The replay memo of a `Trace` (None for other event sources) and this replay's key in it: the
     trace's length and every input the engine reads, with the settings it ignores normalized (the raw
     text and accepted no-op keys; `backend`, simulated as native; `garbage_collection_threshold` without
-    a memory fraction; `max_non_split_rounding` on torch_npu, `base_addr_aligned_size` on CUDA). Equal
+    a memory fraction; `max_non_split_rounding` on torch_npu, `base_addr_aligned_size` on CUDA;
+    `max_split_size` above every segment the trace can make, `_largest_block`, and with it the rounding
+    beyond it). Equal
     keys replay the same events through the same engine: the same result, so a plan never replays one
     twice. A trace is not changed once traced (its length in the key guards against appends)."""
     memo = getattr(trace, "replay_memo", None)
@@ -201,11 +203,28 @@ def _memo(trace, cfg: AllocConfig, family: str, *limits) -> tuple[dict | None, t
         return None, ()
     allowed = limits[2]
     npu = family == "npu"
+    split = cfg.max_split_size
+    if split is not None and not cfg.expandable_segments and not cfg.page_size_1g and \
+            _largest_block(trace, cfg, limits[0]) < split:
+        split = None
     norm = replace(cfg, raw="", warnings=(), other=(), backend="native",
                    garbage_collection_threshold=cfg.garbage_collection_threshold if allowed is not None else 0.0,
-                   max_non_split_rounding=0 if npu else cfg.max_non_split_rounding,
+                   max_split_size=split,
+                   max_non_split_rounding=0 if npu or split is None else cfg.max_non_split_rounding,
                    base_addr_aligned_size=cfg.base_addr_aligned_size if npu else 0)
     return memo, (len(trace.events), len(trace.storages), norm, family, *limits)
+
+
+def _largest_block(trace, cfg: AllocConfig, pad: int) -> int:
+    """The largest segment (so the largest block) a replay of `trace` under `cfg` can make without
+    expandable segments or 1 GiB pages: the segment size of the largest rounded request (over every
+    storage size; the segment rule is not monotonic at 10 MiB). Where it is below `max_split_size`, that
+    setting changes nothing in the engine: every request and every cached block is smaller, so blocks
+    split as by default, no oversize block is refused or released, and the rounding beyond it is never
+    read; the replay equals the default's (same key)."""
+    divs = cfg.roundup_power2_divisions
+    return max((get_allocation_size(round_size(n, divs, pad)) for n in {r.nbytes for r in trace.storages} if n),
+               default=0)
 
 
 def _config(config: AllocConfig | str | None, family: str) -> AllocConfig:

@@ -4,6 +4,7 @@ tensor input / output sizes and call order (`probe_modules`), and the activation
 in a trace (`saved_by_module`). Used by memplan.plan.checkpoint."""
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from memplan.errors import TraceError
@@ -52,13 +53,8 @@ def probe_modules(workload, cfg: TrainConfig, family: str = "cpu") -> ModuleProb
     import warnings
 
     import torch
-    from torch._subclasses.fake_tensor import FakeTensorMode
     from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
     from torch.utils.flop_counter import FlopCounterMode
-
-    class _Fake(FakeTensorMode):
-        def __deepcopy__(self, memo):   # nn.Transformer deep-copies its layers: stay in this mode
-            return self
 
     probe_cfg = cfg.with_(checkpoint=(), grad_accum=1)
     names: dict[int, str] = {}
@@ -85,7 +81,7 @@ def probe_modules(workload, cfg: TrainConfig, family: str = "cpu") -> ModuleProb
         out_b[n] = out_b.get(n, 0) + b
         out_n[n] = out_n.get(n, 0) + k
 
-    fake = _Fake(allow_non_fake_inputs=True)
+    fake = _fake_mode_class()(allow_non_fake_inputs=True)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore")
         with fake:
@@ -121,6 +117,23 @@ def probe_modules(workload, cfg: TrainConfig, family: str = "cpu") -> ModuleProb
     all_names = tuple(n for n, _ in model.named_modules())
     del model, batch
     return ModuleProbe(root_class, all_names, classes, order, calls, in_b, out_b, out_n, flops, total, containers)
+
+
+@functools.lru_cache(maxsize=None)
+def _fake_mode_class():
+    """The probe's FakeTensorMode: it stays itself under deepcopy (nn.Transformer deep-copies its layers)
+    and builds its dispatch-cache key the tracer's cheaper way (memplan.trace.fastkey: the same cache
+    hits, so the same FLOPs and sizes)."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    from memplan.trace import fastkey
+
+    class _Fake(FakeTensorMode):
+        def __deepcopy__(self, memo):
+            return self
+
+    fastkey.install(_Fake)
+    return _Fake
 
 
 def _flops_by_module(counts: dict, root_class: str) -> tuple[dict[str, int], int]:

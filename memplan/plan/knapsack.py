@@ -9,6 +9,7 @@ steps of the need, rounded down). Sources: Checkmate (Jain et al., MLSys 2020); 
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -93,17 +94,24 @@ class Selection:
 
 
 def _minplus(a, b):
-    """c[k] = min_j a[k-j] + b[j] ("at least k units" arrays), with the argmin j."""
+    """c[k] = min_j a[k-j] + b[j] ("at least k units" arrays), with the argmin j (the first, on ties):
+    one (K+1) x (K+1) table of a[k-j] + b[j], j > k masked with inf, reduced along j."""
     import numpy as np
 
-    K = len(a) - 1
-    c = np.empty_like(a)
-    arg = np.zeros(K + 1, dtype=np.int64)
-    for k in range(K + 1):
-        v = a[k::-1] + b[: k + 1]
-        j = int(np.argmin(v))
-        c[k], arg[k] = v[j], j
-    return c, arg
+    back, late = _shifts(len(a))
+    v = a[back] + b
+    v[late] = np.inf
+    arg = np.argmin(v, axis=1)
+    return v[np.arange(len(a)), arg], arg.astype(np.int64)
+
+
+@functools.lru_cache(maxsize=4)
+def _shifts(n: int):
+    """For the min-plus table of arrays of length n: the index k-j (clipped at 0) and the mask j > k."""
+    import numpy as np
+
+    d = np.subtract.outer(np.arange(n), np.arange(n))
+    return np.maximum(d, 0), d < 0
 
 
 def solve_tree_knapsack(g: nx.DiGraph, items: dict[str, tuple[int, int]], need_bytes: int,

@@ -47,3 +47,25 @@ def test_few_layers_probe_the_full_model(tmp_path):
     workload = load_hf_config(_config(tmp_path, "gpt2.json", n_layer=3))
     cfg = TrainConfig(batch_size=1, seq_len=16).validate()
     assert probe_once.probe_block_once(workload, cfg) == checkpoint_probe.probe_modules(workload, cfg)
+
+
+@pytest.mark.parametrize("name,precision", [("gpt2.json", "fp32"), ("llama_small.json", "bf16-amp")])
+def test_probe_with_the_cheaper_cache_key_is_the_probe_with_torchs(tmp_path, monkeypatch, name, precision):
+    """The probe's fake mode builds its dispatch-cache key the tracer's way (memplan.trace.fastkey); its
+    FLOPs, sizes and order are those of a probe with torch's own key, from an empty cache either way."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    from memplan.trace import fastkey
+
+    mode = checkpoint_probe._fake_mode_class()
+    assert mode._prep_args_for_hash is (fastkey._prep_args_for_hash if fastkey.supported()
+                                        else FakeTensorMode._prep_args_for_hash)
+    workload = load_hf_config(str(HF / name))
+    cfg = TrainConfig(batch_size=2, seq_len=16, precision=precision).validate()
+    FakeTensorMode.cache.clear()
+    fast = checkpoint_probe.probe_modules(workload, cfg, "npu")
+    with monkeypatch.context() as m:
+        m.setattr(mode, "_prep_args_for_hash", FakeTensorMode._prep_args_for_hash)
+        FakeTensorMode.cache.clear()
+        own = checkpoint_probe.probe_modules(workload, cfg, "npu")
+    assert fast == own and fast.forward_flops > 0

@@ -192,3 +192,30 @@ def test_npu_excludes_expandable_with_max_split():
     assert check_alloc_conf("expandable_segments:True", "npu") is None
     assert check_alloc_conf("expandable_segments:True,max_split_size_mb:512", "cuda") is None
     assert check_alloc_conf("garbage_collection_threshold:0.8,expandable_segments:True", "npu") is not None
+
+
+def _minplus_loop(a, b):
+    """The min-plus product as first written (one argmin per k): the reference for `_minplus`."""
+    import numpy as np
+
+    c, arg = np.empty_like(a), np.zeros(len(a), dtype=np.int64)
+    for k in range(len(a)):
+        v = a[k::-1] + b[: k + 1]
+        arg[k] = int(np.argmin(v))
+        c[k] = v[arg[k]]
+    return c, arg
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 40).flatmap(lambda n: st.tuples(
+    st.lists(st.sampled_from([0.0, 1.0, 2.5, 7.0, float("inf")]), min_size=n, max_size=n),
+    st.lists(st.sampled_from([0.0, 1.0, 2.5, 7.0, float("inf")]), min_size=n, max_size=n))))
+def test_minplus_table_equals_the_loop(ab):
+    """The vectorised min-plus product gives the loop's values and argmins, ties and infinities included."""
+    import numpy as np
+
+    from memplan.plan.knapsack import _minplus
+    a, b = (np.array(x, dtype=float) for x in ab)
+    got, want = _minplus(a, b), _minplus_loop(a, b)
+    assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
+    assert got[1].dtype == want[1].dtype and got[0].dtype == want[0].dtype
