@@ -307,7 +307,7 @@ def test_fixture_stack_cut_to_two_is_the_two_layer_file(tmp_path, name, precisio
     two.write_text(text.replace(old, new))
     cfg = TrainConfig(batch_size=2, seq_len=32, precision=precision).validate()
     wl = load_model_file(str(MODELS / f"{name}.py"))
-    model = model_stacks._inspected_model(wl)
+    model = model_stacks.inspected_model(wl)
     [path] = model_stacks._stacks(model)   # frozen_backbone's first layers differ: the cut needs no proof
     layers = model.get_submodule(path)
     cls = type(layers[0])
