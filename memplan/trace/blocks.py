@@ -13,12 +13,15 @@ full-depth model (class, parameter and buffer shapes and dtypes, hooks, plain at
 the layer index, activation checkpointing), every per-layer list in the config uniform over them; and
 the rule must predict the (d+2)-layer trace from the d- and (d+1)-layer ones byte for byte (every
 storage record, every event, every phase mark, every note), with the same chunks found between d+1 and
-d+2 as between d and d+1. Otherwise the full trace runs, and the trace says which mode ran and why.
+d+2 as between d and d+1. Where no rule is found so, once more with the sizes of the records that only
+one of the d and d+1 traces has (`sized_keys`: clip_grad_norm's stack of one norm per parameter) out of
+the token keys, each grown by its growth from d to d+1 per layer -- under the same check. Otherwise the
+full trace runs, and the trace says which mode ran and why.
 
 Covers Hugging Face configs of decoder-style models (one stack of layers: `num_hidden_layers`), on
 one device and per rank under FSDP (memplan.distributed._fake_trace passes its own `trace_fn`, and
-starts at 2 layers); model files: their stack cut inside the tracer (memplan.trace.model_stacks, one
-device); DDP and ZeRO-1 are traced in full. Layers that differ only in runs
+starts at 2 layers); model files: their stack cut inside the tracer (memplan.trace.model_stacks, on
+one device and per FSDP rank); DDP and ZeRO-1 are traced in full. Layers that differ only in runs
 (checkpointing on some of them): memplan.trace.block_runs; which one runs: memplan.trace.block_once.
 """
 from __future__ import annotations

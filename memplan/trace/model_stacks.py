@@ -25,19 +25,25 @@ inside the tracer, after `build_model()` and before the step:
   `len(self.layers)`); a config constant that only sizes something is the full N in every reduced trace,
   as in the full one, and a loop that indexes the cut list up to it fails the reduced trace.
 
+The reduced traces are taken through whatever `trace_fn` the caller has: the default tracer, one FSDP
+rank of memplan.distributed._fake_trace (each cut model wrapped by `fully_shard` as the full one, its
+units chosen on the fake-built model by depth-free globs, from 2 layers), the optimizer-only run of
+memplan.trace.optsplice (the plan's splice). `.item()` reads outside `build_model()` (Adafactor's step
+counter) are answered 0 at every depth, the reduced traces as the full one, and their count grows per
+layer (`blocks.scaled_notes`); `clip_grad_norm`'s stacked per-parameter norms grow by the same bytes per
+layer (`blocks.sized_keys`): both are written at the full depth and checked at d+2 like everything else.
+
 Refused (the full trace runs; `trace.mode_reason` says why): a fine-tuning front end (LoRA / PEFT /
 freezing by memplan.finetune), a custom `train_step`, a model that cannot be built on fake tensors,
 no stack or several, layers that differ or checkpointing that differs between them, fewer than
 `blocks.MIN_LAYERS` layers, a reduced trace whose notes say values were guessed (data-dependent ops on
-unknown values, `.item()` reads answered 0 -- Adafactor's too --, assumed masks, routing policies), one
-layer object repeated in the list, a layer class with a `__deepcopy__` of its own; `clip_grad_norm` fails
-the check (its stacked norms grow with the layers), as it
-does for Hugging Face configs.
+unknown values, `.item()` reads while the model is built, assumed masks, routing policies), one layer
+object repeated in the list, a layer class with a `__deepcopy__` of its own; DDP and ZeRO-1 ranks, as
+for Hugging Face configs (memplan.distributed._fake_trace `FULL_TRACE_REASONS`).
 
-Known limitations: only the default single-device tracer uses it (FSDP ranks and the optimizer-only
-splice of a model file are traced in full); an init pass that replaces the cut layers' tensors with new
-ones (not in place) records them, and the d+2 check then refuses; memplan.plan still counts a model
-file's traces as full ones when it decides what is cheap to trace.
+Known limitations: an init pass that replaces the cut layers' tensors with new ones (not in place)
+records them, and the d+2 check then refuses; memplan.plan still counts a model file's traces as full
+ones when it decides what is cheap to trace.
 """
 from __future__ import annotations
 
