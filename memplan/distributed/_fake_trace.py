@@ -27,7 +27,7 @@ from memplan.errors import UserError
 from memplan.step import Target
 from memplan.trace.events import Trace
 from memplan.trace.block_once import trace_block_once
-from memplan.trace.model_stacks import inspected_model
+from memplan.trace.model_stacks import file_stack, inspected_model
 from memplan.trace.recorder import Recorder, RecordingMode
 from memplan.trace.tracer import TraceHooks, trace_workload
 from memplan.workload import TrainConfig, Workload
@@ -285,8 +285,7 @@ def trace_rank(workload: Workload, cfg: TrainConfig, sharding: str, world_size: 
 
     if full_trace or not fsdp or (full_units is not None and globs is None):
         trace = one(workload)
-        trace.mode, trace.mode_reason = "full", ("--full-trace" if full_trace else FULL_TRACE_REASONS.get(
-            sharding, "the FSDP units cannot be chosen without naming layer indices"))
+        trace.mode, trace.mode_reason = "full", _full_reason(workload, cfg, sharding, full_trace)
     else:
         trace = trace_block_once(workload, cfg, run_target, min_depth=FSDP_MIN_DEPTH,
                                  trace_fn=lambda wl, on_phase=None: one(wl, on_phase, globs or units))
@@ -294,6 +293,20 @@ def trace_rank(workload: Workload, cfg: TrainConfig, sharding: str, world_size: 
         info["fsdp_units"] = full_units   # the full model's, not the last reduced depth's
     trace.steps = cfg.steps
     return trace, info
+
+
+def _full_reason(workload: Workload, cfg: TrainConfig, sharding: str, full_trace: bool) -> str:
+    """Why a rank is traced in full before block-once is tried: asked to, the sharding, a model file
+    without a stack to cut (memplan.trace.model_stacks says why), or FSDP units named by layer index."""
+    if full_trace:
+        return "--full-trace"
+    if sharding in FULL_TRACE_REASONS:
+        return FULL_TRACE_REASONS[sharding]
+    if workload.extra.get("hf_config") is None:
+        stack, why = file_stack(workload, cfg)
+        if stack is None:
+            return why
+    return "the FSDP units cannot be chosen without naming layer indices"
 
 
 def _units(workload: Workload, units: tuple[str, ...]) -> tuple[list[str] | None, tuple[str, ...] | None]:
