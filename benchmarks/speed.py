@@ -288,7 +288,8 @@ def write_files(rows: list[dict], repeat: int, out: str, options: list | None = 
     if dist:
         lines += ["", "FSDP ranks (`--world-size N --sharding S`, ranks 0 and N-1 traced; each cut depth wrapped "
                   "as the full model), block-once vs. `--full-trace`, identical per-rank estimates:", "",
-                  head[0].format("ranks"), head[1]] + _ratio_lines(dist, lambda r: f"{r['sharding']} x{r['world_size']}")
+                  head[0].format("ranks"), head[1]]
+        lines += _ratio_lines(dist, lambda r: f"{r['sharding']} x{r['world_size']}")
         lines += ["", f"FSDP block-once mode: {dist[0]['trace_mode_reason']}"]
     with open(out + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")
