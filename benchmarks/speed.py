@@ -243,6 +243,53 @@ def run_file_dist_case(case, world, sharding, repeat: int, tmp: str) -> dict:
     return dict(row, batch_size=batch)
 
 
+_OPT_ONLY = """
+import json, sys, time
+sys.path.insert(0, {root!r})
+from memplan.core.device import resolve_device
+from memplan.step import Target
+from memplan.trace.blocks import same_trace
+from memplan.trace.optsplice import _optimizer_run, optimizer_trace
+from memplan.trace.tracer import trace_workload
+from memplan.workload import TrainConfig, load_model_file
+dev = resolve_device({device!r})
+target = Target(family=dev.family, run_device="cpu", name=dev.name)
+wl = load_model_file({path!r})
+cfg = TrainConfig(batch_size={batch}, seq_len={seq}, precision={precision!r}, optimizer={optimizer!r}).validate()
+trace_workload(wl, cfg, target, runner=_optimizer_run)   # warm-up: the first trace pays one-time costs
+out = {{"block": [], "full": [], "block_cpu": [], "full_cpu": []}}
+for _ in range({repeat}):
+    for key, fn in (("block", lambda: optimizer_trace(wl, cfg, target)),
+                    ("full", lambda: trace_workload(wl, cfg, target, runner=_optimizer_run))):
+        w, c = time.perf_counter(), time.process_time()
+        tr = fn()
+        out[key].append(time.perf_counter() - w)
+        out[key + "_cpu"].append(time.process_time() - c)
+        out[key + "_trace"] = tr
+out["same"] = same_trace(out.pop("block_trace"), out.pop("full_trace"))
+out["mode"] = optimizer_trace(wl, cfg, target).mode
+print(json.dumps(out))
+"""
+
+
+def run_file_optimizer_only(case, optimizer: str, repeat: int, tmp: str) -> dict:
+    """The plan's optimizer-only trace of the model file (memplan.trace.optsplice, what the optimizer splice
+    traces): block-once vs. every layer, in one process after a warm-up, best of `repeat`; must be equal."""
+    name, fixture, count, n, batch, seq, precision, device = case
+    path = _file_with_layers(fixture, count, n, tmp)
+    src = _OPT_ONLY.format(root=ROOT, device=device, path=path, batch=batch, seq=seq, precision=precision,
+                           optimizer=optimizer, repeat=repeat)
+    out = json.loads(_timed([sys.executable, "-c", src])[1])
+    if not out["same"]:
+        raise SystemExit(f"{name} {optimizer}: the optimizer-only traces differ")
+    bw, fw, bc, fc = (min(out[k]) for k in ("block", "full", "block_cpu", "full_cpu"))
+    return {"model": f"{name} ({n} layers)", "options": f"optimizer-only trace, {optimizer}", "trace_mode": out["mode"],
+            "analyze_block_once_s": round(bw, 2), "analyze_full_trace_s": round(fw, 2),
+            "block_once_over_full": round(bw / fw, 3), "analyze_block_once_cpu_s": round(bc, 2),
+            "analyze_full_trace_cpu_s": round(fc, 2), "block_once_over_full_cpu": round(bc / fc, 3),
+            "identical": True}
+
+
 def _ratio_lines(rows: list[dict], what) -> list[str]:
     """Table rows of block-once vs. full trace (options or distributed cases)."""
     return [f"| {r['model']} | {what(r)} | {r['trace_mode']} | {r['analyze_block_once_s']} "
@@ -283,7 +330,9 @@ def write_files(rows: list[dict], repeat: int, out: str, options: list | None = 
             "|---|---|---|---|---|---|"]
     if options:
         lines += ["", "With training options that used to force the full trace of a model file (same command, "
-                  "block-once vs. `--full-trace`, identical estimates and notes):", "", head[0].format("options"),
+                  "block-once vs. `--full-trace`, identical estimates and notes), and the plan's optimizer-only "
+                  "trace (what its optimizer splice traces; in one process after a warm-up, so without imports; "
+                  "identical traces):", "", head[0].format("options"),
                   head[1]] + _ratio_lines(options, lambda r: r["options"])
     if dist:
         lines += ["", "FSDP ranks (`--world-size N --sharding S`, ranks 0 and N-1 traced; each cut depth wrapped "
@@ -398,6 +447,9 @@ def main() -> None:
             at32 = next(c for c in FILE_CASES if c[3] == 32)
             for label, extra in FILE_OPTION_CASES:
                 options.append(run_file_option_case(at32, label, extra, args.repeat, tmp))
+                print(json.dumps(options[-1]), flush=True)
+            for optimizer in ("adafactor", "adamw"):
+                options.append(run_file_optimizer_only(at32, optimizer, args.repeat, tmp))
                 print(json.dumps(options[-1]), flush=True)
             for world, sharding in ([] if args.no_dist else FILE_DIST_CASES):
                 dist.append(run_file_dist_case(at32, world, sharding, args.repeat, tmp))
