@@ -13,7 +13,8 @@ event count), else the benchmark fails.
 
     python benchmarks/speed.py [--repeat 1] [--only NAME]
     python benchmarks/speed.py --files [--repeat 1]   # model files (memplan.trace.model_stacks):
-        # decoder_1b written with 22, 32 and 80 layers -> benchmarks/results/speed_model_files.{json,md}
+        # decoder_1b written with 22, 32 and 80 layers; with gradient clipping and with Adafactor; FSDP
+        # ranks (--world-size 8 --sharding zero3 / zero2) -> benchmarks/results/speed_model_files.{json,md}
 """
 from __future__ import annotations
 
@@ -43,6 +44,13 @@ FILE_CASES = [
     ("decoder_1b", "fixtures/models/decoder_1b.py", ("= 2048, 22,", "= 2048, {n},"), n, 8, 1024, "bf16-amp",
      "910B3")
     for n in (22, 32, 80)
+]
+FILE_OPTION_CASES = [   # (the fixture at 32 layers) label, extra analyze options: block-once vs. --full-trace
+    ("clip_grad_norm 1.0", ["--clip-grad-norm", "1.0"]),
+    ("adafactor", ["--optimizer", "adafactor"]),
+]
+FILE_DIST_CASES = [     # (the fixture at 32 layers) world size, sharding
+    (8, "zero3"), (8, "zero2"),
 ]
 _SAME = ("peak_allocated_bytes", "peak_reserved_bytes", "peak_phase", "breakdown_at_peak", "phase_peaks",
          "first_step_peak_bytes", "modules", "n_events", "fragmentation_bytes")
@@ -163,9 +171,8 @@ def file_cmd(path, batch, seq, precision, device, full: bool) -> list[str]:
     return cmd + (["--full-trace"] if full else [])
 
 
-def run_file_case(label, fixture, count, n, batch, seq, precision, device, repeat: int, tmp: str) -> dict:
-    """A model file written with `n` layers: bare fake process, `analyze` (block-once by
-    memplan.trace.model_stacks) and `analyze --full-trace`, side by side; the two analyses must agree."""
+def _file_with_layers(fixture, count, n, tmp: str) -> str:
+    """The fixture written with `n` layers (its layer-count text replaced), in `tmp`."""
     with open(os.path.join(ROOT, fixture)) as f:
         text = f.read()
     old, new = count
@@ -174,6 +181,13 @@ def run_file_case(label, fixture, count, n, batch, seq, precision, device, repea
     path = os.path.join(tmp, f"{os.path.splitext(os.path.basename(fixture))[0]}_{n}.py")
     with open(path, "w") as f:
         f.write(text.replace(old, new.format(n=n)))
+    return path
+
+
+def run_file_case(label, fixture, count, n, batch, seq, precision, device, repeat: int, tmp: str) -> dict:
+    """A model file written with `n` layers: bare fake process, `analyze` (block-once by
+    memplan.trace.model_stacks) and `analyze --full-trace`, side by side; the two analyses must agree."""
+    path = _file_with_layers(fixture, count, n, tmp)
     bare_src = _BARE_FILE.format(root=ROOT, device=device, batch=batch, seq=seq, precision=precision, path=path)
     walls: dict[str, list[float]] = {"bare": [], "block": [], "full": []}
     cpus: dict[str, list[float]] = {"bare": [], "block": [], "full": []}
@@ -193,12 +207,103 @@ def run_file_case(label, fixture, count, n, batch, seq, precision, device, repea
     return row
 
 
-def write_files(rows: list[dict], repeat: int, out: str) -> None:
+def run_file_option_case(case, label, extra, repeat: int, tmp: str) -> dict:
+    """The model file (FILE_CASES' `case`) analyzed with `extra` options: block-once vs. `--full-trace`
+    (processes, side by side, best of `repeat`); the two analyses must agree."""
+    name, fixture, count, n, batch, seq, precision, device = case
+    cmd = file_cmd(_file_with_layers(fixture, count, n, tmp), batch, seq, precision, device, False) + extra
+    walls: dict[str, list[float]] = {"block": [], "full": []}
+    cpus: dict[str, list[float]] = {"block": [], "full": []}
+    results = {}
+    for _ in range(repeat):
+        for key, more in (("block", []), ("full", ["--full-trace"])):
+            wall, out, cpu = _timed(cmd + more)
+            walls[key].append(wall)
+            cpus[key].append(cpu)
+            results[key] = json.loads(out)
+    block, full = results["block"], results["full"]
+    diff = [k for k in _SAME + ("notes",) if block[k] != full[k]]
+    if diff:
+        raise SystemExit(f"{name} {label}: block-once and full trace differ in {diff}")
+    bw, fw, bc, fc = min(walls["block"]), min(walls["full"]), min(cpus["block"]), min(cpus["full"])
+    return {"model": f"{name} ({n} layers)", "options": label, "trace_mode": block["trace_mode"],
+            "trace_mode_reason": block["trace_mode_reason"], "analyze_block_once_s": round(bw, 2),
+            "analyze_full_trace_s": round(fw, 2), "block_once_over_full": round(bw / fw, 3),
+            "analyze_block_once_cpu_s": round(bc, 2), "analyze_full_trace_cpu_s": round(fc, 2),
+            "block_once_over_full_cpu": round(bc / fc, 3), "identical": True,
+            "peak_reserved_bytes": block["peak_reserved_bytes"], "n_events": block["n_events"]}
+
+
+def run_file_dist_case(case, world, sharding, repeat: int, tmp: str) -> dict:
+    """The model file (FILE_CASES' `case`) per rank under `sharding`: block-once vs. `--full-trace`."""
+    name, fixture, count, n, batch, seq, precision, device = case
+    path = _file_with_layers(fixture, count, n, tmp)
+    row = run_dist_case(f"{name} ({n} layers)", fixture, seq, precision, device, world, sharding,
+                        cmd=file_cmd(path, batch, seq, precision, device, False), repeat=repeat)
+    return dict(row, batch_size=batch)
+
+
+_OPT_ONLY = """
+import json, sys, time
+sys.path.insert(0, {root!r})
+from memplan.core.device import resolve_device
+from memplan.step import Target
+from memplan.trace.blocks import same_trace
+from memplan.trace.optsplice import _optimizer_run, optimizer_trace
+from memplan.trace.tracer import trace_workload
+from memplan.workload import TrainConfig, load_model_file
+dev = resolve_device({device!r})
+target = Target(family=dev.family, run_device="cpu", name=dev.name)
+wl = load_model_file({path!r})
+cfg = TrainConfig(batch_size={batch}, seq_len={seq}, precision={precision!r}, optimizer={optimizer!r}).validate()
+trace_workload(wl, cfg, target, runner=_optimizer_run)   # warm-up: the first trace pays one-time costs
+out = {{"block": [], "full": [], "block_cpu": [], "full_cpu": []}}
+for _ in range({repeat}):
+    for key, fn in (("block", lambda: optimizer_trace(wl, cfg, target)),
+                    ("full", lambda: trace_workload(wl, cfg, target, runner=_optimizer_run))):
+        w, c = time.perf_counter(), time.process_time()
+        tr = fn()
+        out[key].append(time.perf_counter() - w)
+        out[key + "_cpu"].append(time.process_time() - c)
+        out[key + "_trace"] = tr
+out["same"] = same_trace(out.pop("block_trace"), out.pop("full_trace"))
+out["mode"] = optimizer_trace(wl, cfg, target).mode
+print(json.dumps(out))
+"""
+
+
+def run_file_optimizer_only(case, optimizer: str, repeat: int, tmp: str) -> dict:
+    """The plan's optimizer-only trace of the model file (memplan.trace.optsplice, what the optimizer splice
+    traces): block-once vs. every layer, in one process after a warm-up, best of `repeat`; must be equal."""
+    name, fixture, count, n, batch, seq, precision, device = case
+    path = _file_with_layers(fixture, count, n, tmp)
+    src = _OPT_ONLY.format(root=ROOT, device=device, path=path, batch=batch, seq=seq, precision=precision,
+                           optimizer=optimizer, repeat=repeat)
+    out = json.loads(_timed([sys.executable, "-c", src])[1])
+    if not out["same"]:
+        raise SystemExit(f"{name} {optimizer}: the optimizer-only traces differ")
+    bw, fw, bc, fc = (min(out[k]) for k in ("block", "full", "block_cpu", "full_cpu"))
+    return {"model": f"{name} ({n} layers)", "options": f"optimizer-only trace, {optimizer}", "trace_mode": out["mode"],
+            "analyze_block_once_s": round(bw, 2), "analyze_full_trace_s": round(fw, 2),
+            "block_once_over_full": round(bw / fw, 3), "analyze_block_once_cpu_s": round(bc, 2),
+            "analyze_full_trace_cpu_s": round(fc, 2), "block_once_over_full_cpu": round(bc / fc, 3),
+            "identical": True}
+
+
+def _ratio_lines(rows: list[dict], what) -> list[str]:
+    """Table rows of block-once vs. full trace (options or distributed cases)."""
+    return [f"| {r['model']} | {what(r)} | {r['trace_mode']} | {r['analyze_block_once_s']} "
+            f"({r['analyze_block_once_cpu_s']}) | {r['analyze_full_trace_s']} ({r['analyze_full_trace_cpu_s']}) | "
+            f"**{r['block_once_over_full']}** (**{r['block_once_over_full_cpu']}**) |" for r in rows]
+
+
+def write_files(rows: list[dict], repeat: int, out: str, options: list | None = None,
+                dist: list | None = None) -> None:
     import torch
 
     result = {"benchmark": "speed_model_files", "torch": torch.__version__, "python": platform.python_version(),
               "cpus": os.cpu_count(), "load_avg_at_end": os.getloadavg(), "steps_traced": 2, "repeat": repeat,
-              "cases": rows}
+              "cases": rows, "options": options or [], "distributed": dist or []}
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out + ".json", "w") as f:
         json.dump(result, f, indent=2)
@@ -221,19 +326,35 @@ def write_files(rows: list[dict], repeat: int, out: str) -> None:
                      f"({r['analyze_full_trace_cpu_s']}) | **{r['block_once_over_bare']}** "
                      f"(**{r['block_once_over_bare_cpu']}**) | {r['full_over_bare']} ({r['full_over_bare_cpu']}) |")
     lines += ["", f"Block-once mode: {r0['trace_mode_reason']}"]
+    head = ["| model | {} | mode | analyze block-once (s) | analyze full (s) | block-once / full |",
+            "|---|---|---|---|---|---|"]
+    if options:
+        lines += ["", "With training options that used to force the full trace of a model file (same command, "
+                  "block-once vs. `--full-trace`, identical estimates and notes), and the plan's optimizer-only "
+                  "trace (what its optimizer splice traces; in one process after a warm-up, so without imports; "
+                  "identical traces):", "", head[0].format("options"),
+                  head[1]] + _ratio_lines(options, lambda r: r["options"])
+    if dist:
+        lines += ["", "FSDP ranks (`--world-size N --sharding S`, ranks 0 and N-1 traced; each cut depth wrapped "
+                  "as the full model), block-once vs. `--full-trace`, identical per-rank estimates:", "",
+                  head[0].format("ranks"), head[1]]
+        lines += _ratio_lines(dist, lambda r: f"{r['sharding']} x{r['world_size']}")
+        lines += ["", f"FSDP block-once mode: {dist[0]['trace_mode_reason']}"]
     with open(out + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")
 
 
-def run_dist_case(label, config, seq, precision, device, world, sharding) -> dict:
-    """`analyze --world-size --sharding` block-once vs. `--full-trace` (processes, side by side); the
-    per-rank estimates must be equal."""
-    cmd = analyze_cmd(config, 1, seq, precision, device, False) + ["--world-size", str(world),
-                                                                   "--sharding", sharding]
+def run_dist_case(label, config, seq, precision, device, world, sharding, cmd=None, repeat: int = 1) -> dict:
+    """`analyze --world-size --sharding` block-once vs. `--full-trace` (processes, side by side, best of
+    `repeat`); the per-rank estimates must be equal. `cmd`: the analyze command (default: the HF config's)."""
+    cmd = (cmd or analyze_cmd(config, 1, seq, precision, device, False)) + ["--world-size", str(world),
+                                                                            "--sharding", sharding]
     out = {}
-    for key, extra in (("block", []), ("full", ["--full-trace"])):
-        wall, text, cpu = _timed(cmd + extra)
-        out[key] = (wall, json.loads(text), cpu)
+    for _ in range(repeat):
+        for key, extra in (("block", []), ("full", ["--full-trace"])):
+            wall, text, cpu = _timed(cmd + extra)
+            best = out.get(key)
+            out[key] = (min(wall, best[0]) if best else wall, json.loads(text), min(cpu, best[2]) if best else cpu)
     (bw, block, bc), (fw, full, fc) = out["block"], out["full"]
     same = ("per_rank", "peak_allocated_bytes", "peak_reserved_bytes", "strategy_info", "notes")
     diff = [k for k in same if block[k] != full[k]]
@@ -319,11 +440,21 @@ def main() -> None:
         import tempfile
 
         with tempfile.TemporaryDirectory() as tmp:
-            rows = []
+            rows, options, dist = [], [], []
             for c in FILE_CASES:
                 rows.append(run_file_case(*c, repeat=args.repeat, tmp=tmp))
                 print(json.dumps(rows[-1]), flush=True)
-        write_files(rows, args.repeat, args.out or "benchmarks/results/speed_model_files")
+            at32 = next(c for c in FILE_CASES if c[3] == 32)
+            for label, extra in FILE_OPTION_CASES:
+                options.append(run_file_option_case(at32, label, extra, args.repeat, tmp))
+                print(json.dumps(options[-1]), flush=True)
+            for optimizer in ("adafactor", "adamw"):
+                options.append(run_file_optimizer_only(at32, optimizer, args.repeat, tmp))
+                print(json.dumps(options[-1]), flush=True)
+            for world, sharding in ([] if args.no_dist else FILE_DIST_CASES):
+                dist.append(run_file_dist_case(at32, world, sharding, args.repeat, tmp))
+                print(json.dumps(dist[-1]), flush=True)
+        write_files(rows, args.repeat, args.out or "benchmarks/results/speed_model_files", options, dist)
         return
     args.out = args.out or "benchmarks/results/speed"
     rows = []

@@ -27,6 +27,7 @@ from memplan.errors import UserError
 from memplan.step import Target
 from memplan.trace.events import Trace
 from memplan.trace.block_once import trace_block_once
+from memplan.trace.model_stacks import file_stack, inspected_model
 from memplan.trace.recorder import Recorder, RecordingMode
 from memplan.trace.tracer import TraceHooks, trace_workload
 from memplan.workload import TrainConfig, Workload
@@ -259,8 +260,9 @@ def trace_rank(workload: Workload, cfg: TrainConfig, sharding: str, world_size: 
                target: Target = Target(), bucket_cap_mb: float | None = None,
                units: tuple[str, ...] = (), full_trace: bool = False) -> tuple[Trace, dict]:
     """Trace rank `rank` of a `world_size`-rank job wrapped in `sharding`; returns (trace, info).
-    FSDP (zero2, zero3, fsdp): block-once (memplan.trace.blocks) when the model's layers are proven
-    identical, each reduced depth wrapped the same way (units chosen by depth-free globs); DDP and ZeRO-1
+    FSDP (zero2, zero3, fsdp): block-once (memplan.trace.blocks; a model file's stack cut in the tracer:
+    memplan.trace.model_stacks) when the model's layers are proven identical, each reduced depth wrapped
+    the same way (units chosen by depth-free globs); DDP and ZeRO-1
     are traced in full (`FULL_TRACE_REASONS`), as is everything with `full_trace`."""
     cfg.validate()
     info: dict = {}
@@ -283,8 +285,7 @@ def trace_rank(workload: Workload, cfg: TrainConfig, sharding: str, world_size: 
 
     if full_trace or not fsdp or (full_units is not None and globs is None):
         trace = one(workload)
-        trace.mode, trace.mode_reason = "full", ("--full-trace" if full_trace else FULL_TRACE_REASONS.get(
-            sharding, "the FSDP units cannot be chosen without naming layer indices"))
+        trace.mode, trace.mode_reason = "full", _full_reason(workload, cfg, sharding, full_trace)
     else:
         trace = trace_block_once(workload, cfg, run_target, min_depth=FSDP_MIN_DEPTH,
                                  trace_fn=lambda wl, on_phase=None: one(wl, on_phase, globs or units))
@@ -294,11 +295,31 @@ def trace_rank(workload: Workload, cfg: TrainConfig, sharding: str, world_size: 
     return trace, info
 
 
+def _full_reason(workload: Workload, cfg: TrainConfig, sharding: str, full_trace: bool) -> str:
+    """Why a rank is traced in full before block-once is tried: asked to, the sharding, a model file
+    without a stack to cut (memplan.trace.model_stacks says why), or FSDP units named by layer index."""
+    if full_trace:
+        return "--full-trace"
+    if sharding in FULL_TRACE_REASONS:
+        return FULL_TRACE_REASONS[sharding]
+    if workload.extra.get("hf_config") is None:
+        stack, why = file_stack(workload, cfg)
+        if stack is None:
+            return why
+    return "the FSDP units cannot be chosen without naming layer indices"
+
+
 def _units(workload: Workload, units: tuple[str, ...]) -> tuple[list[str] | None, tuple[str, ...] | None]:
     """The full model's FSDP units and depth-free globs choosing them (`_wrap.depth_free_units`), from the
-    model built on the meta device; (None, None) for a model file (traced in full: memplan.trace.blocks)."""
+    model built on the meta device (an HF config) or on fake tensors, unrecorded (a model file:
+    memplan.trace.model_stacks, which cuts its stack); (None, None) for a model file that cannot be built
+    that way (traced in full)."""
     if workload.extra.get("hf_config") is None:
-        return None, None
-    with torch.device("meta"):
-        model = workload.build_model()
+        try:
+            model = inspected_model(workload)
+        except Exception:  # noqa: BLE001 - block-once is an optimisation; the full trace reports the failure
+            return None, None
+    else:
+        with torch.device("meta"):
+            model = workload.build_model()
     return depth_free_units(model, units)

@@ -11,7 +11,7 @@ from memplan.trace.model_stacks import file_stack, trace_file_stack
 
 def trace_block_once(workload, cfg, target, on_phase=None, trace_fn=None, min_depth: int = 1) -> Trace:
     """The trace of `cfg`'s steps, block-once when the model's layers are proven identical (see
-    memplan.trace.blocks; a model file's stack: memplan.trace.model_stacks, with the default tracer only),
+    memplan.trace.blocks; a model file's stack: memplan.trace.model_stacks, also through `trace_fn`),
     or form runs of identical layers (checkpointing differs between them: memplan.trace.block_runs, with
     the default tracer only), else the full trace; `trace.mode` says which
     ran, `trace.mode_reason` why. `trace_fn(workload, on_phase)`: how one workload is traced (default:
@@ -29,11 +29,11 @@ def trace_block_once(workload, cfg, target, on_phase=None, trace_fn=None, min_de
         trace, why = from_reduced(workload, stack, trace_fn, on_phase, min_depth)
         if trace is not None:
             return trace
-    elif default_fn and workload.extra.get("hf_config") is None:   # a model file: its stack cut in the tracer
+    elif workload.extra.get("hf_config") is None:   # a model file: its stack cut in the tracer (any trace_fn)
         file, why = file_stack(workload, cfg)
         trace = None
         if file is not None:
-            trace, why = trace_file_stack(workload, file, trace_fn, on_phase)
+            trace, why = trace_file_stack(workload, file, trace_fn, on_phase, min_depth)
         if trace is not None:
             return trace
     elif default_fn and why == MIXED:

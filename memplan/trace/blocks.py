@@ -13,12 +13,15 @@ full-depth model (class, parameter and buffer shapes and dtypes, hooks, plain at
 the layer index, activation checkpointing), every per-layer list in the config uniform over them; and
 the rule must predict the (d+2)-layer trace from the d- and (d+1)-layer ones byte for byte (every
 storage record, every event, every phase mark, every note), with the same chunks found between d+1 and
-d+2 as between d and d+1. Otherwise the full trace runs, and the trace says which mode ran and why.
+d+2 as between d and d+1. Where no rule is found so, once more with the sizes of the records that only
+one of the d and d+1 traces has (`sized_keys`: clip_grad_norm's stack of one norm per parameter) out of
+the token keys, each grown by its growth from d to d+1 per layer -- under the same check. Otherwise the
+full trace runs, and the trace says which mode ran and why.
 
 Covers Hugging Face configs of decoder-style models (one stack of layers: `num_hidden_layers`), on
 one device and per rank under FSDP (memplan.distributed._fake_trace passes its own `trace_fn`, and
-starts at 2 layers); model files: their stack cut inside the tracer (memplan.trace.model_stacks, one
-device); DDP and ZeRO-1 are traced in full. Layers that differ only in runs
+starts at 2 layers); model files: their stack cut inside the tracer (memplan.trace.model_stacks, on
+one device and per FSDP rank); DDP and ZeRO-1 are traced in full. Layers that differ only in runs
 (checkpointing on some of them): memplan.trace.block_runs; which one runs: memplan.trace.block_once.
 """
 from __future__ import annotations
@@ -176,18 +179,18 @@ def reduced_workload(workload, depth: int, keep: list[int] | None = None):
 
 
 # ---- the event stream as tokens --------------------------------------------------------------------
+SIZED = -1   # a token key's size where the record's size is kept aside (`_Tokens.nb`): it grows with the depth
+
+
 @dataclass
 class _Tokens:
     toks: list      # ("M", phase, step, micro) | ("A", key) | ("F", key, rank); key has no layer index
     idx: list       # layer index of each token's record, -1 for none
+    nb: list | None = None   # with `sized` keys (`tokenize`): each token's record's size, 0 for a mark
 
 
-def tokenize(trace: Trace, path: str, front: bool = False) -> _Tokens:
-    """Marks and events in order; a record's module loses its layer index (kept aside in `idx`); a free
-    names the freed record by its fields and its rank among the live records with the same fields,
-    counted from the newest (r >= 0); with `front`, from the oldest (~r) where that is the smaller rank
-    (records without a layer index that pile up one per layer and are freed oldest first, as FSDP's
-    sharding temporaries are, then free at the same rank whatever the depth)."""
+def _record_keys(trace: Trace, path: str) -> tuple[list, list]:
+    """Per record: its fields with the module's layer index taken out, and that index (-1 for none)."""
     pat = re.compile(re.escape(path) + r"\.(\d+)(\..*)?$")
     keys, kidx = [], []
     for r in trace.storages:
@@ -199,6 +202,30 @@ def tokenize(trace: Trace, path: str, front: bool = False) -> _Tokens:
             module, i = r.module.replace("{", "{{").replace("}", "}}"), -1
         keys.append((r.nbytes, r.category, module, r.phase, r.op, r.step, r.micro_step, r.dtype))
         kidx.append(i)
+    return keys, kidx
+
+
+def sized_keys(a: Trace, b: Trace, path: str) -> frozenset:
+    """The record keys (`_record_keys`) of either trace that the other trace never has: candidates for a
+    record whose size grows with the depth (clip_grad_norm's stacked per-parameter norms, one per
+    parameter), whose size `tokenize` then keeps out of the key."""
+    ka, kb = set(_record_keys(a, path)[0]), set(_record_keys(b, path)[0])
+    return frozenset(ka ^ kb)
+
+
+def tokenize(trace: Trace, path: str, front: bool = False, sized: frozenset = frozenset()) -> _Tokens:
+    """Marks and events in order; a record's module loses its layer index (kept aside in `idx`); a free
+    names the freed record by its fields and its rank among the live records with the same fields,
+    counted from the newest (r >= 0); with `front`, from the oldest (~r) where that is the smaller rank
+    (records without a layer index that pile up one per layer and are freed oldest first, as FSDP's
+    sharding temporaries are, then free at the same rank whatever the depth). Records whose key is in
+    `sized` have their size replaced by `SIZED` in the key and kept in `nb` (`extend` grows it by the
+    same bytes per layer as between the two depths)."""
+    keys, kidx = _record_keys(trace, path)
+    sizes = nb = None
+    if sized:
+        sizes, nb = [k[0] for k in keys], []
+        keys = [(SIZED,) + k[1:] if k in sized else k for k in keys]
     toks, idx = [], []
     live: dict[tuple, list[int]] = {}
     marks = trace.marks
@@ -207,6 +234,8 @@ def tokenize(trace: Trace, path: str, front: bool = False) -> _Tokens:
         while mi < len(marks) and marks[mi][0] <= e:
             toks.append(("M",) + tuple(marks[mi][1:]))
             idx.append(-1)
+            if nb is not None:
+                nb.append(0)
             mi += 1
         sid = v if v >= 0 else ~v
         full = (keys[sid], kidx[sid])
@@ -220,10 +249,14 @@ def tokenize(trace: Trace, path: str, front: bool = False) -> _Tokens:
             toks.append(("F", keys[sid], ~pos if front and pos < rank else rank))
             del same[pos]
         idx.append(kidx[sid])
+        if nb is not None:
+            nb.append(sizes[sid])
     for mark in marks[mi:]:
         toks.append(("M",) + tuple(mark[1:]))
         idx.append(-1)
-    return _Tokens(toks, idx)
+        if nb is not None:
+            nb.append(0)
+    return _Tokens(toks, idx, nb)
 
 
 @dataclass(frozen=True)
@@ -347,9 +380,11 @@ def _directions(ops: list, ta: _Tokens, tb: _Tokens) -> list[int] | None:
     return out
 
 
-def extend(ta: _Tokens, tb: _Tokens, extra: int, how: Strategy) -> tuple[list, list, list] | None:
-    """Tokens of the trace with `extra` more layers than `tb` (which has one more than `ta`), and the
-    chunk structure used (normalised chunks and their directions, to compare between depths)."""
+def extend(ta: _Tokens, tb: _Tokens, extra: int, how: Strategy) -> tuple[list, list, list, list | None] | None:
+    """Tokens of the trace with `extra` more layers than `tb` (which has one more than `ta`), the chunk
+    structure used (normalised chunks and their directions, to compare between depths) and, with sized
+    keys, the tokens' record sizes (a matched `SIZED` record grown by its growth from `ta` to `tb` per
+    layer)."""
     ops = align(ta.toks, tb.toks, how)
     if ops is None:
         return None
@@ -357,6 +392,7 @@ def extend(ta: _Tokens, tb: _Tokens, extra: int, how: Strategy) -> tuple[list, l
     if dirs is None:
         return None
     toks, idx, chunks = [], [], []
+    nb = [] if tb.nb is not None else None
     d_iter = iter(dirs)
     for op in ops:
         if op[0] == "eq":
@@ -364,6 +400,10 @@ def extend(ta: _Tokens, tb: _Tokens, extra: int, how: Strategy) -> tuple[list, l
             toks.extend(tb.toks[j:j + n])
             idx.extend(tb.idx[j + k] + (tb.idx[j + k] - ta.idx[i + k]) * extra if ta.idx[i + k] >= 0 else -1
                        for k in range(n))
+            if nb is not None:
+                nb.extend(tb.nb[j + k] + (tb.nb[j + k] - ta.nb[i + k]) * extra
+                          if tb.toks[j + k][0] == "A" and tb.toks[j + k][1][0] == SIZED else tb.nb[j + k]
+                          for k in range(n))
             continue
         _, j, n = op
         direction = next(d_iter)
@@ -373,21 +413,26 @@ def extend(ta: _Tokens, tb: _Tokens, extra: int, how: Strategy) -> tuple[list, l
         for c in order:
             toks.extend(chunk)
             idx.extend(x + c if x >= 0 else -1 for x in cidx)
-    return toks, idx, chunks
+            if nb is not None:
+                nb.extend(tb.nb[j:j + n])
+    return toks, idx, chunks, nb
 
 
-def untokenize(toks: list, idx: list, steps: int, notes: list) -> Trace | None:
-    """The Trace the tokens describe (frees resolved by rank among identical live records)."""
+def untokenize(toks: list, idx: list, steps: int, notes: list, nb: list | None = None) -> Trace | None:
+    """The Trace the tokens describe (frees resolved by rank among identical live records; a `SIZED`
+    record's size from `nb`)."""
     trace = Trace(steps=steps, notes=list(notes))
     st, ev, marks = trace.storages, trace.events, trace.marks
     live: dict[tuple, list[int]] = {}
-    for tok, i in zip(toks, idx):
+    for t, (tok, i) in enumerate(zip(toks, idx)):
         kind = tok[0]
         if kind == "M":
             marks.append((len(ev), tok[1], tok[2], tok[3]))
         elif kind == "A":
             key = tok[1]
             nbytes, category, module, phase, op, step, micro, dtype = key
+            if nbytes == SIZED:
+                nbytes = nb[t]
             st.append(StorageRecord(nbytes, category, module.format(i) if i >= 0 else module.format(),
                                     phase, op, step, micro, dtype))
             sid = len(st) - 1
@@ -448,11 +493,16 @@ def synthesize(traces: list[Trace], depths: list[int], path: str, n_layers: int)
     if not traces[0].notes == traces[1].notes == traces[2].notes:
         return None, "the trace notes depend on the number of layers"
     why = f"the {depths[1]}-layer trace is not the {depths[0]}-layer one plus repeated chunks"
-    for front in (False, True):
-        t0, t1 = (tokenize(t, path, front) for t in traces[:2])
-        trace, why = _synthesize(t0, t1, traces, depths, n_layers, why)
-        if trace is not None:
-            return trace, ""
+    for sized in (frozenset(), None):
+        if sized is None:   # records whose size grows with the depth, last (the sizes are then out of the keys)
+            sized = sized_keys(traces[0], traces[1], path)
+            if not sized:
+                break
+        for front in (False, True):
+            t0, t1 = (tokenize(t, path, front, sized) for t in traces[:2])
+            trace, why = _synthesize(t0, t1, traces, depths, n_layers, why)
+            if trace is not None:
+                return trace, ""
     return None, why
 
 
@@ -462,12 +512,12 @@ def _synthesize(t0: _Tokens, t1: _Tokens, traces, depths, n_layers, why):
         first = extend(t0, t1, 1, how)
         if first is None:
             continue
-        predicted = untokenize(first[0], first[1], traces[1].steps, traces[1].notes)
+        predicted = untokenize(first[0], first[1], traces[1].steps, traces[1].notes, first[3])
         if predicted is None or not same_trace(predicted, traces[2]):
             why = f"the {depths[2]}-layer trace differs from its prediction from {depths[0]} and {depths[1]} layers"
             continue
         rest = extend(t0, t1, n_layers - depths[1], how)
-        trace = rest and untokenize(rest[0], rest[1], traces[2].steps, traces[2].notes)
+        trace = rest and untokenize(rest[0], rest[1], traces[2].steps, traces[2].notes, rest[3])
         if trace is not None:
             return trace, ""
         why = "a free could not be matched in the synthesized trace"

@@ -25,19 +25,25 @@ inside the tracer, after `build_model()` and before the step:
   `len(self.layers)`); a config constant that only sizes something is the full N in every reduced trace,
   as in the full one, and a loop that indexes the cut list up to it fails the reduced trace.
 
+The reduced traces are taken through whatever `trace_fn` the caller has: the default tracer, one FSDP
+rank of memplan.distributed._fake_trace (each cut model wrapped by `fully_shard` as the full one, its
+units chosen on the fake-built model by depth-free globs, from 2 layers), the optimizer-only run of
+memplan.trace.optsplice (the plan's splice). `.item()` reads outside `build_model()` (Adafactor's step
+counter) are answered 0 at every depth, the reduced traces as the full one, and their count grows per
+layer (`blocks.scaled_notes`); `clip_grad_norm`'s stacked per-parameter norms grow by the same bytes per
+layer (`blocks.sized_keys`): both are written at the full depth and checked at d+2 like everything else.
+
 Refused (the full trace runs; `trace.mode_reason` says why): a fine-tuning front end (LoRA / PEFT /
 freezing by memplan.finetune), a custom `train_step`, a model that cannot be built on fake tensors,
 no stack or several, layers that differ or checkpointing that differs between them, fewer than
 `blocks.MIN_LAYERS` layers, a reduced trace whose notes say values were guessed (data-dependent ops on
-unknown values, `.item()` reads answered 0 -- Adafactor's too --, assumed masks, routing policies), one
-layer object repeated in the list, a layer class with a `__deepcopy__` of its own; `clip_grad_norm` fails
-the check (its stacked norms grow with the layers), as it
-does for Hugging Face configs.
+unknown values, `.item()` reads while the model is built, assumed masks, routing policies), one layer
+object repeated in the list, a layer class with a `__deepcopy__` of its own; DDP and ZeRO-1 ranks, as
+for Hugging Face configs (memplan.distributed._fake_trace `FULL_TRACE_REASONS`).
 
-Known limitations: only the default single-device tracer uses it (FSDP ranks and the optimizer-only
-splice of a model file are traced in full); an init pass that replaces the cut layers' tensors with new
-ones (not in place) records them, and the d+2 check then refuses; memplan.plan still counts a model
-file's traces as full ones when it decides what is cheap to trace.
+Known limitations: an init pass that replaces the cut layers' tensors with new ones (not in place)
+records them, and the d+2 check then refuses; memplan.plan still counts a model file's traces as full
+ones when it decides what is cheap to trace.
 """
 from __future__ import annotations
 
@@ -82,7 +88,7 @@ def file_stack(workload, cfg) -> tuple[FileStack | None, str]:
     if workload.train_step is not None:
         return None, "a model file with its own train_step: not proven for block-once"
     try:
-        model = _inspected_model(workload)
+        model = inspected_model(workload)
     except Exception as exc:  # noqa: BLE001 - block-once is an optimisation; the full trace decides
         return None, f"a model file whose model cannot be built on fake tensors ({type(exc).__name__})"
     found = _stacks(model)
@@ -133,7 +139,7 @@ def _slots(workload, path: str, cls) -> tuple | None:
 _META: list[tuple] = []   # (workload, model): the last models built on fake tensors to be inspected
 
 
-def _inspected_model(workload):
+def inspected_model(workload):
     """The model on fake tensors, no recording (only inspected, never run), built once per workload (a
     plan asks again for each configuration it traces)."""
     import torch
@@ -279,18 +285,24 @@ def _cut(model, stack: FileStack, depth: int, made: list):
 # ---- the trace ---------------------------------------------------------------------------------------
 def guessed_notes(notes: list[str]) -> list[str]:
     """The trace notes that say values were guessed on fake tensors (all but memplan.trace.tracer's notes
-    of ops sized from real values, fake kernels and ops run on zeros)."""
-    from memplan.trace.tracer import _RULE_NOTES   # imports torch
+    of ops sized from real values, fake kernels and ops run on zeros, and of `.item()` reads outside
+    `build_model()`: each is answered 0, in the reduced traces as in the full one, so the step does the
+    same whatever the depth; a read while the model is built is still refused)."""
+    from memplan.trace.tracer import _RULE_NOTES, SCALAR_READS_NOTE   # imports torch
 
+    reads = SCALAR_READS_NOTE.split("{n}")[1]
     sure = tuple(_RULE_NOTES[r].split("{")[0] for r in _DETERMINISTIC_RULES)
-    return [n for n in notes if not n.startswith(sure)]
+    return [n for n in notes if not n.startswith(sure) and not (n.split(" ", 1)[0].isdigit() and n.endswith(reads))]
 
 
-def trace_file_stack(workload, stack: FileStack, trace_fn, on_phase=None) -> tuple[Trace | None, str]:
+def trace_file_stack(workload, stack: FileStack, trace_fn, on_phase=None,
+                     min_depth: int = 1) -> tuple[Trace | None, str]:
     """The block-once trace of a model file from its model cut to d, d+1 and d+2 layers, or (None, why);
     where the chunks one layer adds are not found from d layers (the seam after the first layer can look
-    like what follows it), once more from d+1 (one more trace, d+3 layers)."""
-    d = stack.first_uniform + 1
+    like what follows it), once more from d+1 (one more trace, d+3 layers). `trace_fn(workload, on_phase)`
+    traces one cut workload (the default tracer, an FSDP rank, the optimizer-only run); `min_depth`: the
+    fewest layers to trace (2 for FSDP ranks)."""
+    d = max(min_depth, stack.first_uniform + 1)
     if d + 2 >= stack.n_layers:
         return None, f"a model file with fewer than {d + 3} layers in {stack.path}: block-once would not be faster"
     traces: dict[int, Trace] = {}

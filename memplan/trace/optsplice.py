@@ -101,7 +101,8 @@ class _NoSplice(UserError):
 
 def optimizer_trace(workload, cfg, target) -> Trace:
     """The optimizer-only trace of `cfg`: block-once over identical layers where memplan.trace.blocks
-    proves it (the optimizer's events repeat per layer as forward's do), else every parameter."""
+    proves it (the optimizer's events repeat per layer as forward's do; a model file's stack cut in the
+    tracer: memplan.trace.model_stacks), else every parameter."""
     from memplan.trace.tracer import trace_workload   # imports torch
 
     def trace_fn(wl, on_phase=None):

@@ -236,9 +236,7 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
         trace.step_once_why = "" if trace.step_once else (
             hooks.step_once.why_not if hooks.step_once.asked else _NOT_DEFAULT_STEP)
     if rec.scalar_calls:
-        trace.notes.append(
-            f"{rec.scalar_calls} data-dependent scalar reads (.item()) answered with 0 on fake tensors"
-        )
+        trace.notes.append(SCALAR_READS_NOTE.format(n=rec.scalar_calls))
     if rec.build_scalar_calls:
         trace.notes.append(
             f"{rec.build_scalar_calls} of them while build_model() ran, on values memplan could not compute: "
@@ -251,6 +249,7 @@ def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target
     return trace
 
 
+SCALAR_READS_NOTE = "{n} data-dependent scalar reads (.item()) answered with 0 on fake tensors"
 _NOT_DEFAULT_STEP = "step 2 is not the default step with one micro-step and no GradScaler (or only one step ran)"
 
 _RULE_NOTES = {

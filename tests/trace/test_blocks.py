@@ -155,6 +155,29 @@ def test_per_layer_counts_in_notes_are_scaled(gpt2_5):
     assert any(".item()" in n for n in fast.trace.notes)
 
 
+@pytest.mark.parametrize("impl", ["default", pytest.param("for-loop", marks=pytest.mark.slow)])
+def test_clipping_is_block_once_and_the_full_trace(tmp_path, impl):
+    """clip_grad_norm stacks one norm per parameter: a record only one of the 1- and 2-layer traces has
+    (`sized_keys`); with its size out of the token key and grown by its growth per layer, the 3-layer trace
+    is predicted exactly and the 6-layer one is the full trace."""
+    fast, full = _both("910B3", hf_config=_tiny_llama(tmp_path, layers=6), batch_size=1, seq_len=16,
+                       clip_grad_norm=1.0, optimizer_impl=impl)
+    assert fast.trace.mode == "block-once", fast.trace.mode_reason
+    _assert_identical(fast, full)
+
+
+def test_sized_keys_are_the_records_one_depth_lacks():
+    from memplan.trace.events import StorageRecord, Trace
+
+    def trace(n_params):
+        recs = [StorageRecord(64, "parameters", "h.0.w", "build", "empty", 0, 0, "float32"),
+                StorageRecord(4 * n_params, "temporaries", "", "optimizer", "stack", 1, 1, "float32")]
+        return Trace(storages=recs)
+
+    sized = blocks.sized_keys(trace(3), trace(5), "h")
+    assert sorted(k[0] for k in sized) == [12, 20] and all(k[4] == "stack" for k in sized)
+
+
 def test_scaled_notes_refuse_counts_that_are_not_per_layer():
     notes = [["12 reads", "same"], ["20 reads", "same"], ["28 reads", "same"]]
     assert blocks.scaled_notes(notes, [1, 2, 3], 10) == ["84 reads", "same"]

@@ -161,9 +161,9 @@ def test_sequential_stack(tmp_path):
 _OPTIONS = [(kw, "block-once") for kw in (
     dict(precision="fp16-amp"), dict(grad_accum=2), dict(optimizer="sgd"), dict(optimizer="adamw-8bit"),
     dict(optimizer_impl="fused"), dict(keep_outputs=False), dict(device="A100-80GB", precision="bf16"),
-    dict(device="910B3", precision="bf16-amp", checkpoint=("layers.*.down",)))] + [
-    (dict(clip_grad_norm=1.0), "full"),           # the stacked per-parameter norms grow with the layers
-    (dict(optimizer="adafactor"), "full"),        # its .item() reads are answered 0: values guessed
+    dict(device="910B3", precision="bf16-amp", checkpoint=("layers.*.down",)),
+    dict(clip_grad_norm=1.0, optimizer_impl="for-loop", precision="bf16-amp"),   # the stacked norms grow
+    dict(optimizer="adafactor", clip_grad_norm=0.5, precision="bf16"))] + [      # .item() reads, answered 0
     (dict(checkpoint=("layers.3",)), "full"),     # checkpointing on one layer only
 ]
 
@@ -186,6 +186,39 @@ def test_first_layers_that_differ_are_kept(tmp_path):
     _assert_identical(fast, full)
 
 
+def test_clipping_is_block_once_and_the_full_trace(tmp_path):
+    """clip_grad_norm stacks one norm per parameter: that record grows by the same bytes per layer, so
+    block-once writes its size at the full depth (memplan.trace.blocks `sized_keys`), byte-identical."""
+    fast, full = _both(_write(tmp_path), clip_grad_norm=1.0)
+    assert fast.trace.mode == "block-once", fast.trace.mode_reason
+    stacked = [r for r in full.trace.storages if r.phase == "optimizer" and r.op == "stack"]
+    assert stacked and stacked[0].nbytes == 4 * (2 + 20 * 6)   # fp32 norms of every parameter
+    _assert_identical(fast, full)
+
+
+def test_adafactor_is_block_once_and_the_full_trace(tmp_path):
+    """Adafactor's `.item()` reads of its step counter are answered 0 in every trace, the cut ones as the
+    full one: no longer a reason to refuse; the note's count grows per layer and is written at the full
+    depth."""
+    from memplan import compat
+
+    if not compat.has_adafactor():
+        pytest.skip("this torch has no torch.optim.Adafactor")
+    fast, full = _both(_write(tmp_path), optimizer="adafactor")
+    assert fast.trace.mode == "block-once", fast.trace.mode_reason
+    assert any(".item()" in n for n in full.trace.notes)
+    _assert_identical(fast, full)
+
+
+@pytest.mark.slow
+def test_item_read_in_forward_is_block_once(tmp_path):
+    """An `.item()` read in forward is answered 0 at every depth (one read per layer): block-once."""
+    fast, full = _both(_write(tmp_path, extra="\n            x = x * (x.sum().item() + 1)"))
+    assert fast.trace.mode == "block-once", fast.trace.mode_reason
+    assert "40 data-dependent scalar reads" in full.trace.notes[0]
+    _assert_identical(fast, full)
+
+
 def test_cut_model_is_the_file_written_with_fewer_layers(tmp_path):
     """The stack cut to 2 layers in the tracer traces exactly as the same file written with 2 layers
     (the 18 layers past the cut, built unrecorded, and the init pass over them leave no trace)."""
@@ -199,11 +232,20 @@ def test_cut_model_is_the_file_written_with_fewer_layers(tmp_path):
 
 
 def test_forward_that_counts_the_layers_is_traced_in_full(tmp_path):
-    """A step that allocates by `len(self.layers)` is not the cut model plus repeated chunks: the check at
-    d+2 layers refuses, the full trace runs."""
+    """A step that allocates by `len(self.layers) ** 2` is not the cut model plus repeated chunks, nor a
+    record growing by the same bytes per layer: the check at d+2 layers refuses, the full trace runs."""
+    extra = "\n        x = x + torch.zeros(len(self.layers) ** 2, *x.shape).sum(0)"
+    fast, full = _both(_write(tmp_path, extra=extra))
+    assert fast.trace.mode == "full" and "differs from its prediction" in fast.trace.mode_reason
+    _assert_identical(fast, full)
+
+
+def test_forward_that_allocates_per_layer_is_block_once(tmp_path):
+    """A step that allocates by `len(self.layers)`: that record grows by the same bytes per layer, so its
+    size at the full depth is written from its growth (checked at d+2), byte-identical to the full trace."""
     extra = "\n        x = x + torch.zeros(len(self.layers), *x.shape).sum(0)"
     fast, full = _both(_write(tmp_path, extra=extra))
-    assert fast.trace.mode == "full" and "model file" in fast.trace.mode_reason
+    assert fast.trace.mode == "block-once", fast.trace.mode_reason
     _assert_identical(fast, full)
 
 
@@ -217,6 +259,9 @@ _TAILS = {
                 "    return net\n",
     "shared": "\n\ndef build_model():\n    net = Net()\n    net.layers = nn.ModuleList([net.layers[0]] * LAYERS)\n"
               "    return net\n",
+    # a value read back while the model is built (its structure may depend on it): not on fake tensors
+    "build_item": "\n\ndef build_model():\n    net = Net()\n    net.scale = net.head.weight.sum().item()\n"
+                  "    return net\n",
     # the layer count from a constant, not from the list
     "indexed": "\n\ndef _forward(self, ids):\n    x = self.embed(ids)\n    for i in range(LAYERS):\n"
                "        x = self.layers[i](x)\n"
@@ -240,11 +285,13 @@ def test_refused_before_any_trace(tmp_path, case, reason):
 @pytest.mark.slow
 @pytest.mark.parametrize("case,reason", [
     ("train_step", "train_step"),
-    ("item", "guesses values"),
+    ("mask", "guesses values"),
+    ("build_item", "cannot be built on fake tensors"),
     ("indexed", "reduced-depth trace failed"),
 ])
 def test_refusals_say_why(tmp_path, case, reason):
-    extra = "\n            x = x * (x.sum().item() + 1)" if case == "item" else ""   # a value read back
+    # a mask assumed full on fake tensors: a guessed value, refused (an `.item()` read in forward is not)
+    extra = "\n            if not torch.isfinite(x).all():\n                x = x * 0" if case == "mask" else ""
     fast, full = _both(_write(tmp_path, tail=_TAILS.get(case, ""), extra=extra))
     assert fast.trace.mode == "full"
     assert "model file" in fast.trace.mode_reason and reason in fast.trace.mode_reason, fast.trace.mode_reason
@@ -307,10 +354,96 @@ def test_fixture_stack_cut_to_two_is_the_two_layer_file(tmp_path, name, precisio
     two.write_text(text.replace(old, new))
     cfg = TrainConfig(batch_size=2, seq_len=32, precision=precision).validate()
     wl = load_model_file(str(MODELS / f"{name}.py"))
-    model = model_stacks._inspected_model(wl)
+    model = model_stacks.inspected_model(wl)
     [path] = model_stacks._stacks(model)   # frozen_backbone's first layers differ: the cut needs no proof
     layers = model.get_submodule(path)
     cls = type(layers[0])
     stack = model_stacks.FileStack(path, len(layers), 0, cls, model_stacks._slots(wl, path, cls))
     cut = trace_workload(model_stacks.cut_workload(wl, stack, 2), cfg, Target())
     assert same_trace(cut, trace_workload(load_model_file(str(two)), cfg, Target()))
+
+
+# ---- FSDP ranks: each cut depth wrapped as the full model, through the distributed tracer's trace_fn ---
+def _per_rank_both(path, sharding, ranks=(7,), **kw):
+    from memplan.core.analyze import load_workload
+    from memplan.distributed import estimate_per_rank
+
+    workload = load_workload(model=path)
+    cfg = TrainConfig(batch_size=2, seq_len=8, **kw)
+    fast = estimate_per_rank(workload, cfg, 8, sharding, "910B3", ranks=ranks)
+    full = estimate_per_rank(workload, cfg, 8, sharding, "910B3", ranks=ranks, full_trace=True)
+    assert full.trace_mode == "full" and full.trace_mode_reason == "--full-trace"
+    assert fast.per_rank == full.per_rank and fast.strategy_info == full.strategy_info
+    assert fast.notes == full.notes
+    return fast
+
+
+@pytest.fixture
+def _from_4_layers(monkeypatch):
+    """8 layers suffice to check the same code paths (the speed threshold is 16)."""
+    from memplan.trace import blocks
+
+    monkeypatch.setattr(blocks, "MIN_LAYERS", 4)
+
+
+def test_zero3_rank_of_a_model_file_is_block_once(tmp_path, _from_4_layers):
+    """`--world-size 8 --sharding zero3`, rank 7: the stack cut to 2, 3 and 4 layers, each wrapped in FSDP
+    with the units the full model gets (`layers.*`), written to 8: the per-rank estimate of all 8."""
+    fast = _per_rank_both(_write(tmp_path, layers=8), "zero3")
+    assert fast.trace_mode == "block-once", fast.trace_mode_reason
+    assert "a model file" in fast.trace_mode_reason and "cut to 2, 3, 4 layers" in fast.trace_mode_reason
+    assert fast.strategy_info["fsdp_units"] == [f"layers.{i}" for i in range(8)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sharding,kw", [
+    ("zero2", dict(precision="bf16-amp", checkpoint=("layers.*",))), ("fsdp", dict(precision="bf16-mp")),
+    ("zero3", dict(clip_grad_norm=1.0))], ids=str)   # (Adafactor's .item() on a DTensor fails the full trace too)
+def test_fsdp_rank_traces_of_a_model_file_are_byte_identical(tmp_path, sharding, kw):
+    from memplan.core.analyze import load_workload
+    from memplan.distributed._fake_trace import trace_rank
+
+    wl = load_workload(model=_write(tmp_path))
+    cfg = TrainConfig(batch_size=2, seq_len=8, **kw)
+    target = Target(family="npu", name="910B3")
+    fast, info = trace_rank(wl, cfg, sharding, 8, 7, target)
+    full, full_info = trace_rank(wl, cfg, sharding, 8, 7, target, full_trace=True)
+    assert fast.mode == "block-once", fast.mode_reason
+    assert same_trace(fast, full) and info == full_info
+
+
+def test_ddp_rank_of_a_model_file_says_why_it_is_traced_in_full(tmp_path, _from_4_layers):
+    fast = _per_rank_both(_write(tmp_path, layers=8), "ddp", ranks=(0,))
+    assert fast.trace_mode == "full" and "buckets" in fast.trace_mode_reason
+
+
+# ---- the plan's optimizer-only run (memplan.trace.optsplice) ---------------------------------------------
+@pytest.mark.parametrize("kw", [dict(optimizer="sgd"), pytest.param(dict(optimizer="adafactor", clip_grad_norm=1.0),
+                                                                      marks=pytest.mark.slow)], ids=str)
+def test_optimizer_only_trace_of_a_model_file_is_block_once(tmp_path, kw):
+    from memplan.trace.optsplice import _optimizer_run, optimizer_trace
+
+    wl = load_model_file(_write(tmp_path))
+    cfg = TrainConfig(batch_size=2, seq_len=8, **kw).validate()
+    target = Target(family="npu", name="910B3")
+    fast = optimizer_trace(wl, cfg, target)
+    assert fast.mode == "block-once" and "a model file" in fast.mode_reason, fast.mode_reason
+    assert same_trace(fast, trace_workload(wl, cfg, target, runner=_optimizer_run))
+
+
+def test_evaluator_splices_a_model_file_optimizer_change(tmp_path, _from_4_layers):
+    """The plan's splice of adafactor onto a model file's adamw trace, its optimizer-only trace block-once:
+    byte-identical to the full trace of the adafactor configuration."""
+    from memplan.core import run_analysis as analysis
+    from memplan.plan.evaluate import OPTIMIZER_SPLICE, Evaluator
+
+    path = _write(tmp_path, layers=8)
+    base = analysis(model=path, batch_size=2, seq_len=8, fallback=False)
+    ev = Evaluator(base.workload, base.device, 1 << 40)
+    ev.trace(base.config)
+    new = base.config.with_(optimizer="adafactor")
+    tr = ev.trace(new)
+    assert [row["mode"] for row in ev.log] == ["block-once", OPTIMIZER_SPLICE], ev.splice_why
+    assert next(iter(ev._minis.values())).mode == "block-once"
+    full = analysis(model=path, config=new, fallback=False, full_trace=True)
+    assert same_trace(tr, full.trace)
