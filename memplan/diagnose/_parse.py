@@ -234,6 +234,8 @@ _TRIGGER = re.compile(
     r"|ptxas|Duplicate GPU|(?i:world[ _]?size)"
     # dev batch 24: ROCm's GPU page fault, fake-tensor and functionalization checks, lists of possible causes
     r"|Memory access fault|non-ATen|must be .meta.|(?i:root causes|common causes|possible causes)"
+    # dev batch 25: an upper-case logging level alone ('[ERROR] arg0 tensorsize: .. not match', ais_bench / msit)
+    r"|\bERROR\b"
     # dev batch 23: protobuf's double registration, MindSpore's scheduler re-registration, ATen's view / stack checks
     r"|already exists in database|Repeated registration|view size is not compatible|stack expects each tensor"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes

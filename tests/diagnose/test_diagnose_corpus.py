@@ -94,6 +94,8 @@ DEV_UNSUPPORTED = {
     "rocm_foreign_tfupstream82.log": "TensorFlow's 'failed to allocate 7.35G (7889485824 bytes) from device: "
                                      "hipError_t(1002)' retries, the same text as the dev set's TF capacity logs; "
                                      "that another process held the GPU is the maintainer's reading",
+    "npu_param_msversionshadow.log": "\"No module named 'mindspore.version'\" reads as a missing module; that a "
+                                     "directory named like the package shadows it is the FAQ's answer",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]

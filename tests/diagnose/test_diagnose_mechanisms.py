@@ -1060,6 +1060,17 @@ def test_dev_batch_25_families(log, want):
     assert diagnose(log, prior=False).primary_category == want
 
 
+def test_upper_case_error_lines_are_read():
+    # a line whose only error word is the logging level '[ERROR]' reaches the rules (before, it was skipped and the
+    # log read benign)
+    log = "[INFO] try get model batchsize:4\n[ERROR] arg1 tensorsize: 1024 filesize: 4096 not match\n"
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+    log = "[INFO] load model done\n[ERROR] save out files error array shape:(1, 10) filesinfo:[['a.bin', 'b.bin']] " \
+          "files_count_perbatch:2 ndata.shape0:1\n"
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+    assert diagnose("[ERROR] something went wrong in stage 3\n", prior=False).primary_category != Category.BENIGN
+
+
 def test_tbe_dtype_list_check_is_left_to_the_dtype_rows():
     # E80008 names the dtypes the op supports: not an argument-value check
     log = "In op[add], the parameter[x1]'s dtype should be one of [float16, float32], but actually is [int64].\n"
