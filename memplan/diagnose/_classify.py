@@ -140,6 +140,12 @@ def classify_oom(n: dict[str, Any], flags: set[str]) -> Verdict:
         return _foreign_verdict(s)
     if frag is not None:
         return frag
+    if "foreign" in flags and s.req is not None and s.total is None and s.free is None:
+        # a message that gives only the request but is printed where nothing of this process is allocated yet (a
+        # framework's one-time pool reservation at start, dev batch 25): what is missing is held by others
+        return Verdict(Category.FOREIGN_MEMORY, 0.6,
+                       f"{s.head()} when the framework reserved its device pool at start, before this process "
+                       "had allocated anything: other processes already hold the device's memory.", s.facts, set())
     return _capacity_verdict(s)
 
 

@@ -161,7 +161,20 @@ _VLLM_FREE = re.compile(r"Free memory on device(?: ([\w:]+))? \((\d+(?:\.\d+)?)/
 # TensorFlow's stream executor when a device allocation fails (tensorflow stream_executor/cuda/cuda_driver.cc
 # GpuDriver::DeviceAllocate: 'failed to allocate 17.79G (19104890880 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY';
 # HostAllocate: 'failed to alloc N bytes on host'): the exact byte count is the one in brackets.
-_TF_DEVICE = re.compile(r"failed to allocate \S+ \((\d+) bytes\) from device: CUDA_ERROR_OUT_OF_MEMORY")
+# TensorFlow on ROCm prints the same sentence from stream_executor/rocm/rocm_driver.cc with the HIP result
+# ('from device: hipError_t(1002)' in old builds, 'from device: HIP_ERROR_OutOfMemory' in newer ones; dev batch 25,
+# https://github.com/ROCm/tensorflow-upstream/issues/82).
+_TF_DEVICE = re.compile(r"failed to allocate \S+ \((\d+) bytes\) from device: "
+                        r"(?:CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory|hipError_t\(1002\))")
+# MindSpore's device memory pool on Ascend (1.x): 'Out of Memory!!! total[T] (dynamic[D] memory poll[P]) malloc[M]
+# failed!': one request of M bytes against the T bytes the pool may use (quoted in mindspore-ai/docs
+# docs/mindspore/source_en/faq/implement_problem.md@9e844dc65dc5ef4381574e8b6ec2f93f9681f720; dev batch 25).
+# and its pool's one-time reservation at start (MindSpore 1.x ascend_memory_manager.cc MallocDeviceMemory: 'Malloc
+# device memory failed, size[32212254720], ret[207001], Device 6 may be other processes occupying this card'): MindSpore
+# takes the device's whole pool at once before anything of the job is allocated, so this failing means other
+# processes hold the card (the same page's EE9999 case; dev batch 25). Flag foreign: the request is all it gives.
+_MS_MALLOC = re.compile(r"MallocDeviceMemory\]?\s*Malloc device memory failed, size\[(\d+)\]")
+_MS_OOM = re.compile(r"Out of Memory!+ total\[(\d+)\] \(dynamic\[(\d+)\] memory poll\[(\d+)\]\) malloc\[(\d+)\] failed")
 _TF_HOST = re.compile(r"failed to alloc (\d+) bytes on host: CUDA_ERROR_OUT_OF_MEMORY")
 # Theano's CUDA allocator (Theano theano/sandbox/cuda/cuda_ndarray.cu device_malloc: 'Error allocating %llu bytes of
 # device memory (%s). Driver report %llu bytes free and %llu bytes total'; dev batch 18): no cache figures, so the
@@ -221,6 +234,8 @@ _TRIGGER = re.compile(
     r"|ptxas|Duplicate GPU|(?i:world[ _]?size)"
     # dev batch 24: ROCm's GPU page fault, fake-tensor and functionalization checks, lists of possible causes
     r"|Memory access fault|non-ATen|must be .meta.|(?i:root causes|common causes|possible causes)"
+    # dev batch 25: an upper-case logging level alone ('[ERROR] arg0 tensorsize: .. not match', ais_bench / msit)
+    r"|\bERROR\b"
     # dev batch 23: protobuf's double registration, MindSpore's scheduler re-registration, ATen's view / stack checks
     r"|already exists in database|Repeated registration|view size is not compatible|stack expects each tensor"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
@@ -368,8 +383,8 @@ def _ggml_oom(no: int, line: str, vram: dict[int, int]) -> Evidence | None:
 
 
 def _other_oom(no: int, line: str) -> Evidence | None:
-    """Out-of-memory lines of other layouts whose sizes are known: vLLM's start-up check, TensorFlow's, Theano's,
-    numpy's and MLX's allocators."""
+    """Out-of-memory lines of other layouts whose sizes are known: vLLM's start-up check, MindSpore's pool,
+    TensorFlow's (CUDA and ROCm), Theano's, numpy's and MLX's allocators."""
     vm = _VLLM_FREE.search(line)
     if vm:
         free, total, _util, want = (float(g) for g in vm.groups()[1:])
@@ -378,6 +393,14 @@ def _other_oom(no: int, line: str) -> Evidence | None:
         if vm.group(1):
             nums["device"] = vm.group(1)
         return Evidence(no, "oom", line[:2000], "memory", 3, flags=frozenset({"startup"}), numbers=nums)
+    sm = _MS_OOM.search(line)
+    if sm:
+        return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": int(sm.group(4)),
+                                                                      "total_bytes": int(sm.group(1)), "device": "npu"})
+    pm = _MS_MALLOC.search(line)
+    if pm:
+        return Evidence(no, "oom", line[:2000], "memory", 3, flags=frozenset({"foreign"}),
+                        numbers={"requested_bytes": int(pm.group(1)), "device": "npu"})
     tm = _TF_DEVICE.search(line)
     if tm:
         return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": int(tm.group(1)),

@@ -1015,3 +1015,82 @@ def test_a_list_of_possible_causes_is_not_a_cause():
     # a kernel log line naming the OOM killer is still read
     assert diagnose(hedge + "Out of memory: Killed process 4242 (python) total-vm:99999999kB\n",
                     prior=False).primary_category == Category.CAPACITY
+
+
+# ---------------------------------------------------------------- dev batch 25
+
+@pytest.mark.parametrize("log,want", [
+    # HCCL's environment-variable stage: a set-up fault, not a communication failure
+    ("[ERROR] HCCL(1,python3):2025-01-01-00:00:00.000.001 [sal.cc:501] [1][InitGroupStage][EnvConfig]set ifname to "
+     "[eth9] by HCCL_SOCKET_IFNAME, but not found in the environment, ifnames in the environment is as follows\n",
+     Category.ENVIRONMENT),
+    ("[ERROR] HCCL(7,python):2025-01-01-00:00:00.000.002 [externalinput.cc:169] [7][InitGroupStage][EnvConfig]errNo["
+     "0x0000000005000001] In init env variable param, parse HCCL_BUFFSIZE failed. errno[1]\n", Category.ENVIRONMENT),
+    # the rank table is the user's configuration: invalid-param
+    ("RuntimeError: Ascend collective communication initialization failed.\nEI0004: The ranktable is invalid,Reason:"
+     "[The ranktable config server_id is repeated.]. Please check the configured ranktable.\n", Category.INVALID_PARAM),
+    ("hccl init failed: rank table file /data/hccl_8p.json does not exist\n", Category.INVALID_PARAM),
+    # ranks calling one collective with different arguments: the script's bug
+    ("EI0005: The arguments for collective communication are inconsistent between ranks: tag [HcomAllGather_1], "
+     "parameter [dataType], local [2], remote [1]\nDistribute Task Failed,\n", Category.INVALID_PARAM),
+    # NCCL: no route to the peer from the chosen interface
+    ("node1:12:12 [0] include/socket.h:403 NCCL WARN Connect to 10.0.0.2<43215> failed : Network is unreachable\n"
+     "RuntimeError: NCCL error: unhandled system error\n", Category.ENVIRONMENT),
+    # the device index checks, both wordings
+    ("EE1001: The argument is invalid.Reason: Set device failed, invalid device, set device=4, valid device range is "
+     "[0, 4)\n", Category.INVALID_PARAM),
+    ("Call aclrtSetDevice failed, ret[107001]. Got device count[2] and device id[3], please check if device id is "
+     "valid.\n", Category.INVALID_PARAM),
+    # TBE's operator argument checks; the dtype-list check is not one of them
+    ("RuntimeError: ({'errCode': 'E80001', 'op_name': 'conv2d'}, 'In op[conv2d], the parameter[groups] should be in "
+     "the range of [1, 64], but actually is [128].')\n", Category.INVALID_PARAM),
+    ("RuntimeError: In op[matmul], the shape of input[x1] is invalid, [rank must be 2].\n", Category.INVALID_PARAM),
+    # YARN's kill for memory is the host running out, as an OOM killer
+    ("Container [pid=1,containerID=container_1_0001_01_000002] is running beyond physical memory limits. Current "
+     "usage: 16.1 GB of 16 GB physical memory used. Killing container.\n", Category.CAPACITY),
+    # a module that is not there, quoted without the exception class
+    ("训练时报 No module named 'apex' 问题\n", Category.ENVIRONMENT),
+    # a compiler error while building a package
+    ("src/_ext.c:120:9: error: implicit declaration of function 'PyEval_InitThreads'\n", Category.ENVIRONMENT),
+    # the driver cannot even create this process's context: the device is already full
+    ("failed call to cuCtxCreate: CUDA_ERROR_OUT_OF_MEMORY; total memory reported: 8506769408\n",
+     Category.FOREIGN_MEMORY),
+])
+def test_dev_batch_25_families(log, want):
+    assert diagnose(log, prior=False).primary_category == want
+
+
+def test_upper_case_error_lines_are_read():
+    # a line whose only error word is the logging level '[ERROR]' reaches the rules (before, it was skipped and the
+    # log read benign)
+    log = "[INFO] try get model batchsize:4\n[ERROR] arg1 tensorsize: 1024 filesize: 4096 not match\n"
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+    log = "[INFO] load model done\n[ERROR] save out files error array shape:(1, 10) filesinfo:[['a.bin', 'b.bin']] " \
+          "files_count_perbatch:2 ndata.shape0:1\n"
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+    assert diagnose("[ERROR] something went wrong in stage 3\n", prior=False).primary_category != Category.BENIGN
+
+
+def test_tbe_dtype_list_check_is_left_to_the_dtype_rows():
+    # E80008 names the dtypes the op supports: not an argument-value check
+    log = "In op[add], the parameter[x1]'s dtype should be one of [float16, float32], but actually is [int64].\n"
+    assert diagnose(log, prior=False).primary_category != Category.INVALID_PARAM
+
+
+def test_framework_oom_layouts_read_their_sizes():
+    # MindSpore's pool: one request ten times the pool's total is an impossible size
+    d = diagnose("RuntimeError: Out of Memory!!! total[1073741824] (dynamic[0] memory poll[0]) malloc[10737418240] "
+                 "failed!\n", prior=False)
+    assert d.primary_category == Category.ABSURD_REQUEST
+    assert d.primary.numbers["requested_bytes"] == 10 * GiB and d.primary.numbers["total_bytes"] == GiB
+    # its one-time pool reservation at start failing: others hold the card
+    d = diagnose("RuntimeError: mindspore/ccsrc/runtime/device/ascend/ascend_memory_manager.cc:62 MallocDeviceMemory] "
+                 "Malloc device memory failed, size[1073741824], ret[207001]\n", prior=False)
+    assert d.primary_category == Category.FOREIGN_MEMORY and d.primary.numbers["requested_bytes"] == GiB
+    # TensorFlow on ROCm: same sentence as on CUDA; an impossible request is absurd
+    d = diagnose("E tensorflow/compiler/xla/stream_executor/rocm/rocm_driver.cc:606] failed to allocate 100.00TiB "
+                 "(109951162777600 bytes) from device: HIP_ERROR_OutOfMemory\n", prior=False)
+    assert d.primary_category == Category.ABSURD_REQUEST
+    d = diagnose("E tensorflow/stream_executor/rocm/rocm_driver.cc:601] failed to allocate 3.00G (3221225472 bytes) "
+                 "from device: hipError_t(1002)\n", prior=False)
+    assert d.primary_category == Category.CAPACITY and d.primary.numbers["requested_bytes"] == 3 * GiB
