@@ -205,3 +205,36 @@ def test_heldout_logs_are_not_in_the_dev_index():
     assert len(held) >= 50 and len({r["source"] for r in held}) == len(held)
     for r in held:
         assert r["file"] not in dev and r["source"] not in dev
+
+
+def _page(url: str) -> str:
+    """A source URL without its fragment, query and trailing slash, lower-cased: one page or file, whatever anchor."""
+    return url.split("#")[0].split("?")[0].rstrip("/").lower()
+
+
+def _repo(url: str) -> str:
+    """owner/repo of a GitHub URL (the host of any other page): where a log comes from."""
+    parts = _page(url).split("/")
+    return "/".join(parts[3:5]) if len(parts) > 4 and parts[2] == "github.com" else parts[2] if len(parts) > 2 else url
+
+
+def _text(path) -> tuple[str, ...]:
+    return tuple(line.strip() for line in path.read_text(errors="replace").splitlines() if line.strip())
+
+
+# found after the round's first measurement and kept (docs/diagnose.md, round 20's bullet): a sibling file's line
+SHARED_WITH_DEV = {("heldout20", "npu_param_cannrecipeslongcattp.log"),
+                   ("heldout20", "npu_env_mindiellmr1distill70b.log")}
+
+
+def test_no_page_or_text_on_both_sides():
+    """A page cited with a section anchor on one side and without on the other, or a translated twin carrying the same
+    log, must not reach both the dev corpus and a held-out round (round 21 lost two such logs before its measurement)."""
+    dev_pages = {_page(r["source"]) for r in ROWS}
+    dev_texts = {(_text(LOGS / r["file"]), _repo(r["source"])) for r in ROWS}
+    for name, (rows, _) in HELDOUT.items():
+        for r in rows:
+            assert _page(r["source"]) not in dev_pages, (name, r["file"])
+            # the same text from another project is a common message (one CUDA line), not a shared page
+            shared = (_text(LOGS / name / r["file"]), _repo(r["source"])) in dev_texts
+            assert shared == ((name, r["file"]) in SHARED_WITH_DEV), (name, r["file"])
