@@ -27,7 +27,7 @@ from torch.utils._pytree import tree_flatten, tree_unflatten
 from torch.utils.weak import WeakIdKeyDictionary
 
 from memplan import compat
-from memplan.trace import custom_ops, datadep, views
+from memplan.trace import custom_ops, datadep, nodynamo, views
 from memplan.trace.events import StorageRecord, Trace
 from memplan.trace.kernels import WRAPPED_DTYPES, real_layouts
 
@@ -738,3 +738,6 @@ class RecordingMode(TorchDispatchMode):
         keep their value on purpose (found_inf: finite gradients are assumed)."""
         if self._mutable.get(func) and args and isinstance(args[0], torch.Tensor) and args[0].dim():
             self.shadows.pop(args[0], None)
+
+
+nodynamo.install(RecordingMode)   # each op without dynamo's disable wrapper while dynamo is idle
