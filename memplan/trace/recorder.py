@@ -29,7 +29,7 @@ from torch.utils.weak import WeakIdKeyDictionary
 from memplan import compat
 from memplan.trace import custom_ops, datadep, nodynamo, views
 from memplan.trace.events import StorageRecord, Trace
-from memplan.trace.kernels import WRAPPED_DTYPES, real_layouts
+from memplan.trace.kernels import WRAPPED_DTYPES, put_back, real_layouts, take_device_mode
 
 aten = torch.ops.aten
 _LOCAL_SCALAR = aten._local_scalar_dense.default
@@ -355,6 +355,12 @@ class RecordingMode(TorchDispatchMode):
         self._inplace_views: list = []               # views just changed in place (memplan.trace.views)
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        fmode = take_device_mode()
+        if fmode is not None:   # an op the autograd engine runs in backward: as in forward, without it
+            try:
+                return RecordingMode.__torch_dispatch__(self, func, types, args, kwargs)
+            finally:
+                put_back(fmode)
         if func is _LOCAL_SCALAR:
             return self._item(args[0])
         if self._wrapped_pending and func is not _PRIM_DEVICE and not func.is_view:
