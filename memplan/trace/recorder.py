@@ -27,7 +27,7 @@ from torch.utils._pytree import tree_flatten, tree_unflatten
 from torch.utils.weak import WeakIdKeyDictionary
 
 from memplan import compat
-from memplan.trace import custom_ops, datadep, nodynamo, views
+from memplan.trace import custom_ops, datadep, fastdevice, nodynamo, views
 from memplan.trace.events import StorageRecord, Trace
 from memplan.trace.kernels import WRAPPED_DTYPES, put_back, real_layouts, take_device_mode
 
@@ -361,6 +361,10 @@ class RecordingMode(TorchDispatchMode):
                 return RecordingMode.__torch_dispatch__(self, func, types, args, kwargs)
             finally:
                 put_back(fmode)
+        if func is _PRIM_DEVICE and fastdevice.ENABLED and not kwargs:   # the engine asks a tensor's device:
+            device = fastdevice.device_of(args)                         # nothing to record (see below)
+            if device is not None:
+                return device
         if func is _LOCAL_SCALAR:
             return self._item(args[0])
         if self._wrapped_pending and func is not _PRIM_DEVICE and not func.is_view:
