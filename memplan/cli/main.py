@@ -71,11 +71,11 @@ def main() -> None:
 def _at_exit() -> None:
     """At exit: stop the cyclic collector and freeze the heap, so that the interpreter's shutdown does
     not run its full collections over every object of torch and transformers (0.6 s CPU of a 4 s
-    `analyze` of the Llama-2-70B shape, benchmarks/results/speed_analyze_profile.md). Modules are still
-    torn down and their objects freed by reference counting (files flushed and closed); only garbage
-    cycles left at exit stay uncollected, which Python does not promise to collect anyway. An atexit
-    handler, so a caller that runs `main()` in its own process and goes on keeps its collector.
-    Then `_quick_exit` where that is safe."""
+    `analyze` of the Llama-2-70B shape, benchmarks/results/speed_analyze_profile.md). Then `_quick_exit`
+    where that is safe; elsewhere modules are still torn down and their objects freed by reference
+    counting (files flushed and closed); only garbage cycles left at exit stay uncollected, which Python
+    does not promise to collect anyway. An atexit handler, so a caller that runs `main()` in its own
+    process and goes on keeps its collector."""
     gc.disable()
     gc.freeze()
     if _EXIT["last"] and _EXIT["code"] is not _UNSET and _EXIT["command"] in _QUICK_EXIT and not _user_code():
