@@ -67,6 +67,8 @@ def exits(monkeypatch):
     monkeypatch.setitem(entry._EXIT, "code", 0)
     monkeypatch.setitem(entry._EXIT, "last", True)
     monkeypatch.setitem(entry._EXIT, "command", "devices")
+    for name in [n for n in sys.modules if n.startswith("memplan_user_model_")]:   # earlier tests' model files
+        monkeypatch.delitem(sys.modules, name)
     return seen
 
 
