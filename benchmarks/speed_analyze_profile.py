@@ -6,7 +6,9 @@ its functions wrapped to time each part (wall and CPU seconds): the interpreter 
 imports, loading the workload (imports torch and transformers, reads the config, imports the model
 class), checking the layers (`hf_stack`: the model on the meta device), each reduced-depth trace,
 writing the N-layer trace from them (`synthesize`), the allocator replay, the estimate, the JSON output,
-and the interpreter's shutdown (from the handlers at exit to the process's end, seen by the parent).
+and the interpreter's shutdown (from the handlers at exit to the process's end, seen by the parent; the
+child's own handler is registered while the command runs, as a library's would be, so memplan's exit
+handler still runs last and ends the process as it does for a user: memplan.cli.main._quick_exit).
 Two more processes give the import floor: `import torch`, and `import torch, transformers` + the model
 class (`hf_imports`).
 
@@ -43,6 +45,7 @@ import memplan.cli.main as entry
 import memplan.cli.analyze as cli_analyze
 parts.append(("interpreter + memplan CLI imports", time.perf_counter() - W0, time.process_time() - C0))
 def after_load():   # torch and transformers are loaded now: wrap the rest without importing them earlier
+    atexit.register(report)   # during the command, as a library's handler: memplan's own exit handler runs last
     import memplan.core.analyze  # noqa: F401
     import memplan.trace.block_once as bo, memplan.trace.blocks as blocks, memplan.trace.tracer as tracer
     core = sys.modules["memplan.core.analyze"]
@@ -73,7 +76,6 @@ def report():
     parts.append(("JSON output", w - out_start[0][0], c - out_start[0][1]))
     with open(REPORT, "w") as f:
         json.dump({"parts": parts, "to_exit_handlers": [w - W0, c - C0], "exit_handlers_at": time.time()}, f)
-atexit.register(report)
 sys.argv = ["memplan"] + ARGS
 entry.main()
 """

@@ -222,10 +222,14 @@ def check_model_path(path: str) -> None:
         raise UserError(f"{path} is not a Python file: the model file must end in .py")
 
 
+USER_MODULE_PREFIX = "memplan_user_model_"
+"""A model file runs as the module of this name prefix plus its file name (in `sys.modules`)."""
+
+
 def load_model_file(path: str) -> Workload:
     """Import a model file and check it follows the contract."""
     check_model_path(path)
-    name = "memplan_user_model_" + os.path.splitext(os.path.basename(path))[0].replace("-", "_")
+    name = USER_MODULE_PREFIX + os.path.splitext(os.path.basename(path))[0].replace("-", "_")
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod

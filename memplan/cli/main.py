@@ -25,6 +25,7 @@ _TORCH_FREE = {"devices", "diagnose", "decode"}
 @click.pass_context
 def cli(ctx: click.Context) -> None:
     """Memory planner and OOM diagnostic analyzer for PyTorch training (Ascend NPU, CUDA, CPU)."""
+    _EXIT["command"] = ctx.invoked_subcommand
     if ctx.invoked_subcommand not in _TORCH_FREE:
         from memplan.cli._output import fail
         from memplan.compat import check_torch
@@ -49,21 +50,65 @@ for _name in _COMMANDS:
 _NoArgsIsHelp = getattr(click.exceptions, "NoArgsIsHelpError", ())  # click >= 8.2
 
 
+# commands that run nothing on a device (fake tensors; the fallback's small real steps on the CPU)
+_QUICK_EXIT = {"analyze", "plan", "shard", "devices", "diagnose", "decode"}
+_UNSET = object()
+_EXIT: dict = {"code": _UNSET, "last": False, "command": None}
+
+
 def main() -> None:
-    atexit.unregister(_no_collection_at_exit)   # once, however often main() runs in one process
-    atexit.register(_no_collection_at_exit)
-    _main()
+    atexit.unregister(_at_exit)   # once, however often main() runs in one process
+    count = getattr(atexit, "_ncallbacks", None)
+    _EXIT.update(code=_UNSET, command=None, last=count is not None and count() == 0)
+    atexit.register(_at_exit)    # with no handler before it: the last to run at exit
+    try:
+        _main()
+    except SystemExit as exc:
+        _EXIT["code"] = exc.code
+        raise
 
 
-def _no_collection_at_exit() -> None:
+def _at_exit() -> None:
     """At exit: stop the cyclic collector and freeze the heap, so that the interpreter's shutdown does
     not run its full collections over every object of torch and transformers (0.6 s CPU of a 4 s
-    `analyze` of the Llama-2-70B shape, benchmarks/results/speed_analyze_profile.md). Modules are still
-    torn down and their objects freed by reference counting (files flushed and closed); only garbage
-    cycles left at exit stay uncollected, which Python does not promise to collect anyway. An atexit
-    handler, so a caller that runs `main()` in its own process and goes on keeps its collector."""
+    `analyze` of the Llama-2-70B shape, benchmarks/results/speed_analyze_profile.md). Then `_quick_exit`
+    where that is safe; elsewhere modules are still torn down and their objects freed by reference
+    counting (files flushed and closed); only garbage cycles left at exit stay uncollected, which Python
+    does not promise to collect anyway. An atexit handler, so a caller that runs `main()` in its own
+    process and goes on keeps its collector."""
     gc.disable()
     gc.freeze()
+    if _EXIT["last"] and _EXIT["code"] is not _UNSET and _EXIT["command"] in _QUICK_EXIT and not _user_code():
+        _quick_exit(_EXIT["code"])
+
+
+def _user_code() -> bool:
+    """Whether a model file (user code, which may leave files open for their finalizers to close) ran."""
+    prefix = getattr(sys.modules.get("memplan.workload"), "USER_MODULE_PREFIX", None)
+    return prefix is not None and any(name.startswith(prefix) for name in list(sys.modules))
+
+
+def _quick_exit(code) -> None:
+    """End the process now, with `code` as `sys.exit(code)` gives it: every other exit handler has run
+    (this one was registered first, with none before it; handlers run last-registered first) and non-daemon
+    threads were joined before them, so what is left of the interpreter's shutdown is tearing down the
+    modules of torch and transformers object by object (about 0.2 s CPU and more wall time a process:
+    benchmarks/results/speed_analyze_profile.md). Only for commands that touch no device, when no model
+    file ran (its open files are then closed by the shutdown, as before); stdout and stderr are flushed
+    first, and where that fails the shutdown goes on as before (and reports it)."""
+    try:
+        for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+            if stream is not None:
+                stream.flush()
+    except Exception:  # noqa: BLE001 - e.g. a closed pipe: the normal shutdown reports it
+        return
+    ctypes = sys.modules.get("ctypes")   # C libraries' stdio buffers too (torch imports ctypes)
+    if ctypes is not None:
+        try:
+            ctypes.CDLL(None).fflush(None)
+        except Exception:  # noqa: BLE001 - no C library handle here: nothing buffered through it either
+            pass
+    os._exit(0 if code is None else code if isinstance(code, int) else 1)
 
 
 def _main() -> None:

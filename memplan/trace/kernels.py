@@ -579,6 +579,31 @@ class DeviceFunctionMode(torch.overrides.TorchFunctionMode):
                                                             scale=scale)[0]
 
 
+_FN_STACK = tuple(getattr(torch._C, n, None) for n in (   # torch's function-mode stack (torch.overrides)
+    "_len_torch_function_stack", "_get_function_stack_at", "_pop_torch_function_stack",
+    "_push_on_torch_function_stack"))
+
+
+def take_device_mode():
+    """Take the DeviceFunctionMode off torch's function-mode stack when it is the innermost mode, and
+    return it (None, stack untouched, otherwise). While it handles a call torch takes it off, so a
+    dispatch mode handling that call's ops runs without it; the autograd engine's ops in backward do not
+    come through it (`_backward` keeps it on the stack for the forward code backward may run), so there
+    it would see every tensor method and op the dispatch modes call (several per op, all passed through).
+    A dispatch mode takes it off for an op as forward does, and `put_back` after."""
+    n_modes, mode_at, pop, _ = _FN_STACK
+    if pop is None or mode_at is None:
+        return None
+    n = n_modes()
+    if not n or type(mode_at(n - 1)) is not DeviceFunctionMode:
+        return None
+    return pop()
+
+
+def put_back(mode) -> None:
+    _FN_STACK[3](mode)
+
+
 def function_mode(family: str):
     """The TorchFunctionMode for a target family, or None when the CPU's own kernels are the target."""
     return DeviceFunctionMode(family) if family in ("cuda", "npu") else None

@@ -27,9 +27,9 @@ from torch.utils._pytree import tree_flatten, tree_unflatten
 from torch.utils.weak import WeakIdKeyDictionary
 
 from memplan import compat
-from memplan.trace import custom_ops, datadep, views
+from memplan.trace import custom_ops, datadep, fastdevice, nodynamo, views
 from memplan.trace.events import StorageRecord, Trace
-from memplan.trace.kernels import WRAPPED_DTYPES, real_layouts
+from memplan.trace.kernels import WRAPPED_DTYPES, put_back, real_layouts, take_device_mode
 
 aten = torch.ops.aten
 _LOCAL_SCALAR = aten._local_scalar_dense.default
@@ -355,6 +355,16 @@ class RecordingMode(TorchDispatchMode):
         self._inplace_views: list = []               # views just changed in place (memplan.trace.views)
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        fmode = take_device_mode()
+        if fmode is not None:   # an op the autograd engine runs in backward: as in forward, without it
+            try:
+                return RecordingMode.__torch_dispatch__(self, func, types, args, kwargs)
+            finally:
+                put_back(fmode)
+        if func is _PRIM_DEVICE and fastdevice.ENABLED and not kwargs:   # the engine asks a tensor's device:
+            device = fastdevice.device_of(args)                         # nothing to record (see below)
+            if device is not None:
+                return device
         if func is _LOCAL_SCALAR:
             return self._item(args[0])
         if self._wrapped_pending and func is not _PRIM_DEVICE and not func.is_view:
@@ -738,3 +748,6 @@ class RecordingMode(TorchDispatchMode):
         keep their value on purpose (found_inf: finite gradients are assumed)."""
         if self._mutable.get(func) and args and isinstance(args[0], torch.Tensor) and args[0].dim():
             self.shadows.pop(args[0], None)
+
+
+nodynamo.install(RecordingMode)   # each op without dynamo's disable wrapper while dynamo is idle

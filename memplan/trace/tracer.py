@@ -16,7 +16,7 @@ from torch.utils._pytree import tree_flatten
 from memplan.errors import TraceError, UserError
 from memplan.step import Target, run
 from memplan.trace.events import Trace
-from memplan.trace import datadep, fastkey
+from memplan.trace import datadep, fastkey, nodynamo
 from memplan import compat
 from memplan.compat import eager_paths, fake_module_conversion
 from memplan.trace.composites import eager_branches
@@ -190,6 +190,7 @@ class _FakeMode(FakeTensorMode):
 
 
 fastkey.install(_FakeMode)   # the dispatch cache's key built cheaper, same hits (memplan.trace.fastkey)
+nodynamo.install(_FakeMode)  # each op without dynamo's disable wrapper while dynamo is idle (memplan.trace.nodynamo)
 
 
 def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target(), on_phase=None, *,
