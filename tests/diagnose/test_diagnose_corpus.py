@@ -209,8 +209,12 @@ def test_heldout_logs_are_not_in_the_dev_index():
 
 
 def _page(url: str) -> str:
-    """A source URL without its fragment, query and trailing slash, lower-cased: one page or file, whatever anchor."""
-    return url.split("#")[0].split("?")[0].rstrip("/").lower()
+    """A source URL without its fragment, query, trailing slash and (for a GitHub file) the commit or branch of its
+    `blob/<ref>/`, lower-cased: one page or file, whatever anchor or version."""
+    parts = url.split("#")[0].split("?")[0].rstrip("/").lower().split("/")
+    if len(parts) > 6 and parts[2] == "github.com" and parts[5] in ("blob", "tree", "raw"):
+        del parts[5:7]
+    return "/".join(parts)
 
 
 def _repo(url: str) -> str:
