@@ -238,6 +238,8 @@ _TRIGGER = re.compile(
     r"|\bERROR\b"
     # dev batch 23: protobuf's double registration, MindSpore's scheduler re-registration, ATen's view / stack checks
     r"|already exists in database|Repeated registration|view size is not compatible|stack expects each tensor"
+    # dev batch 26: a build tool's minimum version ('CMake 3.24.0 or higher is required')
+    r"|or higher is required"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"
