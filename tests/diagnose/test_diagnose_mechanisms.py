@@ -1128,3 +1128,11 @@ def test_acl_json_that_cannot_be_parsed_is_the_users_config():
                     prior=False).primary_category == Category.INVALID_PARAM
     assert diagnose("aclInit failed: cannot load file ./acl.json\n",
                     prior=False).primary_category == Category.INVALID_PARAM
+
+
+def test_ascendcl_malloc_failure_reads_its_request():
+    # AscendCL's aclrtMalloc / the runtime's allocation failure give the request in bytes
+    d = diagnose("aclrtMalloc failed, ret = 207001, size=2147483648\n", prior=False)
+    assert d.primary_category == Category.CAPACITY and d.primary.numbers["requested_bytes"] == 2 * GiB
+    d = diagnose("[ERROR] RUNTIME: Failed to allocate device memory, device_id=1, size=1048576\n", prior=False)
+    assert d.primary.numbers["requested_bytes"] == 1 << 20
