@@ -1136,3 +1136,8 @@ def test_ascendcl_malloc_failure_reads_its_request():
     assert d.primary_category == Category.CAPACITY and d.primary.numbers["requested_bytes"] == 2 * GiB
     d = diagnose("[ERROR] RUNTIME: Failed to allocate device memory, device_id=1, size=1048576\n", prior=False)
     assert d.primary.numbers["requested_bytes"] == 1 << 20
+
+
+def test_shared_library_not_found_is_environment():
+    assert diagnose("libascendfaiss.so not found\n", prior=False).primary_category == Category.ENVIRONMENT
+    assert diagnose("\tlibhccl.so.1 => not found\n", prior=False).primary_category == Category.ENVIRONMENT
