@@ -465,6 +465,9 @@ _ARGUMENT_CHECKS = (
     # CANN's set-device check naming an index beyond the visible devices (`set drv device=100, valid device range
     # is [0, 8)`): the `Invalid device ID` / 107001 / `device id error` lines of the same failure (dev batch 23)
     ("device-index", "environment"),
+    # AMCT calibration inside ATC (`Do Calibration failed`) runs the model on the user's calibration data and input
+    # shape: ATC's FAQ names those inputs as the cause, so the AI Core failure of that run is its symptom (dev batch 26)
+    ("amct-calibration", "kernel-fault"),
 )
 
 

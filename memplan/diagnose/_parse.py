@@ -174,6 +174,11 @@ _TF_DEVICE = re.compile(r"failed to allocate \S+ \((\d+) bytes\) from device: "
 # takes the device's whole pool at once before anything of the job is allocated, so this failing means other
 # processes hold the card (the same page's EE9999 case; dev batch 25). Flag foreign: the request is all it gives.
 _MS_MALLOC = re.compile(r"MallocDeviceMemory\]?\s*Malloc device memory failed, size\[(\d+)\]")
+# AscendCL's device allocation (hicann/runtime docs/zh/FAQ/aclrtMalloc_allocation_failures.md: 'aclrtMalloc failed, ret =
+# 207001, size=10485760' (ACL_ERROR_RT_MEMORY_ALLOCATION) and the runtime's 'Failed to allocate device memory,
+# device_id=0, size=10485760'; dev batch 26): one request of that many bytes, nothing about the device's state.
+_ACL_MALLOC = re.compile(r"aclrtMalloc\w* failed, ret ?=? ?207001\b[^\n]{0,40}?\bsize ?= ?(\d+)"
+                         r"|Failed to allocate device memory, device_id=\d+, size=(\d+)")
 _MS_OOM = re.compile(r"Out of Memory!+ total\[(\d+)\] \(dynamic\[(\d+)\] memory poll\[(\d+)\]\) malloc\[(\d+)\] failed")
 _TF_HOST = re.compile(r"failed to alloc (\d+) bytes on host: CUDA_ERROR_OUT_OF_MEMORY")
 # Theano's CUDA allocator (Theano theano/sandbox/cuda/cuda_ndarray.cu device_malloc: 'Error allocating %llu bytes of
@@ -238,6 +243,8 @@ _TRIGGER = re.compile(
     r"|\bERROR\b"
     # dev batch 23: protobuf's double registration, MindSpore's scheduler re-registration, ATen's view / stack checks
     r"|already exists in database|Repeated registration|view size is not compatible|stack expects each tensor"
+    # dev batch 26: a build tool's minimum version ('CMake 3.24.0 or higher is required')
+    r"|or higher is required"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"
@@ -401,6 +408,10 @@ def _other_oom(no: int, line: str) -> Evidence | None:
     if pm:
         return Evidence(no, "oom", line[:2000], "memory", 3, flags=frozenset({"foreign"}),
                         numbers={"requested_bytes": int(pm.group(1)), "device": "npu"})
+    am = _ACL_MALLOC.search(line)
+    if am:
+        return Evidence(no, "oom", line[:2000], "memory", 3,
+                        numbers={"requested_bytes": int(am.group(1) or am.group(2)), "device": "npu"})
     tm = _TF_DEVICE.search(line)
     if tm:
         return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": int(tm.group(1)),

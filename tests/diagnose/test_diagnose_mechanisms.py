@@ -1094,3 +1094,50 @@ def test_framework_oom_layouts_read_their_sizes():
     d = diagnose("E tensorflow/stream_executor/rocm/rocm_driver.cc:601] failed to allocate 3.00G (3221225472 bytes) "
                  "from device: hipError_t(1002)\n", prior=False)
     assert d.primary_category == Category.CAPACITY and d.primary.numbers["requested_bytes"] == 3 * GiB
+
+
+# ---------------------------------------------------------------- dev batch 26
+def test_build_tool_minimum_version_is_environment():
+    # CMake's cmake_minimum_required check: the machine's CMake is too old (not a benign line)
+    log = "CMake Error at CMakeLists.txt:1 (cmake_minimum_required):\n  CMake 3.18 or higher is required.  " \
+          "You are running version 3.16.3\n"
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    assert diagnose("CMake 3.24.0 or higher is required\n", prior=False).primary_category == Category.ENVIRONMENT
+
+
+def test_kernel_stack_frame_over_the_chip_limit_is_a_tile_configuration():
+    # BiSheng refuses an Ascend kernel whose stack frame exceeds the 32 KiB scalar stack: the tiling is too large
+    log = "error: stack frame size (40960) exceeds limit (32768) in function 'TENSOR_Loop_PATH1_3_0'\n" \
+          "1 error generated.\nCompileCCE failed. errCode = 256\n"
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+
+
+def test_amct_calibration_failure_names_the_inputs_not_the_kernel():
+    # the AI Core failure happened while AMCT ran the user's calibration inputs: the inputs are the cause
+    log = "[ERROR] AMCT(1234,atc.bin):2024-01-01-00:00:00[quantize_api.cpp:378]Do Calibration failed.\n" \
+          "ATC run failed, Please check the detail log, Try 'atc --help' for more information\n" \
+          "EZ9999  Aicore kernel execute failed, device_id=0, stream_id=3, task_id=7, fault kernel_name=conv_histo\n"
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+    # without the calibration line the same AI Core failure stays a kernel fault
+    log = "EZ9999  Aicore kernel execute failed, device_id=0, stream_id=3, task_id=7, fault kernel_name=conv_histo\n"
+    assert diagnose(log, prior=False).primary_category == Category.KERNEL_FAULT
+
+
+def test_acl_json_that_cannot_be_parsed_is_the_users_config():
+    assert diagnose("[ERROR] Failed to parse config file: /home/user/cfg/acl.json\n",
+                    prior=False).primary_category == Category.INVALID_PARAM
+    assert diagnose("aclInit failed: cannot load file ./acl.json\n",
+                    prior=False).primary_category == Category.INVALID_PARAM
+
+
+def test_ascendcl_malloc_failure_reads_its_request():
+    # AscendCL's aclrtMalloc / the runtime's allocation failure give the request in bytes
+    d = diagnose("aclrtMalloc failed, ret = 207001, size=2147483648\n", prior=False)
+    assert d.primary_category == Category.CAPACITY and d.primary.numbers["requested_bytes"] == 2 * GiB
+    d = diagnose("[ERROR] RUNTIME: Failed to allocate device memory, device_id=1, size=1048576\n", prior=False)
+    assert d.primary.numbers["requested_bytes"] == 1 << 20
+
+
+def test_shared_library_not_found_is_environment():
+    assert diagnose("libascendfaiss.so not found\n", prior=False).primary_category == Category.ENVIRONMENT
+    assert diagnose("\tlibhccl.so.1 => not found\n", prior=False).primary_category == Category.ENVIRONMENT
