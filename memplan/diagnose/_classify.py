@@ -481,8 +481,11 @@ def _argument_check(args: list[tuple[Evidence, str, int]]) -> list[tuple[Evidenc
 
 
 def _warned_lines(evidence: list[Evidence]) -> set[int]:
-    """The lines that are warnings (`Warning:`, `[W...]`, logging's WARNING prefixes): what they argue counts less."""
-    return {ev.line for ev in evidence if ev.kind == "warning"}
+    """The lines that are warnings (`Warning:`, `[W...]`, logging's WARNING prefixes): what they argue counts less.
+    So are the lines before a tool's own report that the run completed (a row with flag `completed`, MindSpore
+    Lite's `CONVERT RESULT SUCCESS:0`): the errors they print did not stop it (dev batch 27)."""
+    done = max((ev.line for ev in evidence if "completed" in ev.flags), default=0)
+    return {ev.line for ev in evidence if ev.kind == "warning" or ev.line < done}
 
 
 # (context flag somewhere in the incident, flag of the argument it re-reads, category it becomes)
@@ -523,7 +526,7 @@ def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     for ev, c, s in args:
         if ev.line in warned and c != "benign" and stopped - {c} and "keep" not in ev.flags:
             s = max(1, s - 1)
-        elif c == "benign" and anything:
+        elif c == "benign" and anything and "completed" not in ev.flags:
             s = 1  # "this error log can be ignored" speaks for its own line, not against an error elsewhere
         out.append((ev, c, s))
     return out

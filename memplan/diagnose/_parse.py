@@ -245,6 +245,8 @@ _TRIGGER = re.compile(
     r"|already exists in database|Repeated registration|view size is not compatible|stack expects each tensor"
     # dev batch 26: a build tool's minimum version ('CMake 3.24.0 or higher is required')
     r"|or higher is required"
+    # dev batch 27: a ranks-per-NIC cap, a stack-size check, PyPTO's tile-shape / producer checks, codegen vector types
+    r"|(?i:ranks? per (?:nic|ip|node|host|device)|stack size|empty address|WORKSPACE_ITER_INVALID|tile ?shape|cannot convert type|result success|atc run success)"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"

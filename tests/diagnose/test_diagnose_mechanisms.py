@@ -1141,3 +1141,48 @@ def test_ascendcl_malloc_failure_reads_its_request():
 def test_shared_library_not_found_is_environment():
     assert diagnose("libascendfaiss.so not found\n", prior=False).primary_category == Category.ENVIRONMENT
     assert diagnose("\tlibhccl.so.1 => not found\n", prior=False).primary_category == Category.ENVIRONMENT
+
+
+# ---------------------------------------------------------------- dev batch 27
+def test_ranks_per_interface_cap_is_a_placement_error():
+    # a communication library's limit on the ranks that share one NIC / IP: the launch configuration is wrong
+    log = "[ERROR] rank[33] ranks per NIC/IP exceeded: 34 > 16, conflict rank: 33\n"
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+    assert diagnose("rank[20] ranks per node exceeded (20 > 8)\n", prior=False).primary_category == \
+        Category.INVALID_PARAM
+
+
+def test_kernel_stack_larger_than_the_process_setting_is_the_acl_json():
+    # a debug build needs a larger stack than the process default: the user's aclInit json sets it
+    log = "min stack size is 65536, larger than current process default size 32768. Please modify aclInit json, " \
+          "and reboot process.\n"
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+
+
+@pytest.mark.parametrize("log", [
+    "ASSERTION FAILED: vecTile[lastDim] % alignNum == 0\nAdd op: the tileShape of last axis need to 32Byte align!\n",
+    "E | [ExpandFunction][Function][ERROR]: FUnction[TENSOR_loop_PATH0] ExpandFunction failed: Tile shape size 2 is "
+    "not matched the output shape size 3.\n",
+    "ASSERTION FAILED: WORKSPACE_ITER_INVALID\nRoot[12] incast 3 slotIndex 0 read from empty address.\n",
+])
+def test_kernel_framework_checks_of_the_users_tiles_and_tensors_are_invalid_param(log):
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+
+
+@pytest.mark.parametrize("vector_type", ["float32x8", "int4x2", "boolx16"])
+def test_codegen_without_a_type_for_a_vector_width_is_not_supported(vector_type):
+    log = f"tvm.error.InternalError: Check failed: Cannot convert type {vector_type} to CUDA type!\n"
+    assert diagnose(log, prior=False).primary_category == Category.OP_NOT_SUPPORTED
+
+
+def test_a_tool_that_reports_success_at_the_end_was_not_stopped_by_its_errors():
+    log = "[ERROR] LITE(1,converter_lite):2024-01-01 [tools/common/protobuf_utils.cc:94] ReadProtoFromBinaryFile] " \
+          "Parse model.mindir failed.\n" \
+          "[WARNING] LITE(1,converter_lite):2024-01-01 [graph/tensor_name_pass.cc:39] Run] input tensor name is null\n" \
+          "CONVERT RESULT SUCCESS:0\n"
+    assert diagnose(log, prior=False).primary_category == Category.BENIGN
+    # the same errors with the tool's failure report, or a named cause before the success line, are not benign
+    failed = log.replace("CONVERT RESULT SUCCESS:0", "CONVERT RESULT FAILED:-1")
+    assert diagnose(failed, prior=False).primary_category != Category.BENIGN
+    named = "RuntimeError: CUDA error: an illegal memory access was encountered\nCONVERT RESULT SUCCESS:0\n"
+    assert diagnose(named, prior=False).primary_category == Category.KERNEL_FAULT
