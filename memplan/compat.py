@@ -53,15 +53,11 @@ def version_tuple(text: str) -> tuple[int, ...]:
     return tuple(parts)
 
 
+@functools.lru_cache(maxsize=None)
 def installed(dist: str) -> str | None:
     """The installed version of a distribution, without importing it; None when absent (read once per
     process: each look-up scans sys.path, and the allocator-setting parser asks for torch_npu's on every
     setting a plan tries)."""
-    return _installed(dist)
-
-
-@functools.lru_cache(maxsize=None)
-def _installed(dist: str) -> str | None:
     try:
         return _md.version(dist)
     except _md.PackageNotFoundError:

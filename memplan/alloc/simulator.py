@@ -205,7 +205,7 @@ def _memo(trace, cfg: AllocConfig, family: str, *limits) -> tuple[dict | None, t
     npu = family == "npu"
     split = cfg.max_split_size
     if split is not None and not cfg.expandable_segments and not cfg.page_size_1g and \
-            _largest_block(trace, cfg, limits[0]) < split:
+            _largest_block(trace, cfg.roundup_power2_divisions, limits[0]) < split:
         split = None
     norm = replace(cfg, raw="", warnings=(), other=(), backend="native",
                    garbage_collection_threshold=cfg.garbage_collection_threshold if allowed is not None else 0.0,
@@ -215,16 +215,20 @@ def _memo(trace, cfg: AllocConfig, family: str, *limits) -> tuple[dict | None, t
     return memo, (len(trace.events), len(trace.storages), norm, family, *limits)
 
 
-def _largest_block(trace, cfg: AllocConfig, pad: int) -> int:
+def _largest_block(trace, divs, pad: int) -> int:
     """The largest segment (so the largest block) a replay of `trace` under `cfg` can make without
     expandable segments or 1 GiB pages: the segment size of the largest rounded request (over every
     storage size; the segment rule is not monotonic at 10 MiB). Where it is below `max_split_size`, that
     setting changes nothing in the engine: every request and every cached block is smaller, so blocks
     split as by default, no oversize block is refused or released, and the rounding beyond it is never
-    read; the replay equals the default's (same key)."""
-    divs = cfg.roundup_power2_divisions
-    return max((get_allocation_size(round_size(n, divs, pad)) for n in {r.nbytes for r in trace.storages} if n),
-               default=0)
+    read; the replay equals the default's (same key). Kept in the trace's memo: a plan asks under every setting."""
+    key = ("largest block", len(trace.storages), divs, pad)
+    got = trace.replay_memo.get(key)
+    if got is None:
+        got = trace.replay_memo[key] = max(
+            (get_allocation_size(round_size(n, divs, pad)) for n in {r.nbytes for r in trace.storages} if n),
+            default=0)
+    return got
 
 
 def _config(config: AllocConfig | str | None, family: str) -> AllocConfig:

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
-from memplan.diagnose._rules import codes_in_context, rule_matches, text_rules
+from memplan.diagnose._rules import codes_in_context, possible_cause_rules, rule_matches, text_rules
 
 # ---------------------------------------------------------------- sizes
 
@@ -446,7 +446,7 @@ def _scan_line(no: int, line: str) -> Iterator[Evidence]:
         yield Evidence(no, "codes", line[:2000], None, 0, codes=tuple(dict.fromkeys(codes)))
     matched = False
     rules = text_rules()
-    if any(r.kind == "possible-causes" and rule_matches(r, line) for r in rules):
+    if any(rule_matches(r, line) for r in possible_cause_rules()):
         # a list of possible causes (Ray's 'There are some potential root causes. (1) ... OOM killer ... (3) ...
         # SIGSEGV'): none of them is what happened, so nothing on this line argues for a category (dev batch 24)
         yield Evidence(no, "possible-causes", line[:500])

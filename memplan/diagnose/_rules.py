@@ -61,6 +61,13 @@ def text_rules() -> tuple[TextRule, ...]:
     return tuple(rules)
 
 
+@functools.lru_cache(maxsize=None)
+def possible_cause_rules() -> tuple[TextRule, ...]:
+    """The rules of kind `possible-causes` (a line listing what might have happened, Ray's 'There are some
+    potential root causes'), picked from `text_rules` once: the scanner asks on every line."""
+    return tuple(r for r in text_rules() if r.kind == "possible-causes")
+
+
 # Where a short runtime text may follow: `CUDA error: `, THC's `cuda runtime error (N) : ` and
 # `THCudaCheck FAIL ... error=N : `, Caffe's `Check failed: error == cudaSuccess (N vs. 0)  `, and ROCm PyTorch's
 # `HIP error: ` (the hipified C10_CUDA_CHECK prints hipGetErrorString, whose texts for the shared results are

@@ -4,7 +4,6 @@ tensor input / output sizes and call order (`probe_modules`), and the activation
 in a trace (`saved_by_module`). Used by memplan.plan.checkpoint."""
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 from memplan.errors import TraceError
@@ -119,21 +118,13 @@ def probe_modules(workload, cfg: TrainConfig, family: str = "cpu") -> ModuleProb
     return ModuleProbe(root_class, all_names, classes, order, calls, in_b, out_b, out_n, flops, total, containers)
 
 
-@functools.lru_cache(maxsize=None)
 def _fake_mode_class():
-    """The probe's FakeTensorMode: it stays itself under deepcopy (nn.Transformer deep-copies its layers)
-    and builds its dispatch-cache key the tracer's cheaper way (memplan.trace.fastkey: the same cache
-    hits, so the same FLOPs and sizes)."""
-    from torch._subclasses.fake_tensor import FakeTensorMode
+    """The probe's FakeTensorMode: the tracer's (it stays itself under deepcopy, as nn.Transformer deep-copies its
+    layers, and builds its dispatch-cache key the cheaper way of memplan.trace.fastkey: the same cache hits, so the
+    same FLOPs and sizes)."""
+    from memplan.trace.tracer import FakeMode   # imports torch
 
-    from memplan.trace import fastkey
-
-    class _Fake(FakeTensorMode):
-        def __deepcopy__(self, memo):
-            return self
-
-    fastkey.install(_Fake)
-    return _Fake
+    return FakeMode
 
 
 def _flops_by_module(counts: dict, root_class: str) -> tuple[dict[str, int], int]:

@@ -81,6 +81,18 @@ def hf_stack(workload, cfg) -> tuple[Stack | None, str]:
     return Stack(path, n, first), ""
 
 
+def remembered(cache: list, workload, key, make):
+    """`make()`, made once per workload (by identity) and `key` among the last two asked of `cache` (a list of
+    (workload, key, value)): a plan asks again for each configuration it traces."""
+    for w, k, value in cache:
+        if w is workload and k == key:
+            return value
+    value = make()
+    cache.insert(0, (workload, key, value))
+    del cache[2:]
+    return value
+
+
 _META: list[tuple] = []   # (workload, its config as JSON, model): the last models built on the meta device
 
 
@@ -89,16 +101,12 @@ def _meta_model(workload, config):
     plan asks for each configuration it traces)."""
     import torch
 
-    key = config.to_json_string()
-    for w, k, model in _META:
-        if w is workload and k == key:
-            return model
-    builder = workload.extra.get("hf_model_class")
-    with torch.device("meta"):
-        model = builder(config) if builder is not None else workload.build_model()
-    _META.insert(0, (workload, key, model))
-    del _META[2:]
-    return model
+    def build():
+        builder = workload.extra.get("hf_model_class")
+        with torch.device("meta"):
+            return builder(config) if builder is not None else workload.build_model()
+
+    return remembered(_META, workload, config.to_json_string(), build)
 
 
 def _stack_path(model, n: int) -> str | None:
@@ -493,17 +501,22 @@ def synthesize(traces: list[Trace], depths: list[int], path: str, n_layers: int)
     if not traces[0].notes == traces[1].notes == traces[2].notes:
         return None, "the trace notes depend on the number of layers"
     why = f"the {depths[1]}-layer trace is not the {depths[0]}-layer one plus repeated chunks"
-    for sized in (frozenset(), None):
-        if sized is None:   # records whose size grows with the depth, last (the sizes are then out of the keys)
-            sized = sized_keys(traces[0], traces[1], path)
-            if not sized:
-                break
+    for sized in _size_key_sets(traces, path):
         for front in (False, True):
             t0, t1 = (tokenize(t, path, front, sized) for t in traces[:2])
             trace, why = _synthesize(t0, t1, traces, depths, n_layers, why)
             if trace is not None:
                 return trace, ""
     return None, why
+
+
+def _size_key_sets(traces, path: str):
+    """The record keys whose sizes `tokenize` keeps out of the token keys: none first; then, where that finds no
+    rule, those of records whose size grows with the depth (`sized_keys`), when there are any."""
+    yield frozenset()
+    sized = sized_keys(traces[0], traces[1], path)
+    if sized:
+        yield sized
 
 
 def _synthesize(t0: _Tokens, t1: _Tokens, traces, depths, n_layers, why):

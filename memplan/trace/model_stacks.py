@@ -111,7 +111,7 @@ def file_stack(workload, cfg) -> tuple[FileStack | None, str]:
         return None, "a model file whose layers differ (structure, attributes, hooks or checkpointing)"
     cls = type(layers[0])
     try:
-        slots = _slots(workload, path, cls)
+        slots = blocks.remembered(_SLOTS, workload, (path, cls), lambda: _slots(workload, path, cls))
     except Exception as exc:  # noqa: BLE001 - an optimisation; the full trace decides
         return None, f"a model file whose layers' constructions cannot be counted ({type(exc).__name__})"
     if slots is None:
@@ -136,26 +136,26 @@ def _slots(workload, path: str, cls) -> tuple | None:
     return slots
 
 
-_META: list[tuple] = []   # (workload, model): the last models built on fake tensors to be inspected
+_INSPECTED: list[tuple] = []   # (workload, None, model): the last models built on fake tensors to be inspected
+_SLOTS: list[tuple] = []       # (workload, (path, layer class), slots): the last counts of their constructions
 
 
 def inspected_model(workload):
     """The model on fake tensors, no recording (only inspected, never run), built once per workload (a
     plan asks again for each configuration it traces)."""
+    return blocks.remembered(_INSPECTED, workload, None, lambda: _inspect(workload))
+
+
+def _inspect(workload):
     import torch
 
     from memplan.trace.tracer import _FakeMode   # imports torch
 
-    for w, model in _META:
-        if w is workload:
-            return model
     with warnings.catch_warnings(), _FakeMode(allow_non_fake_inputs=True):   # not the meta device: an explicit
         warnings.filterwarnings("ignore", message=".*data pointer of FakeTensor.*")   # device="cpu" stays fake
         model = workload.build_model()   # (the tracer ignores the same warning: copy.deepcopy of fake tensors)
     if not isinstance(model, torch.nn.Module):
         raise TypeError("build_model() did not return a torch.nn.Module")
-    _META.insert(0, (workload, model))
-    del _META[2:]
     return model
 
 

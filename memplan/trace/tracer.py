@@ -191,6 +191,7 @@ class _FakeMode(FakeTensorMode):
 
 fastkey.install(_FakeMode)   # the dispatch cache's key built cheaper, same hits (memplan.trace.fastkey)
 nodynamo.install(_FakeMode)  # each op without dynamo's disable wrapper while dynamo is idle (memplan.trace.nodynamo)
+FakeMode = _FakeMode        # the same class, for other packages (memplan.plan.checkpoint_probe's module probe)
 
 
 def trace_workload(workload: Workload, cfg: TrainConfig, target: Target = Target(), on_phase=None, *,
