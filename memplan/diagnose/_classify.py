@@ -495,6 +495,9 @@ _CONTEXT_READINGS = (
     # a missing op binary / dynamic-kernel config on an Atlas inference chip (310P, 300I Duo): that chip lacks
     # the op (dev batch 15 principle); elsewhere the same text means the kernels package is missing or mismatched
     ("chip_310p", "chip_binary", "op-not-supported"),
+    # a CUDA-only feature's "no GPU found" check on Apple silicon (MPS): the device cannot run the feature; on
+    # other machines the same check means no CUDA device is usable, a set-up fault (dev batch 28)
+    ("apple", "cuda_only", "op-not-supported"),
 )
 
 

@@ -247,6 +247,10 @@ _TRIGGER = re.compile(
     r"|or higher is required"
     # dev batch 27: a ranks-per-NIC cap, a stack-size check, PyPTO's tile-shape / producer checks, codegen vector types
     r"|(?i:ranks? per (?:nic|ip|node|host|device)|stack size|empty address|WORKSPACE_ITER_INVALID|tile ?shape|cannot convert type|result success|atc run success)"
+    # dev batch 28: Triton's resource check, xFormers' build check, bitsandbytes' binary check, CUDA-only features
+    # and the Apple-silicon context they are read in
+    r"|(?i:out of resources?\b|can'?t load c\+\+/cuda extensions|\(you have \d|required library version not found"
+    r"|detection failed|cuda binary|no gpu found|gpu is (?:needed|required)|\bmac ?os\b|apple (?:m\d|silicon)|\bmps\b)"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"

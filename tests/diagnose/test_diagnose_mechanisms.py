@@ -1186,3 +1186,46 @@ def test_a_tool_that_reports_success_at_the_end_was_not_stopped_by_its_errors():
     assert diagnose(failed, prior=False).primary_category != Category.BENIGN
     named = "RuntimeError: CUDA error: an illegal memory access was encountered\nCONVERT RESULT SUCCESS:0\n"
     assert diagnose(named, prior=False).primary_category == Category.KERNEL_FAULT
+
+
+# ---------------------------------------------------------------- dev batch 28
+def test_an_extension_built_for_another_torch_is_the_cause_of_its_missing_operators():
+    # xFormers' import check names the build mismatch; the later "No operator found" is only its symptom
+    log = "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n" \
+          "    PyTorch 2.4.0+cu121 with CUDA 1201 (you have 2.4.0+cpu)\n" \
+          "    Python  3.11.9 (you have 3.11.9)\n" \
+          "NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n"
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    # without the build report the missing operator is still read as unsupported
+    bare = "NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n"
+    assert diagnose(bare, prior=False).primary_category == Category.OP_NOT_SUPPORTED
+
+
+@pytest.mark.parametrize("log", [
+    "CUDA SETUP: Required library version not found: libbitsandbytes_cuda118_nocublaslt.so. Maybe you need to compile "
+    "it from source?\nCUDA SETUP: Defaulting to libbitsandbytes_cpu.so...\n",
+    "CUDA SETUP: CUDA detection failed! Possible reasons:\n1. CUDA driver not installed\n",
+    "Could not find the bitsandbytes CUDA binary at PosixPath('/opt/venv/bitsandbytes/libbitsandbytes_cuda126.so')\n",
+])
+def test_a_package_without_a_native_binary_for_this_cuda_is_environment(log):
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+
+
+@pytest.mark.parametrize("log", [
+    "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 232448, Hardware limit: 101376. "
+    "Reducing block sizes or `num_stages` may help.\n",
+    "triton.code_gen.OutOfResources: out of resource: shared memoryRequired: 147456Hardware limit: 65536\n",
+    "torch._inductor.exc.InductorError: RuntimeError: No valid triton configs. OutOfMemoryError: out of resource: "
+    "triton_tem_fused_mm_0 Required: 131072 Hardware limit:101376 Reducing block sizes or `num_stages` may help.\n",
+])
+def test_a_kernel_tile_larger_than_the_chips_shared_memory_is_invalid_param(log):
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+
+
+def test_a_cuda_only_feature_without_a_gpu_depends_on_the_machine():
+    log = "RuntimeError: No GPU found. A GPU is needed for quantization.\n"
+    # a machine that should have a CUDA device: the device is not usable, a set-up fault
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    # Apple silicon: the feature cannot run on this device
+    mac = "Running on macOS 14 with torch.backends.mps available\n" + log
+    assert diagnose(mac, prior=False).primary_category == Category.OP_NOT_SUPPORTED
