@@ -257,6 +257,12 @@ def _special_case(s: OomState) -> Verdict | None:
                        "of that size: a shape computed wrongly, an overflowed length, or one operation that "
                        "materializes a huge intermediate (e.g. eager attention's scores at a long sequence).",
                        s.facts, set())
+    if _xpu_block_limit(s):
+        return Verdict(Category.OP_NOT_SUPPORTED, 0.7,
+                       f"One allocation of {_fmt(req)} failed on {s.device} although it fits the device "
+                       f"({_fmt(total)} in total, {_fmt((s.alloc or 0) + (s.unalloc or 0))} held by PyTorch): on "
+                       "Intel XPUs such as Arc Alchemist a single device allocation is capped just under 4 GiB, "
+                       "so a block this large is refused whatever is free.", s.facts, {"limit_not_shortage"})
     if req is not None and free is not None and free >= 1.1 * req and free - req >= 64 * MiB:
         return Verdict(Category.ENVIRONMENT, 0.6,
                        f"An allocation of {_fmt(req)} failed on {s.device} although {_fmt(free)} was reported free "
@@ -264,6 +270,19 @@ def _special_case(s: OomState) -> Verdict | None:
                        "limit, the driver, or another job that released memory in between is the likely cause.",
                        s.facts, {"free_ok"})
     return None
+
+
+def _xpu_block_limit(s: OomState) -> bool:
+    """An XPU out-of-memory for one block of 4 GiB or more that the device could hold (what PyTorch holds plus the
+    request and the runtime's own allowance fit in the total, and the free memory, when given, covers it): the
+    Level Zero per-allocation cap (maxMemAllocSize, just under 4 GiB on Arc Alchemist), not a shortage; the
+    wording differs from IPEX's 'larger than 4GB' sentence (row xpu-4gb-block) (dev batch 29:
+    intel/intel-extension-for-pytorch#846)."""
+    req, total = s.req, s.total
+    if not str(s.device).startswith("xpu") or req is None or total is None or req < 4 * GiB:
+        return False
+    held = (s.alloc or 0) + (s.unalloc or 0)
+    return held + req + s.allowance <= total and (s.free is None or s.free >= req)
 
 
 def _startup_verdict(s: OomState) -> Verdict:
@@ -498,6 +517,10 @@ _CONTEXT_READINGS = (
     # a CUDA-only feature's "no GPU found" check on Apple silicon (MPS): the device cannot run the feature; on
     # other machines the same check means no CUDA device is usable, a set-up fault (dev batch 28)
     ("apple", "cuda_only", "op-not-supported"),
+    # a Gloo connect failure after Gloo's own warning that it fell back to the loopback address: every rank
+    # advertised 127.0.0.1, so the network interface is not set (GLOO_SOCKET_IFNAME); alone the warning is only a
+    # warning (a single-node job goes on) (dev batch 29)
+    ("gloo_loopback", "rendezvous", "environment"),
 )
 
 

@@ -118,6 +118,11 @@ def _first_size(rx: re.Pattern[str], text: str) -> int | None:
     return parse_log_size(g[0], g[1]) if len(g) >= 2 else None
 
 
+# Intel's XPU allocator words its OOM like CUDA's ('XPU out of memory. Tried to allocate ... GPU 0 has a total
+# capacity of ...'): the device is an XPU although the message says GPU (dev batch 29)
+_XPU_OOM = re.compile(r"\bXPU out of memory\b")
+
+
 def parse_oom(text: str) -> dict[str, Any]:
     """Read every number of an OOM message (already joined to one string)."""
     nums: dict[str, Any] = {}
@@ -139,7 +144,9 @@ def parse_oom(text: str) -> dict[str, Any]:
     m = _DEV.search(text)
     if m:
         kind, idx = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-        nums["device"] = f"{'npu' if kind == 'NPU' else 'cuda'}:{idx}"
+        nums["device"] = f"{'npu' if kind == 'NPU' else 'xpu' if _XPU_OOM.search(text) else 'cuda'}:{idx}"
+    elif _XPU_OOM.search(text):
+        nums["device"] = "xpu"
     elif "NPU" in text:
         nums["device"] = "npu"
     elif "CUDA" in text or "GPU" in text:

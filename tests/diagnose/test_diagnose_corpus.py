@@ -109,6 +109,10 @@ DEV_UNSUPPORTED = {
     "cpu_opns_paddlelite10106.log": "only 'Model is successfully loaded!' and a process exit code 0xC0000005 (an access "
                                     "violation): that the model has a conv with a variable weight, which Lite does not "
                                     "support, is the maintainer's reading of the model, not in the log",
+    # dev batch 29 (labelled from their threads before any rule; kept as honest misses)
+    "nccl_unknown_flavr58.log": "a bare 'NCCL Error 1: unhandled cuda error' reads comm (NCCL's failure wording, as "
+                                "everywhere in the corpus); that nobody found the cause, so the label is unknown, is "
+                                "the thread's silence, not the text",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]

@@ -1229,3 +1229,76 @@ def test_a_cuda_only_feature_without_a_gpu_depends_on_the_machine():
     # Apple silicon: the feature cannot run on this device
     mac = "Running on macOS 14 with torch.backends.mps available\n" + log
     assert diagnose(mac, prior=False).primary_category == Category.OP_NOT_SUPPORTED
+
+
+# ---------------------------------------------------------------- dev batch 29
+@pytest.mark.parametrize("log", [
+    "ValueError: The current architecture does not support Flash Attention 2.0. Please open an issue on GitHub to "
+    "request support for this architecture\n",
+    "ValueError: MllamaForCausalLM does not support Flash Attention 2.0 yet. Please request to add support where the "
+    "model is hosted\n",
+    "ValueError: Phi3VModel does not support an attention implementation through "
+    "torch.nn.functional.scaled_dot_product_attention yet.\n",
+    "TypeError: qwen2_5_vl isn't supported yet.\n",
+])
+def test_a_model_feature_the_library_does_not_implement_is_not_supported(log):
+    # raised as ValueError / TypeError, but the sentence says the library has no implementation for this model
+    assert diagnose(log, prior=False).primary_category == Category.OP_NOT_SUPPORTED
+
+
+def test_an_argument_error_is_still_invalid_param():
+    # the same exception class without the "not implemented for this model" sentence stays an argument error
+    log = "ValueError: Incompatible shapes for attention inputs:\n  query.shape: torch.Size([4, 64, 8, 32])\n"
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+
+
+@pytest.mark.parametrize("log", [
+    "RuntimeError: The server socket has failed to listen on any local network address. The server socket has "
+    "failed to bind to [::]:29511 (errno: 98 - Address already in use).\n",
+    "[W socket.cpp:436] [c10d] The server socket has failed to bind to [HOST]:12355 (system error: 10048 - Only one "
+    "usage of each socket address is normally permitted.).\n[E socket.cpp:472] [c10d] The server socket has failed "
+    "to listen on any local network address.\n",
+])
+def test_a_rendezvous_port_already_in_use_is_environment(log):
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+
+
+def test_a_gloo_mesh_failure_after_the_loopback_fallback_is_environment():
+    failure = ("RuntimeError: Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] "
+               "no error\n")
+    # alone: ranks could not connect, a communication failure
+    assert diagnose(failure, prior=False).primary_category == Category.COMM
+    # after Gloo said every rank advertises loopback, the network interface is the cause (GLOO_SOCKET_IFNAME)
+    warned = ("[rank3]:[W ProcessGroupGloo.cpp:721] Warning: Unable to resolve hostname to a (local) address. Using "
+              "the loopback address as fallback. Manually set the network interface to bind to with "
+              "GLOO_SOCKET_IFNAME. (function operator())\n" + failure)
+    assert diagnose(warned, prior=False).primary_category == Category.ENVIRONMENT
+    # the warning alone does not make an environment failure out of a run that went on
+    alone = warned.splitlines()[0] + "\n"
+    assert diagnose(alone, prior=False).primary_category != Category.ENVIRONMENT
+
+
+def test_an_xpu_oom_for_one_block_of_4_gib_that_fits_is_the_allocation_limit():
+    log = ("torch.OutOfMemoryError: XPU out of memory. Tried to allocate 6.00 GiB. GPU 0 has a total capacity of "
+           "15.11 GiB. Of the allocated memory 512.00 MiB is allocated by PyTorch, and 0 bytes is reserved by "
+           "PyTorch but unallocated.\n")
+    d = diagnose(log, prior=False)
+    assert d.primary_category == Category.OP_NOT_SUPPORTED
+    assert d.primary.numbers["requested_bytes"] == 6 * GiB
+    assert [a.id for a in d.primary.advice] == ["MP030"]
+    # a block under the limit, or one that does not fit what is left, is a shortage as on any device
+    small = log.replace("Tried to allocate 6.00 GiB", "Tried to allocate 2.00 GiB") \
+               .replace("512.00 MiB is allocated", "14.00 GiB is allocated")
+    assert diagnose(small, prior=False).primary_category == Category.CAPACITY
+    full = log.replace("512.00 MiB is allocated", "12.00 GiB is allocated")
+    assert diagnose(full, prior=False).primary_category == Category.CAPACITY
+    # the same numbers on a CUDA device are not an XPU limit
+    cuda = log.replace("XPU out of memory", "CUDA out of memory")
+    assert diagnose(cuda, prior=False).primary_category != Category.OP_NOT_SUPPORTED
+
+
+def test_the_4gb_sentence_does_not_explain_a_block_larger_than_the_device():
+    log = ("RuntimeError: Current platform can NOT allocate memory block with size larger than 4GB! Tried to "
+           "allocate 32.00 GiB (GPU  0; 15.56 GiB total capacity; 1.00 GiB already allocated; 2.00 GiB reserved "
+           "in total by PyTorch)\n")
+    assert diagnose(log, prior=False).primary_category == Category.ABSURD_REQUEST
