@@ -1,5 +1,6 @@
-"""`memplan` entry point. Commands live one per module in this package and are imported lazily-cheap:
-no command module imports torch at import time, so `memplan --help` is instant."""
+"""`memplan` entry point. Commands live one per module in this package, each imported when its command is
+asked for (`memplan analyze` imports none of the others); no command module imports torch at import time,
+so `memplan --help` is instant."""
 from __future__ import annotations
 
 import atexit
