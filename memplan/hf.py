@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from memplan import compat
+from memplan import compat, hfscan
 from memplan.errors import UserError
 from memplan.workload import Workload, read_json
 
@@ -27,6 +27,7 @@ def _transformers():
         if compat.installed("transformers") is not None:
             raise UserError(f"--hf-config: transformers does not import: {compat.describe(exc)}") from exc
         raise UserError("--hf-config needs transformers: pip install 'memplan[hf]'") from exc
+    hfscan.install()   # before transformers.models is imported: its folder scanned once, not twice
     transformers.logging.set_verbosity_error()
     return transformers
 

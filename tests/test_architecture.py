@@ -18,7 +18,7 @@ PKG = ROOT / "memplan"
 # bottom-up; a module may import modules of its own layer or below
 LAYERS = [
     ("memplan", "memplan.errors", "memplan.units", "memplan.compat"),
-    ("memplan.workload", "memplan.hf", "memplan.finetune", "memplan.configs"),
+    ("memplan.workload", "memplan.hf", "memplan.hfscan", "memplan.finetune", "memplan.configs"),
     ("memplan.step", "memplan.optim8bit"),
     ("memplan.trace", "memplan.alloc", "memplan.measure"),
     ("memplan.core",),

@@ -57,13 +57,18 @@ def command(model, hf_config, task, device, capacity, alloc_conf, world_size, sh
         return a.estimate, job
 
     est, job = run_command(debug, work)
-    from memplan.report.text import render_estimate
-
     code = EXIT_BAD_NEWS if est.fits is False else EXIT_OK
     d = est.to_dict()
     if job is not None:
         d["train_config"] = job.mapping()
-    emit(fmt, "analyze", d, lambda: _with_mapping(job, render_estimate(est, top=top)), code)
+    emit(fmt, "analyze", d, lambda: _with_mapping(job, _rendered(est, top)), code)
+
+
+def _rendered(est, top: int) -> str:
+    """The table output (its renderer imported only for it: `--format json` does not need it)."""
+    from memplan.report.text import render_estimate
+
+    return render_estimate(est, top=top)
 
 
 def _with_mapping(job, text: str) -> str:

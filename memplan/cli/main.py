@@ -1,5 +1,6 @@
-"""`memplan` entry point. Commands live one per module in this package and are imported lazily-cheap:
-no command module imports torch at import time, so `memplan --help` is instant."""
+"""`memplan` entry point. Commands live one per module in this package, each imported when its command is
+asked for (`memplan analyze` imports none of the others); no command module imports torch at import time,
+so `memplan --help` is instant."""
 from __future__ import annotations
 
 import atexit
@@ -20,7 +21,29 @@ _COMMANDS = ("analyze", "plan", "validate", "shard", "devices", "diagnose", "dec
 _TORCH_FREE = {"devices", "diagnose", "decode"}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class _LazyGroup(click.Group):
+    """The command group that imports a command's module when the command is asked for: `memplan analyze`
+    imports memplan.cli.analyze and none of the other commands' modules (nor what only they import, e.g.
+    `shard`'s table renderer); `memplan --help` asks for every one of them, in name order as before."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(name for name in _COMMANDS if self.get_command(ctx, name) is not None)
+
+    def get_command(self, ctx: click.Context, cmd_name: str):
+        # an unknown name loads them all: click suggests the registered names close to it
+        for name in [cmd_name] if cmd_name in _COMMANDS else _COMMANDS:
+            if name not in self.commands:
+                try:
+                    mod = importlib.import_module(f"memplan.cli.{name}")
+                except ModuleNotFoundError as exc:  # a command not built yet
+                    if exc.name != f"memplan.cli.{name}":
+                        raise
+                    continue
+                self.add_command(mod.command, name=name)
+        return self.commands.get(cmd_name)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="memplan")
 @click.pass_context
 def cli(ctx: click.Context) -> None:
@@ -35,16 +58,6 @@ def cli(ctx: click.Context) -> None:
             check_torch()   # reads the installed version; torch is not imported here
         except UserError as exc:
             fail(str(exc))
-
-
-for _name in _COMMANDS:
-    try:
-        _mod = importlib.import_module(f"memplan.cli.{_name}")
-    except ModuleNotFoundError as exc:  # a command not built yet
-        if exc.name != f"memplan.cli.{_name}":
-            raise
-        continue
-    cli.add_command(_mod.command, name=_name)
 
 
 _NoArgsIsHelp = getattr(click.exceptions, "NoArgsIsHelpError", ())  # click >= 8.2

@@ -1,6 +1,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -131,6 +132,33 @@ def test_help_is_fast_and_does_not_import_torch():
     code = "import sys; from memplan.cli.main import cli; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_a_command_imports_only_its_own_module():
+    """`memplan analyze` imports memplan.cli.analyze and no other command's module (memplan.cli.main's lazy
+    group): the other commands and what only they import cost every analyze process nothing."""
+    code = ("import sys; from memplan.cli.main import cli; cli.main(['analyze', '--help'], standalone_mode=False); "
+            "print(sorted(m for m in sys.modules if m.startswith('memplan.cli.') and '._' not in m))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "['memplan.cli.analyze', 'memplan.cli.main']"
+
+
+@pytest.mark.slow
+def test_json_output_does_not_import_the_table_renderer():
+    code = ("import sys; from memplan.cli.main import cli\ntry:\n"
+            "    cli.main(['analyze', 'fixtures/models/mlp.py', '--format', 'json', '-q'], standalone_mode=False)\n"
+            "finally:\n    print('memplan.report.text' in sys.modules)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       cwd=Path(__file__).resolve().parents[2])
+    assert r.returncode == 0 and r.stdout.strip().splitlines()[-1] == "False", r.stderr[-2000:]
+
+
+def test_help_lists_every_command_and_a_typo_gets_suggestions():
+    r = subprocess.run([sys.executable, "-m", "memplan", "--help"], capture_output=True, text=True)
+    listed = [line.split()[0] for line in r.stdout.split("Commands:")[1].splitlines() if line.strip()]
+    assert listed == sorted(["analyze", "plan", "validate", "shard", "devices", "diagnose", "decode"])
+    r = subprocess.run([sys.executable, "-m", "memplan", "analyse"], capture_output=True, text=True)
+    assert r.returncode == 2 and "Did you mean 'analyze'?" in r.stderr
 
 
 def test_python_m_memplan():
