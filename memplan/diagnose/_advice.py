@@ -69,7 +69,10 @@ def choose_advice(category: Category, *, numbers: Mapping[str, Any], flags: set[
         else:
             ids = ["MP013", "MP014"]
     elif category == Category.KERNEL_FAULT:
-        ids = ["MP015"] + (["MP016"] if "assert" in flags else []) + ["MP017"]
+        if "hw_fault" in flags:
+            ids = ["MP031"]
+        else:
+            ids = ["MP015"] + (["MP016"] if "assert" in flags else []) + ["MP017"]
     elif category == Category.COMM:
         ids = ["MP018", "MP019" if npu and not cuda else "MP020"] + (["MP027"] if "shm" in flags else [])
     elif category == Category.INVALID_PARAM:

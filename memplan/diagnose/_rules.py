@@ -75,6 +75,9 @@ def possible_cause_rules() -> tuple[TextRule, ...]:
 # function'; dev batch 24).
 _SHORT_PREFIX = r"(?:(?i:\b(?:cuda|hip)(?: runtime)? error)\s*(?:\(\d+\))?\s*:\s*|\(\d+ vs\. 0\)\s+|\berror=\d+ : )"
 _DEVICE_OPEN_NAMES = ("cudaErrorDevicesUnavailable", "cudaErrorDeviceAlreadyInUse")
+# results that report the GPU's own hardware failing under a running job (dev batch 30): kernel-fault by the
+# labelling guide, but the advice is the hardware's (MP031), not the hunt for a faulty kernel
+_HW_FAULT_NAMES = ("cudaErrorECCUncorrectable",)
 # NCCL reports a failed CUDA call of its own as `WARN Cuda failure 'text'` (CUDACHECK, runtime API) or
 # `Cuda failure N 'text'` (CUCHECK, driver API) (NVIDIA/nccl src/include/checks.h), PyTorch repeats it after
 # `Last error:`, nccl-tests prints `Test CUDA failure file.cu:N 'text'`. NCCL passed the arguments, not the user,
@@ -104,6 +107,8 @@ def _runtime_text_rules() -> list[TextRule]:
         flags = {"cuda"} if family == "cuda" else set()
         if r["name"] in _DEVICE_OPEN_NAMES:
             flags.add("device_open")
+        if r["name"] in _HW_FAULT_NAMES:
+            flags.add("hw_fault")
         prefix = {"cuda": "CUDA", "cuda-legacy": "CUDA10"}.get(r["family"], "NCCL")
         out.append(TextRule(f"{r['family']}-{r['value']}", f"{family}-text", cat, strength, frozenset(flags),
                             re.compile(body), f"{prefix}:{r['value']}"))

@@ -1302,3 +1302,47 @@ def test_the_4gb_sentence_does_not_explain_a_block_larger_than_the_device():
            "allocate 32.00 GiB (GPU  0; 15.56 GiB total capacity; 1.00 GiB already allocated; 2.00 GiB reserved "
            "in total by PyTorch)\n")
     assert diagnose(log, prior=False).primary_category == Category.ABSURD_REQUEST
+
+
+def test_an_uncorrectable_ecc_error_is_a_hardware_fault_of_the_running_job():
+    # dev batch 30: the labelling guide's kernel-fault (an ECC / hardware fault of a running job), with the hardware's
+    # advice (MP031), not the hunt for a faulty kernel; read `environment` before
+    for log in ("RuntimeError: CUDA error: uncorrectable ECC error encountered\nCUDA kernel errors might be "
+                "asynchronously reported at some other API call, so the stacktrace below might be incorrect.\n",
+                "RuntimeError: cuda runtime error (39) : uncorrectable ECC error encountered at "
+                "/pytorch/aten/src/THC/THCCachingHostAllocator.cpp:265\n"):
+        d = diagnose(log, prior=False)
+        assert d.primary_category == Category.KERNEL_FAULT
+        assert [a.id for a in d.primary.advice] == ["MP031"]
+    # the NCCL watchdog repeating it does not turn the fault into a communication failure
+    nccl = ("[E ProcessGroupNCCL.cpp:916] [Rank 1] NCCL watchdog thread terminated with exception: CUDA error: "
+            "uncorrectable ECC error encountered\n")
+    assert diagnose(nccl, prior=False).primary_category == Category.KERNEL_FAULT
+    # another kernel fault keeps the kernel advice
+    other = diagnose("RuntimeError: CUDA error: an illegal memory access was encountered\n", prior=False)
+    assert other.primary_category == Category.KERNEL_FAULT
+    assert "MP031" not in [a.id for a in other.primary.advice]
+
+
+def test_the_old_tcpstore_bare_address_already_in_use_is_the_port():
+    # dev batch 30: PyTorch <= 1.10's TCPStore raised a bare 'RuntimeError: Address already in use' (read comm before)
+    log = ("  File \"/opt/conda/lib/python3.8/site-packages/torch/distributed/rendezvous.py\", line 190, in "
+           "_env_rendezvous_handler\n    store = TCPStore(master_addr, master_port, world_size, start_daemon, "
+           "timeout)\nRuntimeError: Address already in use\n")
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    # the line must be the bare error: a longer sentence that starts with the same words is not this rule's
+    assert not any(r.id == "c10d-port-in-use" and r.rx.search("RuntimeError: Address already in use by rank 3")
+                   for r in text_rules())
+    # libuv's wording (PyTorch >= 2.4) already reads environment
+    uv = ("RuntimeError: The server socket has failed to listen on any local network address. port: 29500, "
+          "useIpv6: 0, code: -98, name: EADDRINUSE, message: address already in use\n")
+    assert diagnose(uv, prior=False).primary_category == Category.ENVIRONMENT
+
+
+def test_libuv_lower_case_too_many_open_files_is_the_descriptor_limit():
+    # dev batch 30: libuv's uv_strerror(UV_EMFILE) in tensorpipe's transport (read unknown before)
+    log = ("terminate called after throwing an instance of 'std::runtime_error'\n  what():  In connectFromLoop at "
+           "tensorpipe/transport/uv/uv.h:297 \"rv < 0: too many open files\"\n")
+    d = diagnose(log, prior=False)
+    assert d.primary_category == Category.ENVIRONMENT
+    assert [a.id for a in d.primary.advice][:1] == ["MP029"]
