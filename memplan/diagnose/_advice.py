@@ -76,7 +76,7 @@ def choose_advice(category: Category, *, numbers: Mapping[str, Any], flags: set[
     elif category == Category.COMM:
         ids = ["MP018", "MP019" if npu and not cuda else "MP020"] + (["MP027"] if "shm" in flags else [])
     elif category == Category.INVALID_PARAM:
-        ids = ["MP021"]
+        ids = ["MP032"] if "ddp_usage" in flags else ["MP021"]
     elif category == Category.OP_NOT_SUPPORTED:
         ids = ["MP030"] if "limit_not_shortage" in flags else ["MP022"]
     elif category == Category.BENIGN:

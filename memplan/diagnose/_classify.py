@@ -487,6 +487,10 @@ _ARGUMENT_CHECKS = (
     # AMCT calibration inside ATC (`Do Calibration failed`) runs the model on the user's calibration data and input
     # shape: ATC's FAQ names those inputs as the cause, so the AI Core failure of that run is its symptom (dev batch 26)
     ("amct-calibration", "kernel-fault"),
+    # DDP's reducer check on one rank (`Expected to mark a variable ready only once`, `Expected to have finished
+    # reduction in the prior iteration`) leaves the other ranks waiting in their all-reduce: their watchdog
+    # timeouts are the symptom (dev batch 31)
+    ("ddp-reducer", "comm"),
 )
 
 

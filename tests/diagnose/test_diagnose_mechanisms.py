@@ -1346,3 +1346,30 @@ def test_libuv_lower_case_too_many_open_files_is_the_descriptor_limit():
     d = diagnose(log, prior=False)
     assert d.primary_category == Category.ENVIRONMENT
     assert [a.id for a in d.primary.advice][:1] == ["MP029"]
+
+
+def test_ddp_reducer_usage_errors_are_invalid_param_with_the_ddp_advice():
+    # dev batch 31: DDP's reducer checks on how the model uses its parameters (reentrant checkpointing firing a
+    # gradient hook twice; parameters without a gradient) are usage/config errors with known fixes (read unknown before)
+    twice = ("RuntimeError: Expected to mark a variable ready only once. This error is caused by one of the following "
+             "reasons: 1) Use of a module parameter outside the `forward` function. ... 2) Reused parameters in "
+             "multiple reentrant backward passes. ... DDP does not support such use cases yet.\n")
+    index_only = ("Parameter at index 12 with name encoder.layers.3.mlp.fc1.weight has been marked as ready twice. "
+                  "This means that multiple autograd engine  hooks have fired for this particular parameter during "
+                  "this iteration.\n")
+    unused = ("[rank1]: RuntimeError: Expected to have finished reduction in the prior iteration before starting a new "
+              "one. This error indicates that your module has parameters that were not used in producing loss.\n"
+              "[rank1]: Parameter indices which did not receive grad for rank 1: 7 8\n")
+    for log in (twice, index_only, unused):
+        d = diagnose(log, prior=False)
+        assert d.primary_category == Category.INVALID_PARAM, log
+        assert [a.id for a in d.primary.advice] == ["MP032"]
+    # the other ranks timing out in their all-reduce are the symptom: the rank that raised names the cause
+    timeouts = unused + ("[E ProcessGroupNCCL.cpp:475] [Rank 0] Watchdog caught collective operation timeout: "
+                         "WorkNCCL(SeqNum=1201, OpType=ALLREDUCE, NumelIn=4096, NumelOut=4096, Timeout(ms)=1800000) "
+                         "ran for 1800393 milliseconds before timing out.\n")
+    assert diagnose(timeouts, prior=False).primary_category == Category.INVALID_PARAM
+    # other argument errors keep the op advice
+    other = diagnose("RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x3 and 4x5)\n", prior=False)
+    assert other.primary_category == Category.INVALID_PARAM
+    assert [a.id for a in other.primary.advice] == ["MP021"]
