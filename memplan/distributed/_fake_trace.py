@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 
 import torch
+from torch.utils._pytree import tree_flatten
 
 from memplan import compat
 from memplan.errors import UserError
@@ -86,6 +87,46 @@ class _DistRecordingMode(RecordingMode):
 
     def _engine_accumulate(self, args, kwargs, out) -> None:
         super()._engine_accumulate(_unwrap(args), kwargs, _unwrap(out))
+
+    # Values. A DTensor's values are its local shard's, a fake tensor's: unknown to the recorder, not a
+    # small real tensor to compute a value shadow from (that shadow was a DTensor over fake shards, whose
+    # `.item()` DTensor refuses for a partial placement: Adafactor's `param.norm(2).item()` under FSDP).
+    def _shadow(self, func, args, kwargs, out) -> None:
+        if any(hasattr(a, "_local_tensor") for a in tree_flatten((args, kwargs))[0]):
+            return self._stale(func, args)
+        return super()._shadow(func, args, kwargs, out)
+
+    def _unfakeable(self, func, args, kwargs, exc):
+        """An op DTensor itself refuses (not a fake tensor's limit: none in the exception's chain) fails a
+        real run the same way: reported as the training step's failure, with the reason, not as an op memplan
+        cannot trace (torch.optim.Adafactor's in-place ops on FSDP2's partial norms, torch 2.13)."""
+        if not _fake_limit(exc) and any(hasattr(a, "_local_tensor") for a in tree_flatten((args, kwargs))[0]):
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise type(exc)(f"{first} ({_DTENSOR_REFUSAL.format(torch=torch.__version__)})") from exc
+        return super()._unfakeable(func, args, kwargs, exc)
+
+    def _item(self, t):
+        """`.item()` of a DTensor reads its local shard: a known value, else 0 as for any fake tensor
+        (counted in the trace's notes, as Adafactor's reads on one device are)."""
+        return super()._item(t if t in self.shadows else _local(t))
+
+
+_DTENSOR_REFUSAL = ("torch {torch}'s DTensor refuses this op on FSDP2's sharded tensors, so a real run fails the same "
+                    "way; ddp, zero1 and fsdp1 step plain tensors")
+
+
+def _fake_limit(exc: BaseException) -> bool:
+    """Whether a fake tensor's limit is in the exception's chain (DTensor wraps its shard's failures)."""
+    from torch._subclasses.fake_tensor import (
+        DataDependentOutputException, DynamicOutputShapeException, UnsupportedOperatorException,
+    )
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, (DataDependentOutputException, DynamicOutputShapeException, UnsupportedOperatorException)):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 def _unwrap(out):

@@ -398,7 +398,7 @@ def test_zero3_rank_of_a_model_file_is_block_once(tmp_path, _from_4_layers):
 @pytest.mark.slow
 @pytest.mark.parametrize("sharding,kw", [
     ("zero2", dict(precision="bf16-amp", checkpoint=("layers.*",))), ("fsdp", dict(precision="bf16-mp")),
-    ("zero3", dict(clip_grad_norm=1.0))], ids=str)   # (Adafactor's .item() on a DTensor fails the full trace too)
+    ("zero3", dict(clip_grad_norm=1.0))], ids=str)   # (no Adafactor: DTensor refuses its in-place ops on partial norms, a real step's failure too)
 def test_fsdp_rank_traces_of_a_model_file_are_byte_identical(tmp_path, sharding, kw):
     from memplan.core.analyze import load_workload
     from memplan.distributed._fake_trace import trace_rank
