@@ -258,14 +258,12 @@ def test_fsdp_rank_trace_is_byte_identical(tmp_path):
     assert fast.mode == "block-once" and same_trace(fast, full) and info == full_info
 
 
-def test_ddp_ranks_say_why_they_are_traced_in_full(tmp_path):
-    from memplan.core.analyze import load_workload
-    from memplan.distributed import estimate_per_rank
-    from memplan.workload import TrainConfig
-
-    est = estimate_per_rank(load_workload(hf_config=_tiny_llama(tmp_path)), TrainConfig(batch_size=1, seq_len=16),
-                            8, "ddp")
-    assert est.trace_mode == "full" and "buckets" in est.trace_mode_reason
+def test_ddp_ranks_are_block_once(tmp_path):
+    """DDP ranks: block-once where the gradient buckets repeat layer by layer (tests/distributed/
+    test_ddp_block_once.py: identity, the proof, ZeRO-1's reason)."""
+    fast, full = _per_rank_both(_tiny_llama(tmp_path), "ddp", ranks=(0,))
+    assert fast.trace_mode == "block-once" and "buckets proven to repeat" in fast.trace_mode_reason
+    _same_ranks(fast, full)
 
 
 def _mixed_checkpoint(k: int = 5) -> tuple[str, ...]:
