@@ -283,6 +283,19 @@ def test_runs_of_checkpointed_and_plain_layers_are_the_full_trace(tmp_path, prec
     assert "3 runs of identical layers" in fast.trace.mode_reason and "traced 3, 4, 4, 7 layers" in fast.trace.mode_reason
 
 
+@pytest.mark.parametrize("options", [dict(clip_grad_norm=1.0), pytest.param(
+    dict(clip_grad_norm=1.0, optimizer="adafactor", precision="bf16-amp"), marks=pytest.mark.slow)], ids=str)
+def test_runs_with_clipping_are_the_full_trace(tmp_path, options):
+    """clip_grad_norm with checkpointing on some layers only: the stacked per-parameter norms grow by each
+    run's parameters per layer (a record whose size is kept out of the token keys and grown per run), byte-
+    identical to tracing all 20 layers (it used to fall back to the full trace)."""
+    fast, full = _both("910B3", hf_config=_tiny_llama(tmp_path, layers=20), batch_size=1, seq_len=16,
+                       checkpoint=_mixed_checkpoint(), **options)
+    _assert_identical(fast, full)
+    assert fast.trace.mode == "block-once", fast.trace.mode_reason
+    assert "3 runs of identical layers" in fast.trace.mode_reason
+
+
 def test_runs_too_short_to_gain_are_traced_in_full(tmp_path):
     """8 layers in three runs: the base, one-more and check traces would cover more layers than the model."""
     a = run_analysis(hf_config=_tiny_llama(tmp_path, layers=8), batch_size=1, seq_len=16,
