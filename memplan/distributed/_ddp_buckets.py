@@ -84,10 +84,11 @@ def assign(nbytes, keys, limits) -> tuple[list[tuple[int, ...]], list[dict]]:
     return sorted(done, key=min), states
 
 
-def repeat_reason(a: Assignment, path: str, n_layers: int, first_uniform: int) -> str:
+def repeat_reason(a: Assignment, path: str, n_layers: int, first_uniform: int, one_bucket_only: bool = False) -> str:
     """"" when the buckets of the model with `n_layers` layers in `path` repeat layer by layer from the
     block-once base depth on (see the module docstring), from the assignment of the deepest reduced model
-    (the base depth + 2 layers, the base past `first_uniform`); else why not."""
+    (the base depth + 2 layers, the base past `first_uniform`); else why not. `one_bucket_only`: only the
+    first case proves it (runs of layers, memplan.trace.block_runs, whose base depth is not one number)."""
     if any(a.sparse):
         return "distributed (DDP): a parameter with sparse gradients gets a bucket of its own (not proven)"
     buckets, states = assign(a.nbytes, a.keys, a.limits)
@@ -99,18 +100,23 @@ def repeat_reason(a: Assignment, path: str, n_layers: int, first_uniform: int) -
     starts = {}
     for i, k in enumerate(layer):
         starts.setdefault(k, i)
-    if depth < first_uniform + 3 or any(k not in starts for k in range(depth)):
+    if depth < first_uniform + (1 if one_bucket_only else 3) or any(k not in starts for k in range(depth)):
         return "distributed (DDP): the reduced model's parameters do not show the stack's layers"
-    per_layer: dict[str, int] = {}
+    layer_bytes: dict[tuple[str, int], int] = {}
+    total: dict[str, int] = {}
     for nb, key, k in zip(a.nbytes, a.keys, layer):
-        if k == first_uniform:
-            per_layer[key] = per_layer.get(key, 0) + nb
-    total = {}
-    for nb, key in zip(a.nbytes, a.keys):
         total[key] = total.get(key, 0) + nb
+        if k >= first_uniform:
+            layer_bytes[key, k] = layer_bytes.get((key, k), 0) + nb
+    per_layer: dict[str, int] = {}   # the most one layer adds (all the same over identical layers)
+    for (key, _), nb in layer_bytes.items():
+        per_layer[key] = max(per_layer.get(key, 0), nb)
     one_bucket = {key for key, t in total.items() if t + (n_layers - depth) * per_layer.get(key, 0) < a.limits[0]}
-    s0, s1 = states[starts[depth - 2]], states[starts[depth - 1]]   # entering the base depth's next layers
     cut = {k for k in per_layer if k not in one_bucket}
+    if one_bucket_only and cut:
+        return (f"distributed (DDP): the gradient buckets ({a.limits[-1] / 2 ** 20:g} MiB) are cut inside the "
+                "stack, proven to repeat over identical layers only, not over runs of layers")
+    s0, s1 = states[starts[depth - 2]], states[starts[depth - 1]]   # entering the base depth's next layers
     if any(s0.get(k, (0, 0)) != s1.get(k, (0, 0)) for k in cut):
         return (f"distributed (DDP): the gradient buckets ({a.limits[-1] / 2 ** 20:g} MiB) are cut at different "
                 "places in different layers, so what one more layer adds depends on the depth")

@@ -28,7 +28,8 @@ from memplan.errors import UserError
 from memplan.step import Target
 from memplan.trace.events import Trace
 from memplan.trace.block_once import trace_block_once
-from memplan.trace.blocks import hf_stack
+from memplan.trace.block_runs import layer_runs
+from memplan.trace.blocks import MIXED, hf_stack
 from memplan.trace.model_stacks import file_stack, inspected_model
 from memplan.trace.recorder import Recorder, RecordingMode
 from memplan.trace.tracer import TraceHooks, trace_workload
@@ -316,14 +317,14 @@ def trace_rank(workload: Workload, cfg: TrainConfig, sharding: str, world_size: 
 
     bucket_calls: list | None = [] if sharding == "ddp" and not full_trace else None
 
-    def one(wl: Workload, on_phase=None, unit_globs=units) -> Trace:
+    def one(wl: Workload, on_phase=None, unit_globs=units, wl_cfg: TrainConfig = cfg) -> Trace:
         with fake_process_group(world_size, rank):
             mesh = None
             if fsdp:
                 from torch.distributed.device_mesh import init_device_mesh
 
                 mesh = init_device_mesh("cpu", (world_size,))   # made before fake mode: it reads real ranks
-            w, run_cfg = wrap_workload(wl, cfg, sharding, run_device="cpu", family=target.family, mesh=mesh,
+            w, run_cfg = wrap_workload(wl, wl_cfg, sharding, run_device="cpu", family=target.family, mesh=mesh,
                                        fake=True, bucket_cap_mb=bucket_cap_mb, units=unit_globs,
                                        world_size=world_size, info=info, bucket_calls=bucket_calls)
             return trace_workload(w, run_cfg, run_target, on_phase=on_phase, hooks_cls=_DistTraceHooks,
@@ -334,7 +335,8 @@ def trace_rank(workload: Workload, cfg: TrainConfig, sharding: str, world_size: 
         trace.mode, trace.mode_reason = "full", _full_reason(workload, cfg, sharding, full_trace)
     else:
         trace = trace_block_once(workload, cfg, run_target, min_depth=1 if sharding == "ddp" else FSDP_MIN_DEPTH,
-                                 trace_fn=lambda wl, on_phase=None: one(wl, on_phase, globs or units))
+                                 trace_fn=lambda wl, on_phase=None: one(wl, on_phase, globs or units),
+                                 runs_fn=lambda wl, c, on_phase=None: one(wl, on_phase, globs or units, c))
         if bucket_calls and trace.mode == "block-once":
             why = _ddp_buckets_repeat(workload, cfg, bucket_calls)
             if why:
@@ -351,11 +353,15 @@ def trace_rank(workload: Workload, cfg: TrainConfig, sharding: str, world_size: 
 def _ddp_buckets_repeat(workload: Workload, cfg: TrainConfig, calls: list) -> str:
     """"" when the deepest reduced trace's DDP buckets repeat layer by layer at the full depth
     (memplan.distributed._ddp_buckets), else why the rank is traced in full."""
-    stack, why = (hf_stack if workload.extra.get("hf_config") is not None else file_stack)(workload, cfg)
-    if stack is None:
-        return why
     deepest = max(calls, key=lambda a: len(a.names))
-    return repeat_reason(deepest, stack.path, stack.n_layers, stack.first_uniform)
+    stack, why = (hf_stack if workload.extra.get("hf_config") is not None else file_stack)(workload, cfg)
+    if stack is not None:
+        return repeat_reason(deepest, stack.path, stack.n_layers, stack.first_uniform)
+    runs, _ = layer_runs(workload, cfg) if why == MIXED else (None, "")
+    if runs is None:
+        return why
+    # runs of layers (checkpointing differs between them): only one bucket per dtype is proven
+    return repeat_reason(deepest, runs.path, runs.n_layers, 0, one_bucket_only=True)
 
 
 def _full_reason(workload: Workload, cfg: TrainConfig, sharding: str, full_trace: bool) -> str:

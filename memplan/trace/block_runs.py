@@ -12,8 +12,10 @@ requires it to equal the traced check byte for byte; then writes the full depth 
 
 The runs' layer indices are renumbered as in `blocks.extend`: a base token keeps its index plus, per run,
 the count of inserted layers times its shift in that run's one-more trace; a run's inserted chunk tokens
-must name layers of that run only (else: the full trace). Only the default single-device tracer is
-covered; FSDP ranks with mixed checkpointing are traced in full.
+must name layers of that run only (else: the full trace). Records whose size grows with the depth
+(clip_grad_norm's stacked norms) are sized as in `blocks.synthesize`, grown by each run's growth per layer.
+On one device and per DDP or FSDP rank (memplan.trace.block_once's `runs_fn`; FSDP ranks grow each run
+from 2 layers, `Runs.base`, as `blocks.from_reduced` starts there).
 """
 from __future__ import annotations
 
@@ -31,8 +33,9 @@ MAX_TRIES = 25      # strategy combinations tried per encoding of the frees
 @dataclass(frozen=True)
 class Runs:
     """The stack at `path`: `runs` (first layer, length) of identical layers in order; `grow`: the runs
-    written out from one layer; `ckpt`: per layer, its checkpointed module names relative to the layer;
-    `outside`: checkpointed module names outside the stack."""
+    written out from `base` layers (1; 2 per FSDP rank, as `blocks.from_reduced` starts there); `ckpt`: per
+    layer, its checkpointed module names relative to the layer; `outside`: checkpointed module names
+    outside the stack."""
 
     path: str
     n_layers: int
@@ -40,13 +43,14 @@ class Runs:
     grow: tuple[int, ...]
     ckpt: tuple[frozenset, ...]
     outside: tuple[str, ...]
+    base: int = 1
 
     def keep(self, extra: dict[int, int]) -> list[int]:
-        """Original layer indices of a reduced model: each grown run's first 1 + extra[r] layers, every
+        """Original layer indices of a reduced model: each grown run's first base + extra[r] layers, every
         layer of the others."""
         out: list[int] = []
         for r, (start, length) in enumerate(self.runs):
-            n = 1 + extra.get(r, 0) if r in self.grow else length
+            n = self.base + extra.get(r, 0) if r in self.grow else length
             out.extend(range(start, start + n))
         return out
 
@@ -56,8 +60,9 @@ class Runs:
         return self.outside + tuple(names)
 
 
-def layer_runs(workload, cfg) -> tuple[Runs | None, str]:
-    """The runs of an HF-config workload whose layers differ only in runs (None and why otherwise)."""
+def layer_runs(workload, cfg, base: int = 1) -> tuple[Runs | None, str]:
+    """The runs of an HF-config workload whose layers differ only in runs (None and why otherwise); the
+    grown runs traced from `base` layers."""
     config = workload.extra.get("hf_config")
     n = getattr(config, "num_hidden_layers", None)
     if config is None or workload.extra.get("kind") != "lm" or not isinstance(n, int) or n < blocks.MIN_LAYERS:
@@ -81,13 +86,13 @@ def layer_runs(workload, cfg) -> tuple[Runs | None, str]:
             runs[-1] = (runs[-1][0], runs[-1][1] + 1)
         else:
             runs.append((i, 1))
-    grow = tuple(r for r, (_, length) in enumerate(runs) if length >= GROW)
-    base = sum(1 if r in grow else length for r, (_, length) in enumerate(runs))
-    traced = (len(grow) + 2) * base + 3 * len(grow)
+    grow = tuple(r for r, (_, length) in enumerate(runs) if length >= GROW + base - 1)
+    base_n = sum(base if r in grow else length for r, (_, length) in enumerate(runs))
+    traced = (len(grow) + 2) * base_n + 3 * len(grow)
     if not grow or traced >= n:
         return None, f"the layers form {len(runs)} runs: tracing them separately would not be faster"
     outside = tuple(_outside(model, path, cfg.checkpoint))
-    return Runs(path, n, tuple(runs), grow, tuple(ckpt), outside), ""
+    return Runs(path, n, tuple(runs), grow, tuple(ckpt), outside, base), ""
 
 
 def _outside(model, path: str, patterns) -> list[str]:
@@ -197,7 +202,7 @@ def _layout(runs: Runs, extra: dict[int, int]) -> dict[int, tuple[int, int]]:
     """Per run: its (first, end) layer indices in the reduced model with `extra` layers."""
     out, at = {}, 0
     for r, (_, length) in enumerate(runs.runs):
-        n = 1 + extra.get(r, 0) if r in runs.grow else length
+        n = runs.base + extra.get(r, 0) if r in runs.grow else length
         out[r] = (at, at + n)
         at += n
     return out
@@ -223,7 +228,7 @@ def synthesize_runs(runs: Runs, base: Trace, grown: dict[int, Trace], check: Tra
     """The full-depth trace from the base, the one-more traces and the check (two more in every grown run),
     after the same rule wrote the check exactly; (None, why) when no chunk-finding strategy does."""
     two = {r: 2 for r in runs.grow}
-    full = {r: runs.runs[r][1] - 1 for r in runs.grow}
+    full = {r: runs.runs[r][1] - runs.base for r in runs.grow}
     check_notes, notes = _notes(base, grown, two), _notes(base, grown, full)
     if check_notes != check.notes or notes is None:
         return None, "the trace notes do not grow per layer of each run"

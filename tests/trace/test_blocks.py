@@ -296,6 +296,53 @@ def test_runs_with_clipping_are_the_full_trace(tmp_path, options):
     assert "3 runs of identical layers" in fast.trace.mode_reason
 
 
+def _rank_traces(hf_config, sharding, rank, **options):
+    from memplan.core.analyze import load_workload
+    from memplan.distributed._fake_trace import trace_rank
+    from memplan.step import Target
+    from memplan.workload import TrainConfig
+
+    workload = load_workload(hf_config=hf_config)
+    cfg = TrainConfig(batch_size=1, seq_len=16, checkpoint=_mixed_checkpoint(), **options)
+    target = Target(family="npu", name="910B3")
+    fast, info = trace_rank(workload, cfg, sharding, 8, rank, target)
+    full, full_info = trace_rank(workload, cfg, sharding, 8, rank, target, full_trace=True)
+    assert same_trace(fast, full) and info == full_info
+    return fast
+
+
+@pytest.mark.slow
+def test_ddp_rank_runs_are_block_once(tmp_path):
+    """Per DDP rank, runs of identical layers (checkpointing on some layers only) through the distributed
+    tracer's `runs_fn`: byte-identical to tracing all 20 layers, its one bucket per dtype proven to repeat."""
+    fast = _rank_traces(_tiny_llama(tmp_path, layers=20), "ddp", 0)
+    assert fast.mode == "block-once", fast.mode_reason
+    assert "3 runs of identical layers" in fast.mode_reason and "buckets proven to repeat" in fast.mode_reason
+
+
+def test_fsdp_runs_start_from_two_layers(tmp_path):
+    """Per FSDP rank the grown runs are traced from 2 layers (with one, its all-gathers are the root's): at
+    20 layers the 5, 1, 14 runs would cost more than the full trace; at 32 they are traced at 5, 6, 6, 9."""
+    from memplan.core.analyze import load_workload
+    from memplan.trace.block_runs import layer_runs
+    from memplan.workload import TrainConfig
+
+    cfg = TrainConfig(batch_size=1, seq_len=16, checkpoint=_mixed_checkpoint())
+    runs, why = layer_runs(load_workload(hf_config=_tiny_llama(tmp_path, layers=20)), cfg, base=2)
+    assert runs is None and "would not be faster" in why
+    runs, _ = layer_runs(load_workload(hf_config=_tiny_llama(tmp_path, layers=32)), cfg, base=2)
+    assert runs.keep({}) == [0, 1, 5, 6, 7] and len(runs.keep({0: 2, 2: 2})) == 9
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sharding,options", [("zero3", {}), ("fsdp", dict(precision="bf16-mp")),
+                                              ("zero2", dict(clip_grad_norm=1.0, precision="bf16-amp"))], ids=str)
+def test_fsdp_rank_runs_are_block_once(tmp_path, sharding, options):
+    fast = _rank_traces(_tiny_llama(tmp_path, layers=32), sharding, 7, **options)
+    assert fast.mode == "block-once", fast.mode_reason
+    assert "traced 5, 6, 6, 9 layers" in fast.mode_reason
+
+
 def test_runs_too_short_to_gain_are_traced_in_full(tmp_path):
     """8 layers in three runs: the base, one-more and check traces would cover more layers than the model."""
     a = run_analysis(hf_config=_tiny_llama(tmp_path, layers=8), batch_size=1, seq_len=16,
