@@ -59,6 +59,11 @@ DDP_CASES = [   # --ddp: DDP (block-once where its buckets repeat) and ZeRO-1 (f
     ("Llama-2-7B", "fixtures/hf/llama-2-7b.json", 4096, "bf16-amp", "910B3", 8, "zero1"),
 ]
 FILE_DDP_CASES = [(8, "ddp"), (8, "zero1")]   # decoder_1b at 32 layers
+# --ddp: ranks with checkpointing on some layers only (what `memplan plan` recommends on Llama-2-7B):
+# block-once over runs of identical layers (memplan.trace.block_runs) vs. --full-trace
+MIXED_CHECKPOINT = [f"model.layers.{i}" for i in range(5)] + ["model.layers.5.self_attn", "model.layers.5.mlp"]
+RUNS_CASES = [("Llama-2-7B", "fixtures/hf/llama-2-7b.json", 4096, "bf16-amp", "910B3", 8, s)
+              for s in ("zero3", "ddp")]
 _SAME = ("peak_allocated_bytes", "peak_reserved_bytes", "peak_phase", "breakdown_at_peak", "phase_peaks",
          "first_step_peak_bytes", "modules", "n_events", "fragmentation_bytes")
 
@@ -449,18 +454,24 @@ def run_ddp(repeat: int, out: str) -> None:
         for world, sharding in FILE_DDP_CASES:
             rows.append(run_file_dist_case(at32, world, sharding, repeat, tmp))
             print(json.dumps(rows[-1]), flush=True)
+    ckpt = [a for g in MIXED_CHECKPOINT for a in ("--checkpoint", g)]
+    for label, config, seq, precision, device, world, sharding in RUNS_CASES:
+        cmd = analyze_cmd(config, 1, seq, precision, device, False) + ckpt
+        row = run_dist_case(label, config, seq, precision, device, world, sharding, cmd=cmd, repeat=repeat)
+        rows.append(dict(row, model=f"{label}, checkpoint layers 0-4 + 5's attention and MLP"))
+        print(json.dumps(rows[-1]), flush=True)
     load = os.getloadavg()
     result = {"benchmark": "speed_ddp", "torch": torch.__version__, "python": platform.python_version(),
               "cpus": os.cpu_count(), "load_avg_at_end": load, "steps_traced": 2, "repeat": repeat, "cases": rows}
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out + ".json", "w") as f:
         json.dump(result, f, indent=2)
-    lines = ["# Speed: DDP and ZeRO-1 ranks, block-once vs. full trace", "",
+    lines = ["# Speed: DDP and ZeRO-1 ranks, and ranks with checkpointing on some layers, block-once vs. full trace", "",
              "`memplan analyze ... --world-size 8 --sharding S` against the same with `--full-trace`: wall time of "
              f"whole processes (imports included), best of {repeat}, run side by side, {os.cpu_count()} CPUs shared "
              f"with other jobs (load average at the end: {', '.join(f'{x:.1f}' for x in load)}); in brackets CPU "
              "seconds (user + system). Per-rank estimates, strategy info and notes identical in every row (the "
-             "benchmark fails otherwise). DDP traces rank 0, ZeRO-1 ranks 0 and 7.", "",
+             "benchmark fails otherwise). DDP traces rank 0, ZeRO-1 and FSDP ranks 0 and 7.", "",
              f"    python benchmarks/speed.py --ddp{f' --repeat {repeat}' if repeat > 1 else ''}", "",
              "| model | ranks | mode | analyze block-once (s) | analyze full (s) | block-once / full |",
              "|---|---|---|---|---|---|"]
