@@ -220,8 +220,9 @@ def wrap_workload(workload: Workload, cfg: TrainConfig, sharding: str, *, run_de
 
             ids = [torch.device(run_device).index] if run_device != "cpu" else None
             sync = {"init_sync": not fake} if compat.ddp_has_init_sync() else {}   # in torch 2.8, not in 2.6
-            with compat.fake_ddp_init() if fake else contextlib.nullcontext(), \
-                    _ddp_buckets.recording(model, bucket_calls) if bucket_calls is not None else contextlib.nullcontext():
+            recording = (_ddp_buckets.recording(model, bucket_calls) if bucket_calls is not None
+                         else contextlib.nullcontext())
+            with compat.fake_ddp_init() if fake else contextlib.nullcontext(), recording:
                 ddp = DDP(model, device_ids=ids, bucket_cap_mb=cap, **sync)
             if fake:
                 ddp.register_comm_hook(world_size, _fake_allreduce_hook)

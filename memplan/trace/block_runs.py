@@ -90,7 +90,8 @@ def layer_runs(workload, cfg, base: int = 1) -> tuple[Runs | None, str]:
     base_n = sum(base if r in grow else length for r, (_, length) in enumerate(runs))
     traced = (len(grow) + 2) * base_n + 3 * len(grow)
     # from 2 layers (FSDP ranks) the traces' own costs weigh more: Llama-2-7B's 32 layers under zero3, 5 + 1 + 26
-    # layers traced at 5, 6, 6 and 9 per rank took 1.11x the full trace (benchmarks/results/speed_ddp.md)
+    # layers traced at 5, 6, 6 and 9 per rank took 1.11x the full trace (a run of `benchmarks/speed.py --ddp`
+    # before this refusal)
     if not grow or traced >= n or (base > 1 and 2 * traced > n):
         return None, f"the layers form {len(runs)} runs: tracing them separately would not be faster"
     outside = tuple(_outside(model, path, cfg.checkpoint))

@@ -122,7 +122,8 @@ def test_ddp_estimate_says_block_once(tmp_path):
     full = estimate_per_rank(workload, cfg, 8, "ddp", "910B3", full_trace=True)
     assert fast.trace_mode == "block-once" and "buckets proven to repeat" in fast.trace_mode_reason
     assert fast.per_rank == full.per_rank and fast.notes == full.notes
-    assert (fast.peak_allocated_bytes, fast.peak_reserved_bytes) == (full.peak_allocated_bytes, full.peak_reserved_bytes)
+    assert (fast.peak_allocated_bytes, fast.peak_reserved_bytes) == (full.peak_allocated_bytes,
+                                                                     full.peak_reserved_bytes)
 
 
 def _force_limits(monkeypatch, limits):
