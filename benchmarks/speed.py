@@ -15,6 +15,8 @@ event count), else the benchmark fails.
     python benchmarks/speed.py --files [--repeat 1]   # model files (memplan.trace.model_stacks):
         # decoder_1b written with 22, 32 and 80 layers; with gradient clipping and with Adafactor; FSDP
         # ranks (--world-size 8 --sharding zero3 / zero2) -> benchmarks/results/speed_model_files.{json,md}
+    python benchmarks/speed.py --ddp [--repeat 1]     # DDP and ZeRO-1 ranks (Llama-2-7B, decoder_1b at 32
+        # layers), block-once vs. --full-trace -> benchmarks/results/speed_ddp.{json,md}
 """
 from __future__ import annotations
 
@@ -52,6 +54,16 @@ FILE_OPTION_CASES = [   # (the fixture at 32 layers) label, extra analyze option
 FILE_DIST_CASES = [     # (the fixture at 32 layers) world size, sharding
     (8, "zero3"), (8, "zero2"),
 ]
+DDP_CASES = [   # --ddp: DDP (block-once where its buckets repeat) and ZeRO-1 (full, with the reason) ranks
+    ("Llama-2-7B", "fixtures/hf/llama-2-7b.json", 4096, "bf16-amp", "910B3", 8, "ddp"),
+    ("Llama-2-7B", "fixtures/hf/llama-2-7b.json", 4096, "bf16-amp", "910B3", 8, "zero1"),
+]
+FILE_DDP_CASES = [(8, "ddp"), (8, "zero1")]   # decoder_1b at 32 layers
+# --ddp: ranks with checkpointing on some layers only (what `memplan plan` recommends on Llama-2-7B):
+# block-once over runs of identical layers (memplan.trace.block_runs) vs. --full-trace
+MIXED_CHECKPOINT = [f"model.layers.{i}" for i in range(5)] + ["model.layers.5.self_attn", "model.layers.5.mlp"]
+RUNS_CASES = [("Llama-2-7B", "fixtures/hf/llama-2-7b.json", 4096, "bf16-amp", "910B3", 8, s)
+              for s in ("zero3", "ddp")]
 _SAME = ("peak_allocated_bytes", "peak_reserved_bytes", "peak_phase", "breakdown_at_peak", "phase_peaks",
          "first_step_peak_bytes", "modules", "n_events", "fragmentation_bytes")
 
@@ -426,6 +438,49 @@ def write(rows: list[dict], repeat: int, out: str, plan: dict | None = None, dis
         f.write("\n".join(lines) + "\n")
 
 
+def run_ddp(repeat: int, out: str) -> None:
+    """DDP and ZeRO-1 ranks, block-once vs. `--full-trace` (identical per-rank estimates), an HF config and a
+    model file: benchmarks/results/speed_ddp.{json,md}."""
+    import tempfile
+
+    import torch
+
+    rows = []
+    for c in DDP_CASES:
+        rows.append(run_dist_case(*c, repeat=repeat))
+        print(json.dumps(rows[-1]), flush=True)
+    at32 = next(c for c in FILE_CASES if c[3] == 32)
+    with tempfile.TemporaryDirectory() as tmp:
+        for world, sharding in FILE_DDP_CASES:
+            rows.append(run_file_dist_case(at32, world, sharding, repeat, tmp))
+            print(json.dumps(rows[-1]), flush=True)
+    ckpt = [a for g in MIXED_CHECKPOINT for a in ("--checkpoint", g)]
+    for label, config, seq, precision, device, world, sharding in RUNS_CASES:
+        cmd = analyze_cmd(config, 1, seq, precision, device, False) + ckpt
+        row = run_dist_case(label, config, seq, precision, device, world, sharding, cmd=cmd, repeat=repeat)
+        rows.append(dict(row, model=f"{label}, checkpoint layers 0-4 + 5's attention and MLP"))
+        print(json.dumps(rows[-1]), flush=True)
+    load = os.getloadavg()
+    result = {"benchmark": "speed_ddp", "torch": torch.__version__, "python": platform.python_version(),
+              "cpus": os.cpu_count(), "load_avg_at_end": load, "steps_traced": 2, "repeat": repeat, "cases": rows}
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out + ".json", "w") as f:
+        json.dump(result, f, indent=2)
+    lines = ["# Speed: DDP and ZeRO-1 ranks, and ranks with checkpointing on some layers, block-once vs. full trace", "",
+             "`memplan analyze ... --world-size 8 --sharding S` against the same with `--full-trace`: wall time of "
+             f"whole processes (imports included), best of {repeat}, run side by side, {os.cpu_count()} CPUs shared "
+             f"with other jobs (load average at the end: {', '.join(f'{x:.1f}' for x in load)}); in brackets CPU "
+             "seconds (user + system). Per-rank estimates, strategy info and notes identical in every row (the "
+             "benchmark fails otherwise). DDP traces rank 0, ZeRO-1 and FSDP ranks 0 and 7.", "",
+             f"    python benchmarks/speed.py --ddp{f' --repeat {repeat}' if repeat > 1 else ''}", "",
+             "| model | ranks | mode | analyze block-once (s) | analyze full (s) | block-once / full |",
+             "|---|---|---|---|---|---|"]
+    lines += _ratio_lines(rows, lambda r: f"{r['sharding']} x{r['world_size']}")
+    lines += [""] + [f"- {r['model']} {r['sharding']}: {r['trace_mode']}: {r['trace_mode_reason']}" for r in rows]
+    with open(out + ".md", "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=1)
@@ -434,8 +489,13 @@ def main() -> None:
     ap.add_argument("--no-dist", action="store_true", help="skip the distributed (--world-size) cases")
     ap.add_argument("--files", action="store_true",
                     help="model files instead (decoder_1b at 22, 32, 80 layers): speed_model_files.{json,md}")
+    ap.add_argument("--ddp", action="store_true",
+                    help="DDP and ZeRO-1 ranks only (Llama-2-7B, decoder_1b at 32 layers): speed_ddp.{json,md}")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
+    if args.ddp:
+        run_ddp(args.repeat, args.out or "benchmarks/results/speed_ddp")
+        return
     if args.files:
         import tempfile
 

@@ -21,25 +21,29 @@ from __future__ import annotations
 import contextlib
 
 import torch
+from torch.utils._pytree import tree_flatten
 
 from memplan import compat
 from memplan.errors import UserError
 from memplan.step import Target
 from memplan.trace.events import Trace
 from memplan.trace.block_once import trace_block_once
+from memplan.trace.block_runs import layer_runs
+from memplan.trace.blocks import MIXED, hf_stack
 from memplan.trace.model_stacks import file_stack, inspected_model
 from memplan.trace.recorder import Recorder, RecordingMode
 from memplan.trace.tracer import TraceHooks, trace_workload
 from memplan.workload import TrainConfig, Workload
+from memplan.distributed._ddp_buckets import repeat_reason
 from memplan.distributed._wrap import depth_free_units, wrap_workload
 
 
-# Why DDP / ZeRO-1 ranks are traced in full, not block-once (memplan.trace.blocks): checked on a 6-layer
-# Llama at 8 ranks, the 3-layer trace is not the 2-layer one plus repeated chunks.
-_DDP_REASON = ("distributed (DDP): the gradient buckets are cut over all parameters, so what one more layer "
-               "adds depends on the depth")
-FULL_TRACE_REASONS = {"ddp": _DDP_REASON, "zero1": _DDP_REASON.replace("(DDP)", "(DDP, ZeRO-1 partition)"),
-                      "fsdp1": "FSDP1 flattens each unit's parameters into one flat parameter: traced in full"}
+# Why ZeRO-1 and FSDP1 ranks are traced in full, not block-once (memplan.trace.blocks). ZeRO-1: checked on an
+# 8-layer Llama at 8 ranks, the 4-layer trace is not the 2- and 3-layer ones plus repeated chunks.
+FULL_TRACE_REASONS = {
+    "zero1": ("distributed (ZeRO-1): ZeroRedundancyOptimizer partitions all parameters greedily, largest first, "
+              "so which of a layer's parameters a rank holds state for changes from layer to layer"),
+    "fsdp1": "FSDP1 flattens each unit's parameters into one flat parameter: traced in full"}
 FSDP_MIN_DEPTH = 2   # with one layer, its all-gathers are issued from the root unit: no seam between layers
 
 
@@ -52,7 +56,7 @@ class _DistTraceHooks(TraceHooks):
     """The tracer's retagging, through DTensors and ZeroRedundancyOptimizer's local optimizer."""
 
     def model_built(self, model):
-        self.names.update({id(m): (n or type(m).__name__) for n, m in model.named_modules()})
+        self.names.update({id(m): (_strip(n) or type(m).__name__) for n, m in model.named_modules()})
         for mname, mod in model.named_modules():
             label = _strip(mname) or type(model).__name__
             for p in mod.parameters(recurse=False):
@@ -86,6 +90,46 @@ class _DistRecordingMode(RecordingMode):
 
     def _engine_accumulate(self, args, kwargs, out) -> None:
         super()._engine_accumulate(_unwrap(args), kwargs, _unwrap(out))
+
+    # Values. A DTensor's values are its local shard's, a fake tensor's: unknown to the recorder, not a
+    # small real tensor to compute a value shadow from (that shadow was a DTensor over fake shards, whose
+    # `.item()` DTensor refuses for a partial placement: Adafactor's `param.norm(2).item()` under FSDP).
+    def _shadow(self, func, args, kwargs, out) -> None:
+        if any(hasattr(a, "_local_tensor") for a in tree_flatten((args, kwargs))[0]):
+            return self._stale(func, args)
+        return super()._shadow(func, args, kwargs, out)
+
+    def _unfakeable(self, func, args, kwargs, exc):
+        """An op DTensor itself refuses (not a fake tensor's limit: none in the exception's chain) fails a
+        real run the same way: reported as the training step's failure, with the reason, not as an op memplan
+        cannot trace (torch.optim.Adafactor's in-place ops on FSDP2's partial norms, torch 2.13)."""
+        if not _fake_limit(exc) and any(hasattr(a, "_local_tensor") for a in tree_flatten((args, kwargs))[0]):
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise type(exc)(f"{first} ({_DTENSOR_REFUSAL.format(torch=torch.__version__)})") from exc
+        return super()._unfakeable(func, args, kwargs, exc)
+
+    def _item(self, t):
+        """`.item()` of a DTensor reads its local shard: a known value, else 0 as for any fake tensor
+        (counted in the trace's notes, as Adafactor's reads on one device are)."""
+        return super()._item(t if t in self.shadows else _local(t))
+
+
+_DTENSOR_REFUSAL = ("torch {torch}'s DTensor refuses this op on FSDP2's sharded tensors, so a real run fails the same "
+                    "way; ddp, zero1 and fsdp1 step plain tensors")
+
+
+def _fake_limit(exc: BaseException) -> bool:
+    """Whether a fake tensor's limit is in the exception's chain (DTensor wraps its shard's failures)."""
+    from torch._subclasses.fake_tensor import (
+        DataDependentOutputException, DynamicOutputShapeException, UnsupportedOperatorException,
+    )
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, (DataDependentOutputException, DynamicOutputShapeException, UnsupportedOperatorException)):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 def _unwrap(out):
@@ -260,39 +304,64 @@ def trace_rank(workload: Workload, cfg: TrainConfig, sharding: str, world_size: 
                target: Target = Target(), bucket_cap_mb: float | None = None,
                units: tuple[str, ...] = (), full_trace: bool = False) -> tuple[Trace, dict]:
     """Trace rank `rank` of a `world_size`-rank job wrapped in `sharding`; returns (trace, info).
-    FSDP (zero2, zero3, fsdp): block-once (memplan.trace.blocks; a model file's stack cut in the tracer:
-    memplan.trace.model_stacks) when the model's layers are proven identical, each reduced depth wrapped
-    the same way (units chosen by depth-free globs); DDP and ZeRO-1
-    are traced in full (`FULL_TRACE_REASONS`), as is everything with `full_trace`."""
+    FSDP (zero2, zero3, fsdp) and DDP: block-once (memplan.trace.blocks; a model file's stack cut in the
+    tracer: memplan.trace.model_stacks) when the model's layers are proven identical, each reduced depth
+    wrapped the same way (FSDP: units chosen by depth-free globs; DDP: its gradient buckets proven to repeat
+    layer by layer, memplan.distributed._ddp_buckets, else the full trace); ZeRO-1 and FSDP1 are traced in
+    full (`FULL_TRACE_REASONS`), as is everything with `full_trace`."""
     cfg.validate()
     info: dict = {}
     run_target = Target(family=target.family, run_device="cpu", name=target.name)
     fsdp = sharding in ("zero2", "zero3", "fsdp")
     full_units, globs = _units(workload, units) if fsdp and not full_trace else (None, None)
 
-    def one(wl: Workload, on_phase=None, unit_globs=units) -> Trace:
+    bucket_calls: list | None = [] if sharding == "ddp" and not full_trace else None
+
+    def one(wl: Workload, on_phase=None, unit_globs=units, wl_cfg: TrainConfig = cfg) -> Trace:
         with fake_process_group(world_size, rank):
             mesh = None
             if fsdp:
                 from torch.distributed.device_mesh import init_device_mesh
 
                 mesh = init_device_mesh("cpu", (world_size,))   # made before fake mode: it reads real ranks
-            w, run_cfg = wrap_workload(wl, cfg, sharding, run_device="cpu", family=target.family, mesh=mesh,
+            w, run_cfg = wrap_workload(wl, wl_cfg, sharding, run_device="cpu", family=target.family, mesh=mesh,
                                        fake=True, bucket_cap_mb=bucket_cap_mb, units=unit_globs,
-                                       world_size=world_size, info=info)
+                                       world_size=world_size, info=info, bucket_calls=bucket_calls)
             return trace_workload(w, run_cfg, run_target, on_phase=on_phase, hooks_cls=_DistTraceHooks,
                                   mode_cls=_DistRecordingMode, extra_context=_dist_trace_context(target.family, sharding))
 
-    if full_trace or not fsdp or (full_units is not None and globs is None):
+    if full_trace or sharding in FULL_TRACE_REASONS or (full_units is not None and globs is None):
         trace = one(workload)
         trace.mode, trace.mode_reason = "full", _full_reason(workload, cfg, sharding, full_trace)
     else:
-        trace = trace_block_once(workload, cfg, run_target, min_depth=FSDP_MIN_DEPTH,
-                                 trace_fn=lambda wl, on_phase=None: one(wl, on_phase, globs or units))
+        trace = trace_block_once(workload, cfg, run_target, min_depth=1 if sharding == "ddp" else FSDP_MIN_DEPTH,
+                                 trace_fn=lambda wl, on_phase=None: one(wl, on_phase, globs or units),
+                                 runs_fn=lambda wl, c, on_phase=None: one(wl, on_phase, globs or units, c))
+        if bucket_calls and trace.mode == "block-once":
+            why = _ddp_buckets_repeat(workload, cfg, bucket_calls)
+            if why:
+                trace = one(workload)
+                trace.mode, trace.mode_reason = "full", why
+            else:
+                trace.mode_reason += "; DDP's gradient buckets proven to repeat layer by layer"
     if full_units is not None:
         info["fsdp_units"] = full_units   # the full model's, not the last reduced depth's
     trace.steps = cfg.steps
     return trace, info
+
+
+def _ddp_buckets_repeat(workload: Workload, cfg: TrainConfig, calls: list) -> str:
+    """"" when the deepest reduced trace's DDP buckets repeat layer by layer at the full depth
+    (memplan.distributed._ddp_buckets), else why the rank is traced in full."""
+    deepest = max(calls, key=lambda a: len(a.names))
+    stack, why = (hf_stack if workload.extra.get("hf_config") is not None else file_stack)(workload, cfg)
+    if stack is not None:
+        return repeat_reason(deepest, stack.path, stack.n_layers, stack.first_uniform)
+    runs, _ = layer_runs(workload, cfg) if why == MIXED else (None, "")
+    if runs is None:
+        return why
+    # runs of layers (checkpointing differs between them): only one bucket per dtype is proven
+    return repeat_reason(deepest, runs.path, runs.n_layers, 0, one_bucket_only=True)
 
 
 def _full_reason(workload: Workload, cfg: TrainConfig, sharding: str, full_trace: bool) -> str:

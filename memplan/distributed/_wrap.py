@@ -24,6 +24,7 @@ import functools
 import re
 from dataclasses import replace
 
+from memplan.distributed import _ddp_buckets
 from memplan import compat
 from memplan.errors import UserError
 from memplan.workload import SHARDINGS, TrainConfig, Workload, check_precision_sharding
@@ -192,12 +193,14 @@ class _NoRebuild:
 def wrap_workload(workload: Workload, cfg: TrainConfig, sharding: str, *, run_device: str = "cpu",
                   family: str = "cpu", mesh=None, fake: bool = False,
                   bucket_cap_mb: float | None = None, units: tuple[str, ...] = (),
-                  world_size: int = 1, info: dict | None = None) -> tuple[Workload, TrainConfig]:
+                  world_size: int = 1, info: dict | None = None,
+                  bucket_calls: list | None = None) -> tuple[Workload, TrainConfig]:
     """A workload whose model and optimizer are the strategy's, and the config to run it with.
 
     `fake=True`: the process group is torch's fake one (no communication): DDP skips its init-time
     broadcasts and uses a comm hook that returns the bucket. `mesh`: the FSDP device mesh, made before
-    entering fake mode. `info` (a dict) receives what was chosen (FSDP units, DDP bucket sizes).
+    entering fake mode. `info` (a dict) receives what was chosen (FSDP units, DDP bucket sizes);
+    `bucket_calls` (a list), DDP's bucket assignment (memplan.distributed._ddp_buckets).
     """
     import torch
 
@@ -217,7 +220,9 @@ def wrap_workload(workload: Workload, cfg: TrainConfig, sharding: str, *, run_de
 
             ids = [torch.device(run_device).index] if run_device != "cpu" else None
             sync = {"init_sync": not fake} if compat.ddp_has_init_sync() else {}   # in torch 2.8, not in 2.6
-            with compat.fake_ddp_init() if fake else contextlib.nullcontext():
+            recording = (_ddp_buckets.recording(model, bucket_calls) if bucket_calls is not None
+                         else contextlib.nullcontext())
+            with compat.fake_ddp_init() if fake else contextlib.nullcontext(), recording:
                 ddp = DDP(model, device_ids=ids, bucket_cap_mb=cap, **sync)
             if fake:
                 ddp.register_comm_hook(world_size, _fake_allreduce_hook)

@@ -12,8 +12,10 @@ requires it to equal the traced check byte for byte; then writes the full depth 
 
 The runs' layer indices are renumbered as in `blocks.extend`: a base token keeps its index plus, per run,
 the count of inserted layers times its shift in that run's one-more trace; a run's inserted chunk tokens
-must name layers of that run only (else: the full trace). Only the default single-device tracer is
-covered; FSDP ranks with mixed checkpointing are traced in full.
+must name layers of that run only (else: the full trace). Records whose size grows with the depth
+(clip_grad_norm's stacked norms) are sized as in `blocks.synthesize`, grown by each run's growth per layer.
+On one device and per DDP or FSDP rank (memplan.trace.block_once's `runs_fn`; FSDP ranks grow each run
+from 2 layers, `Runs.base`, as `blocks.from_reduced` starts there).
 """
 from __future__ import annotations
 
@@ -31,8 +33,9 @@ MAX_TRIES = 25      # strategy combinations tried per encoding of the frees
 @dataclass(frozen=True)
 class Runs:
     """The stack at `path`: `runs` (first layer, length) of identical layers in order; `grow`: the runs
-    written out from one layer; `ckpt`: per layer, its checkpointed module names relative to the layer;
-    `outside`: checkpointed module names outside the stack."""
+    written out from `base` layers (1; 2 per FSDP rank, as `blocks.from_reduced` starts there); `ckpt`: per
+    layer, its checkpointed module names relative to the layer; `outside`: checkpointed module names
+    outside the stack."""
 
     path: str
     n_layers: int
@@ -40,13 +43,14 @@ class Runs:
     grow: tuple[int, ...]
     ckpt: tuple[frozenset, ...]
     outside: tuple[str, ...]
+    base: int = 1
 
     def keep(self, extra: dict[int, int]) -> list[int]:
-        """Original layer indices of a reduced model: each grown run's first 1 + extra[r] layers, every
+        """Original layer indices of a reduced model: each grown run's first base + extra[r] layers, every
         layer of the others."""
         out: list[int] = []
         for r, (start, length) in enumerate(self.runs):
-            n = 1 + extra.get(r, 0) if r in self.grow else length
+            n = self.base + extra.get(r, 0) if r in self.grow else length
             out.extend(range(start, start + n))
         return out
 
@@ -56,8 +60,9 @@ class Runs:
         return self.outside + tuple(names)
 
 
-def layer_runs(workload, cfg) -> tuple[Runs | None, str]:
-    """The runs of an HF-config workload whose layers differ only in runs (None and why otherwise)."""
+def layer_runs(workload, cfg, base: int = 1) -> tuple[Runs | None, str]:
+    """The runs of an HF-config workload whose layers differ only in runs (None and why otherwise); the
+    grown runs traced from `base` layers."""
     config = workload.extra.get("hf_config")
     n = getattr(config, "num_hidden_layers", None)
     if config is None or workload.extra.get("kind") != "lm" or not isinstance(n, int) or n < blocks.MIN_LAYERS:
@@ -81,13 +86,16 @@ def layer_runs(workload, cfg) -> tuple[Runs | None, str]:
             runs[-1] = (runs[-1][0], runs[-1][1] + 1)
         else:
             runs.append((i, 1))
-    grow = tuple(r for r, (_, length) in enumerate(runs) if length >= GROW)
-    base = sum(1 if r in grow else length for r, (_, length) in enumerate(runs))
-    traced = (len(grow) + 2) * base + 3 * len(grow)
-    if not grow or traced >= n:
+    grow = tuple(r for r, (_, length) in enumerate(runs) if length >= GROW + base - 1)
+    base_n = sum(base if r in grow else length for r, (_, length) in enumerate(runs))
+    traced = (len(grow) + 2) * base_n + 3 * len(grow)
+    # from 2 layers (FSDP ranks) the traces' own costs weigh more: Llama-2-7B's 32 layers under zero3, 5 + 1 + 26
+    # layers traced at 5, 6, 6 and 9 per rank took 1.11x the full trace (a run of `benchmarks/speed.py --ddp`
+    # before this refusal)
+    if not grow or traced >= n or (base > 1 and 2 * traced > n):
         return None, f"the layers form {len(runs)} runs: tracing them separately would not be faster"
     outside = tuple(_outside(model, path, cfg.checkpoint))
-    return Runs(path, n, tuple(runs), grow, tuple(ckpt), outside), ""
+    return Runs(path, n, tuple(runs), grow, tuple(ckpt), outside, base), ""
 
 
 def _outside(model, path: str, patterns) -> list[str]:
@@ -105,11 +113,13 @@ def _outside(model, path: str, patterns) -> list[str]:
 # ---- synthesis -------------------------------------------------------------------------------------------
 @dataclass
 class _Edit:
-    """What one more layer of a run does to the base's tokens: per base token its layer index shift (0/1),
-    and the inserted chunks (base position, tokens, layer indices in the grown trace, direction)."""
+    """What one more layer of a run does to the base's tokens: per base token its layer index shift (0/1)
+    and, for a record whose size grows with the depth (`blocks.SIZED`), its growth in bytes; the inserted
+    chunks (base position, tokens, layer indices in the grown trace, direction, record sizes or None)."""
 
     delta: list
     ins: list
+    grow: list
 
 
 def _edit(base: blocks._Tokens, grown: blocks._Tokens, how) -> _Edit | None:
@@ -118,6 +128,7 @@ def _edit(base: blocks._Tokens, grown: blocks._Tokens, how) -> _Edit | None:
     if ops is None or dirs is None:
         return None
     delta = [0] * len(base.toks)
+    grow = [0] * len(base.toks)
     ins, i, d_iter = [], 0, iter(dirs)
     for op in ops:
         if op[0] == "eq":
@@ -125,29 +136,35 @@ def _edit(base: blocks._Tokens, grown: blocks._Tokens, how) -> _Edit | None:
             for k in range(n):
                 if base.idx[i0 + k] >= 0:
                     delta[i0 + k] = grown.idx[j0 + k] - base.idx[i0 + k]
+                tok = base.toks[i0 + k]
+                if base.nb is not None and tok[0] == "A" and tok[1][0] == blocks.SIZED:
+                    grow[i0 + k] = grown.nb[j0 + k] - base.nb[i0 + k]
             i = i0 + n
         else:
             _, j, n = op
-            ins.append((i, grown.toks[j:j + n], grown.idx[j:j + n], next(d_iter)))
-    return _Edit(delta, ins)
+            ins.append((i, grown.toks[j:j + n], grown.idx[j:j + n], next(d_iter),
+                        tuple(grown.nb[j:j + n]) if grown.nb is not None else None))
+    return _Edit(delta, ins, grow)
 
 
 def _merge(base: blocks._Tokens, edits: dict[int, _Edit], copies: dict[int, int], runs: Runs,
-           shift: dict[int, int]) -> tuple[list, list] | None:
-    """Tokens and layer indices of the base with `copies[r]` more layers in each grown run r (`shift[r]`:
-    the layers inserted before run r). A chunk that every run inserts alike at the same place (where the
-    runs do not differ: building, the optimizer) is one chunk copied for all of them."""
+           shift: dict[int, int]) -> tuple[list, list, list | None] | None:
+    """Tokens, layer indices and (with sized keys) record sizes of the base with `copies[r]` more layers in
+    each grown run r (`shift[r]`: the layers inserted before run r; a `blocks.SIZED` record of the base grown
+    by each run's growth per layer). A chunk that every run inserts alike at the same place (where the runs
+    do not differ: building, the optimizer) is one chunk copied for all of them."""
     at: dict[int, dict[tuple, list[int]]] = {}
     for r, e in edits.items():
-        for pos, toks, idx, direction in e.ins:
-            at.setdefault(pos, {}).setdefault((tuple(toks), tuple(idx), direction), []).append(r)
+        for pos, toks, idx, direction, nbs in e.ins:
+            at.setdefault(pos, {}).setdefault((tuple(toks), tuple(idx), direction, nbs), []).append(r)
     for here in at.values():
-        for (_, idx, _), rs in here.items():
+        for (_, idx, _, _), rs in here.items():
             if 1 < len(rs) < len(edits):
                 return None    # shared by some runs only
             if len(rs) == 1 and any(x >= 0 and x not in _allowed(runs, rs[0]) for x in idx):
                 return None    # naming another grown run's layers: its shift there is not known
     toks_out, idx_out = [], []
+    nb_out = [] if base.nb is not None else None
     for i in range(len(base.toks) + 1):
         here = at.get(i, {})
         if len({key[2] for key in here}) > 1:
@@ -156,15 +173,19 @@ def _merge(base: blocks._Tokens, edits: dict[int, _Edit], copies: dict[int, int]
             shared = len(rs) > 1
             n = sum(copies[r] for r in rs)
             add = 0 if shared else shift[rs[0]]
-            toks, idx, direction = key
+            toks, idx, direction, nbs = key
             for c in (range(n) if direction > 0 else range(n - 1, -1, -1)):
                 toks_out.extend(toks)
                 idx_out.extend(x + c + add if x >= 0 else -1 for x in idx)
+                if nb_out is not None:
+                    nb_out.extend(nbs)
         if i < len(base.toks):
             x = base.idx[i]
             toks_out.append(base.toks[i])
             idx_out.append(x + sum(e.delta[i] * copies[r] for r, e in edits.items()) if x >= 0 else -1)
-    return toks_out, idx_out
+            if nb_out is not None:
+                nb_out.append(base.nb[i] + sum(e.grow[i] * copies[r] for r, e in edits.items()))
+    return toks_out, idx_out, nb_out
 
 
 def _allowed(runs: Runs, r: int) -> set[int]:
@@ -184,7 +205,7 @@ def _layout(runs: Runs, extra: dict[int, int]) -> dict[int, tuple[int, int]]:
     """Per run: its (first, end) layer indices in the reduced model with `extra` layers."""
     out, at = {}, 0
     for r, (_, length) in enumerate(runs.runs):
-        n = 1 + extra.get(r, 0) if r in runs.grow else length
+        n = runs.base + extra.get(r, 0) if r in runs.grow else length
         out[r] = (at, at + n)
         at += n
     return out
@@ -210,15 +231,15 @@ def synthesize_runs(runs: Runs, base: Trace, grown: dict[int, Trace], check: Tra
     """The full-depth trace from the base, the one-more traces and the check (two more in every grown run),
     after the same rule wrote the check exactly; (None, why) when no chunk-finding strategy does."""
     two = {r: 2 for r in runs.grow}
-    full = {r: runs.runs[r][1] - 1 for r in runs.grow}
+    full = {r: runs.runs[r][1] - runs.base for r in runs.grow}
     check_notes, notes = _notes(base, grown, two), _notes(base, grown, full)
     if check_notes != check.notes or notes is None:
         return None, "the trace notes do not grow per layer of each run"
     shift = _shifts(runs, two), _shifts(runs, full)
     why = "the one-more-layer traces are not the base plus repeated chunks"
-    for front in (False, True):
-        tb = blocks.tokenize(base, runs.path, front)
-        tg = {r: blocks.tokenize(t, runs.path, front) for r, t in grown.items()}
+    for sized, front in itertools.product(_size_key_sets(runs.path, base, grown), (False, True)):
+        tb = blocks.tokenize(base, runs.path, front, sized)
+        tg = {r: blocks.tokenize(t, runs.path, front, sized) for r, t in grown.items()}
         cache: dict[tuple, _Edit | None] = {}
         for hows in _combinations(len(runs.grow)):
             edits = {}
@@ -229,16 +250,23 @@ def synthesize_runs(runs: Runs, base: Trace, grown: dict[int, Trace], check: Tra
             if any(e is None for e in edits.values()):
                 continue
             written = _merge(tb, edits, two, runs, shift[0])
-            predicted = written and blocks.untokenize(*written, check.steps, check.notes)
+            predicted = written and blocks.untokenize(written[0], written[1], check.steps, check.notes, written[2])
             if predicted is None or not blocks.same_trace(predicted, check):
                 why = "the check trace differs from its prediction from the base and one-more traces"
                 continue
             written = _merge(tb, edits, full, runs, shift[1])
-            trace = written and blocks.untokenize(*written, check.steps, notes)
+            trace = written and blocks.untokenize(written[0], written[1], check.steps, notes, written[2])
             if trace is not None:
                 return trace, ""
             why = "a free could not be matched in the synthesized trace"
     return None, why
+
+
+def _size_key_sets(path: str, base: Trace, grown: dict[int, Trace]) -> list[frozenset]:
+    """As `blocks._size_key_sets`: none first; then the keys of records only the base or a one-more trace
+    has (clip_grad_norm's stacked per-parameter norms, whose size grows per layer of every run), if any."""
+    sized = frozenset().union(*(blocks.sized_keys(base, t, path) for t in grown.values()))
+    return [frozenset(), sized] if sized else [frozenset()]
 
 
 def _combinations(n: int, most: int = MAX_TRIES) -> list[tuple]:

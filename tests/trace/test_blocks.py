@@ -258,14 +258,12 @@ def test_fsdp_rank_trace_is_byte_identical(tmp_path):
     assert fast.mode == "block-once" and same_trace(fast, full) and info == full_info
 
 
-def test_ddp_ranks_say_why_they_are_traced_in_full(tmp_path):
-    from memplan.core.analyze import load_workload
-    from memplan.distributed import estimate_per_rank
-    from memplan.workload import TrainConfig
-
-    est = estimate_per_rank(load_workload(hf_config=_tiny_llama(tmp_path)), TrainConfig(batch_size=1, seq_len=16),
-                            8, "ddp")
-    assert est.trace_mode == "full" and "buckets" in est.trace_mode_reason
+def test_ddp_ranks_are_block_once(tmp_path):
+    """DDP ranks: block-once where the gradient buckets repeat layer by layer (tests/distributed/
+    test_ddp_block_once.py: identity, the proof, ZeRO-1's reason)."""
+    fast, full = _per_rank_both(_tiny_llama(tmp_path), "ddp", ranks=(0,))
+    assert fast.trace_mode == "block-once" and "buckets proven to repeat" in fast.trace_mode_reason
+    _same_ranks(fast, full)
 
 
 def _mixed_checkpoint(k: int = 5) -> tuple[str, ...]:
@@ -283,6 +281,68 @@ def test_runs_of_checkpointed_and_plain_layers_are_the_full_trace(tmp_path, prec
     _assert_identical(fast, full)
     assert fast.trace.mode == "block-once", fast.trace.mode_reason
     assert "3 runs of identical layers" in fast.trace.mode_reason and "traced 3, 4, 4, 7 layers" in fast.trace.mode_reason
+
+
+@pytest.mark.parametrize("options", [dict(clip_grad_norm=1.0), pytest.param(
+    dict(clip_grad_norm=1.0, optimizer="adafactor", precision="bf16-amp"), marks=pytest.mark.slow)], ids=str)
+def test_runs_with_clipping_are_the_full_trace(tmp_path, options):
+    """clip_grad_norm with checkpointing on some layers only: the stacked per-parameter norms grow by each
+    run's parameters per layer (a record whose size is kept out of the token keys and grown per run), byte-
+    identical to tracing all 20 layers (it used to fall back to the full trace)."""
+    fast, full = _both("910B3", hf_config=_tiny_llama(tmp_path, layers=20), batch_size=1, seq_len=16,
+                       checkpoint=_mixed_checkpoint(), **options)
+    _assert_identical(fast, full)
+    assert fast.trace.mode == "block-once", fast.trace.mode_reason
+    assert "3 runs of identical layers" in fast.trace.mode_reason
+
+
+def _rank_traces(hf_config, sharding, rank, **options):
+    from memplan.core.analyze import load_workload
+    from memplan.distributed._fake_trace import trace_rank
+    from memplan.step import Target
+    from memplan.workload import TrainConfig
+
+    workload = load_workload(hf_config=hf_config)
+    cfg = TrainConfig(batch_size=1, seq_len=16, checkpoint=_mixed_checkpoint(), **options)
+    target = Target(family="npu", name="910B3")
+    fast, info = trace_rank(workload, cfg, sharding, 8, rank, target)
+    full, full_info = trace_rank(workload, cfg, sharding, 8, rank, target, full_trace=True)
+    assert same_trace(fast, full) and info == full_info
+    return fast
+
+
+@pytest.mark.slow
+def test_ddp_rank_runs_are_block_once(tmp_path):
+    """Per DDP rank, runs of identical layers (checkpointing on some layers only) through the distributed
+    tracer's `runs_fn`: byte-identical to tracing all 20 layers, its one bucket per dtype proven to repeat."""
+    fast = _rank_traces(_tiny_llama(tmp_path, layers=20), "ddp", 0)
+    assert fast.mode == "block-once", fast.mode_reason
+    assert "3 runs of identical layers" in fast.mode_reason and "buckets proven to repeat" in fast.mode_reason
+
+
+def test_fsdp_runs_start_from_two_layers(tmp_path):
+    """Per FSDP rank the grown runs are traced from 2 layers (with one, its all-gathers are the root's); at
+    32 layers the 5, 1, 26 runs would be traced at 5, 6, 6, 9 layers per rank: measured slower than the full
+    trace on Llama-2-7B, so refused (more than half the layers); at 64 they are traced so."""
+    from memplan.core.analyze import load_workload
+    from memplan.trace.block_runs import layer_runs
+    from memplan.workload import TrainConfig
+
+    cfg = TrainConfig(batch_size=1, seq_len=16, checkpoint=_mixed_checkpoint())
+    runs, why = layer_runs(load_workload(hf_config=_tiny_llama(tmp_path, layers=32)), cfg, base=2)
+    assert runs is None and "would not be faster" in why
+    assert layer_runs(load_workload(hf_config=_tiny_llama(tmp_path, layers=32)), cfg)[0] is not None   # from 1
+    runs, _ = layer_runs(load_workload(hf_config=_tiny_llama(tmp_path, layers=64)), cfg, base=2)
+    assert runs.keep({}) == [0, 1, 5, 6, 7] and len(runs.keep({0: 2, 2: 2})) == 9
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sharding,options", [("zero3", {}), ("fsdp", dict(precision="bf16-mp")),
+                                              ("zero2", dict(clip_grad_norm=1.0, precision="bf16-amp"))], ids=str)
+def test_fsdp_rank_runs_are_block_once(tmp_path, sharding, options):
+    fast = _rank_traces(_tiny_llama(tmp_path, layers=64), sharding, 7, **options)
+    assert fast.mode == "block-once", fast.mode_reason
+    assert "traced 5, 6, 6, 9 layers" in fast.mode_reason
 
 
 def test_runs_too_short_to_gain_are_traced_in_full(tmp_path):

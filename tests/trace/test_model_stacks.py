@@ -398,7 +398,7 @@ def test_zero3_rank_of_a_model_file_is_block_once(tmp_path, _from_4_layers):
 @pytest.mark.slow
 @pytest.mark.parametrize("sharding,kw", [
     ("zero2", dict(precision="bf16-amp", checkpoint=("layers.*",))), ("fsdp", dict(precision="bf16-mp")),
-    ("zero3", dict(clip_grad_norm=1.0))], ids=str)   # (Adafactor's .item() on a DTensor fails the full trace too)
+    ("zero3", dict(clip_grad_norm=1.0))], ids=str)   # (no Adafactor: DTensor refuses its in-place ops on partial norms, a real step's failure too)
 def test_fsdp_rank_traces_of_a_model_file_are_byte_identical(tmp_path, sharding, kw):
     from memplan.core.analyze import load_workload
     from memplan.distributed._fake_trace import trace_rank
@@ -412,9 +412,33 @@ def test_fsdp_rank_traces_of_a_model_file_are_byte_identical(tmp_path, sharding,
     assert same_trace(fast, full) and info == full_info
 
 
-def test_ddp_rank_of_a_model_file_says_why_it_is_traced_in_full(tmp_path, _from_4_layers):
+def test_ddp_rank_of_a_model_file_is_block_once(tmp_path, _from_4_layers):
+    """DDP: the stack cut to a few layers, its gradient buckets proven to repeat layer by layer
+    (memplan.distributed._ddp_buckets): the per-rank estimate of all 8 layers."""
     fast = _per_rank_both(_write(tmp_path, layers=8), "ddp", ranks=(0,))
-    assert fast.trace_mode == "full" and "buckets" in fast.trace_mode_reason
+    assert fast.trace_mode == "block-once", fast.trace_mode_reason
+    assert "a model file" in fast.trace_mode_reason and "buckets proven to repeat" in fast.trace_mode_reason
+
+
+def test_zero1_rank_of_a_model_file_says_why_it_is_traced_in_full(tmp_path, _from_4_layers):
+    fast = _per_rank_both(_write(tmp_path, layers=8), "zero1", ranks=(0,))
+    assert fast.trace_mode == "full" and "ZeroRedundancyOptimizer partitions" in fast.trace_mode_reason
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kw", [dict(precision="bf16-amp", checkpoint=("layers.*",)), dict(clip_grad_norm=1.0),
+                                dict(optimizer="adafactor")], ids=str)
+def test_ddp_rank_traces_of_a_model_file_are_byte_identical(tmp_path, kw):
+    from memplan.core.analyze import load_workload
+    from memplan.distributed._fake_trace import trace_rank
+
+    wl = load_workload(model=_write(tmp_path))
+    cfg = TrainConfig(batch_size=2, seq_len=8, **kw)
+    target = Target(family="npu", name="910B3")
+    fast, info = trace_rank(wl, cfg, "ddp", 8, 0, target)
+    full, full_info = trace_rank(wl, cfg, "ddp", 8, 0, target, full_trace=True)
+    assert fast.mode == "block-once", fast.mode_reason
+    assert same_trace(fast, full) and info == full_info
 
 
 # ---- the plan's optimizer-only run (memplan.trace.optsplice) ---------------------------------------------
