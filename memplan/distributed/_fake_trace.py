@@ -56,6 +56,8 @@ class _DistTraceHooks(TraceHooks):
     """The tracer's retagging, through DTensors and ZeroRedundancyOptimizer's local optimizer."""
 
     def model_built(self, model):
+        if self.mode is not None:   # as on one device: build-time float shadows are dropped
+            self.mode.model_built()
         self.names.update({id(m): (_strip(n) or type(m).__name__) for n, m in model.named_modules()})
         for mname, mod in model.named_modules():
             label = _strip(mname) or type(model).__name__

@@ -157,3 +157,23 @@ def test_optimizer_sharding_matrix(optimizer, sharding):
         assert "a real run fails the same way" in str(exc) and _real_adafactor_step_error() is not None
         return
     assert est.peak_allocated_bytes > 0 and len(est.per_rank) >= 1
+
+
+def test_rank_hooks_drop_build_time_shadows_as_on_one_device():
+    """The distributed tracer's hooks tell the recording mode the model is built, as the one-device hooks do
+    (build-time float shadows, e.g. stochastic-depth rates, are dropped before the step)."""
+    import torch
+
+    from memplan.distributed._fake_trace import _DistTraceHooks
+    from memplan.trace.recorder import Recorder
+
+    class Mode:
+        built = 0
+
+        def model_built(self):
+            self.built += 1
+
+    hooks = _DistTraceHooks(Recorder())
+    hooks.mode = Mode()
+    hooks.model_built(torch.nn.Linear(2, 2))
+    assert hooks.mode.built == 1
