@@ -503,6 +503,14 @@ def _argument_check(args: list[tuple[Evidence, str, int]]) -> list[tuple[Evidenc
     return args
 
 
+def _unwrapped(args: list[tuple[Evidence, str, int]]) -> list[tuple[Evidence, str, int]]:
+    """A warning whose rule carries the flag `wraps` quotes a failure the library recovered from (PyTorch's cuDNN
+    v8 'Plan failed with a cudnnException: ... CUDNN_STATUS_NOT_SUPPORTED': the next plan is tried): the statuses
+    and texts on its own line are quoted, not raised, so they argue nothing (dev batch 32). Other lines still do."""
+    wrapped = {ev.line for ev, _, _ in args if "wraps" in ev.flags}
+    return [a for a in args if a[0].line not in wrapped or "wraps" in a[0].flags]
+
+
 def _warned_lines(evidence: list[Evidence]) -> set[int]:
     """The lines that are warnings (`Warning:`, `[W...]`, logging's WARNING prefixes): what they argue counts less.
     So are the lines before a tool's own report that the run completed (a row with flag `completed`, MindSpore
@@ -548,7 +556,7 @@ def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     installation" before an NCCL "unhandled cuda error") and is not demoted. Likewise a benign line
     (torch_npu's "This error log can be ignored") never outranks an argument for a real failure: the allocator
     prints it when a device allocation failed, so an ACL memory code next to it is an out-of-memory."""
-    args = _in_context(_argument_check(_named_cuda_failure(_arguments(evidence))), evidence)
+    args = _in_context(_argument_check(_unwrapped(_named_cuda_failure(_arguments(evidence)))), evidence)
     warned = _warned_lines(evidence)
     stopped = {c for ev, c, s in args if ev.line not in warned and s >= 2 and c != "benign"}
     anything = any(c != "benign" for _, c, _ in args)

@@ -188,6 +188,12 @@ _ACL_MALLOC = re.compile(r"aclrtMalloc\w* failed, ret ?=? ?207001\b[^\n]{0,40}?\
                          r"|Failed to allocate device memory, device_id=\d+, size=(\d+)")
 _MS_OOM = re.compile(r"Out of Memory!+ total\[(\d+)\] \(dynamic\[(\d+)\] memory poll\[(\d+)\]\) malloc\[(\d+)\] failed")
 _TF_HOST = re.compile(r"failed to alloc (\d+) bytes on host: CUDA_ERROR_OUT_OF_MEMORY")
+# PyTorch's shared-memory / file mapping (aten/src/ATen/MapAllocator.cpp MapAllocator: 'unable to mmap N bytes from
+# file <name>: Cannot allocate memory (12)', the strerror and errno of mmap(2)): one host mapping of N bytes refused
+# with ENOMEM (DataLoader workers' shared tensors, torch.load / safetensors mappings; dev batch 32). ENOMEM comes from
+# host memory (commit limit) or from the per-process mapping count (vm.max_map_count); the text cannot tell which,
+# so it stays a host out-of-memory with its size read.
+_MMAP = re.compile(r"unable to mmap (\d+) bytes from file .{0,300}?: Cannot allocate memory \(12\)")
 # Theano's CUDA allocator (Theano theano/sandbox/cuda/cuda_ndarray.cu device_malloc: 'Error allocating %llu bytes of
 # device memory (%s). Driver report %llu bytes free and %llu bytes total'; dev batch 18): no cache figures, so the
 # arithmetic has the request, the device's free memory and its total.
@@ -248,6 +254,10 @@ _TRIGGER = re.compile(
     r"|Memory access fault|non-ATen|must be .meta.|(?i:root causes|common causes|possible causes)"
     # dev batch 25: an upper-case logging level alone ('[ERROR] arg0 tensorsize: .. not match', ais_bench / msit)
     r"|\bERROR\b"
+    # dev batch 32: Lightning's device checks (an empty or short list of visible GPUs)
+    r"|machine only has|accelerator is not available"
+    # dev batch 32: a shell's lower-case crash report ('zsh: segmentation fault  python -c ...')
+    r"|segmentation fault|segfault"
     # dev batch 23: protobuf's double registration, MindSpore's scheduler re-registration, ATen's view / stack checks
     r"|already exists in database|Repeated registration|view size is not compatible|stack expects each tensor"
     # dev batch 26: a build tool's minimum version ('CMake 3.24.0 or higher is required')
@@ -404,7 +414,7 @@ def _ggml_oom(no: int, line: str, vram: dict[int, int]) -> Evidence | None:
 
 def _other_oom(no: int, line: str) -> Evidence | None:
     """Out-of-memory lines of other layouts whose sizes are known: vLLM's start-up check, MindSpore's pool,
-    TensorFlow's (CUDA and ROCm), Theano's, numpy's and MLX's allocators."""
+    TensorFlow's (CUDA and ROCm), Theano's, numpy's and MLX's allocators, PyTorch's host mappings (mmap)."""
     vm = _VLLM_FREE.search(line)
     if vm:
         free, total, _util, want = (float(g) for g in vm.groups()[1:])
@@ -441,6 +451,10 @@ def _other_oom(no: int, line: str) -> Evidence | None:
     mm = _MLX.search(line)
     if mm:
         return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": parse_log_size(mm.group(1), "bytes")})
+    mp = _MMAP.search(line)
+    if mp:
+        return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host"}),
+                        numbers={"requested_bytes": int(mp.group(1)), "device": "cpu"})
     hm = _TF_HOST.search(line)
     if hm:
         return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host"}),

@@ -1373,3 +1373,53 @@ def test_ddp_reducer_usage_errors_are_invalid_param_with_the_ddp_advice():
     other = diagnose("RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x3 and 4x5)\n", prior=False)
     assert other.primary_category == Category.INVALID_PARAM
     assert [a.id for a in other.primary.advice] == ["MP021"]
+
+
+def test_lightning_device_check_empty_list_is_environment_and_a_wrong_index_is_invalid_param():
+    # dev batch 32: Lightning's MisconfigurationException lists the GPUs torch sees; none at all is a set-up fault
+    # (read unknown before), a list without the requested index is a config value (like `invalid device ordinal`)
+    none = ("pytorch_lightning.utilities.exceptions.MisconfigurationException:\n"
+            "                You requested GPUs: [0]\n"
+            "                But your machine only has: []\n")
+    assert diagnose(none, prior=False).primary_category == Category.ENVIRONMENT
+    v2 = ("lightning.fabric.utilities.exceptions.MisconfigurationException: `CUDAAccelerator` can not run on your "
+          "system since the accelerator is not available. The following accelerator(s) is available and can be "
+          "passed into `accelerator` argument of `Trainer`: ['cpu'].\n")
+    assert diagnose(v2, prior=False).primary_category == Category.ENVIRONMENT
+    index = ("pytorch_lightning.utilities.exceptions.MisconfigurationException: You requested GPUs: [1]\n"
+             " But your machine only has: [0]\n")
+    assert diagnose(index, prior=False).primary_category == Category.INVALID_PARAM
+
+
+def test_cudnn_plan_failed_warning_is_benign_unless_an_error_follows():
+    # dev batch 32: PyTorch's cuDNN v8 path warns and tries the next plan; the status it quotes is not raised
+    warn = ("/usr/lib/python3/site-packages/torch/nn/modules/conv.py:456: UserWarning: Plan failed with a "
+            "cudnnException: CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR: cudnnFinalize Descriptor Failed cudnn_status: "
+            "CUDNN_STATUS_NOT_SUPPORTED (Triggered internally at ../aten/src/ATen/native/cudnn/Conv_v8.cpp:919.)\n"
+            "  return F.conv2d(input, weight, bias, self.stride,\n")
+    assert diagnose(warn, prior=False).primary_category == Category.BENIGN
+    # a real cuDNN failure raised on another line still decides
+    raised = warn + "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a non-contiguous input.\n"
+    assert diagnose(raised, prior=False).primary_category == Category.OP_NOT_SUPPORTED
+    # the same status raised without the warning is not benign
+    bare = "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED\n"
+    assert diagnose(bare, prior=False).primary_category == Category.OP_NOT_SUPPORTED
+
+
+def test_host_mmap_enomem_reads_its_size():
+    # dev batch 32: PyTorch's MapAllocator 'unable to mmap N bytes from file <...>: Cannot allocate memory (12)'
+    log = "RuntimeError: unable to mmap 23802932552 bytes from file <./flux1-dev.safetensors>: Cannot allocate memory (12)\n"
+    d = diagnose(log, prior=False)
+    assert d.primary_category == Category.CAPACITY
+    assert d.primary.numbers["requested_bytes"] == 23802932552
+    assert d.primary.device == "cpu"
+
+
+def test_shell_segfault_report_of_an_import_command_is_environment():
+    # dev batch 32: zsh / bash print the crashed command; a command that only imports a package crashed in its
+    # binaries (mismatched builds), before any computation
+    log = "zsh: segmentation fault  python -c 'import torchvision'\n"
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    # a segfault of a training command is not read as an import crash
+    other = "zsh: segmentation fault  python train.py --epochs 10\n"
+    assert diagnose(other, prior=False).primary_category != Category.ENVIRONMENT
