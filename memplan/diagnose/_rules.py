@@ -85,6 +85,11 @@ _HW_FAULT_NAMES = ("cudaErrorECCUncorrectable",)
 # means this driver / CUDA runtime / NCCL build cannot serve NCCL's call: the environment.
 _NCCL_CUDA_PREFIX = r"(?i:cuda failure)(?: [\w./-]+:\d+)?(?: \d+)? '"
 _IN_NCCL = {"invalid-param": "environment", "op-not-supported": "environment", "unknown": "environment"}
+# except a device ordinal that does not exist (dev batch 33): the device NCCL or nccl-tests opens is the one the launch
+# assigned to the rank (local rank x GPUs per process, NVIDIA/nccl-tests src/common.cu cudaSetDevice), so more ranks
+# or GPUs per host than the host has is the launch's parameters: invalid-param, as the plain CUDA text reads
+# (https://github.com/NVIDIA/nccl-tests/issues/54: 40 ranks x 4 GPUs on a 4-GPU host)
+_CALLER_DEVICE_NAMES = ("cudaErrorInvalidDevice",)
 
 
 def _runtime_text_rules() -> list[TextRule]:
@@ -115,7 +120,8 @@ def _runtime_text_rules() -> list[TextRule]:
         if r["family"] == "cuda":
             # NCCL's own allocations are outside PyTorch's caching allocator
             in_nccl = flags | ({"outside_allocator", "outside_pytorch"} if cat == "memory" else set())
-            out.append(TextRule(f"nccl-cuda-{r['value']}", "nccl-cuda-text", _IN_NCCL.get(cat, cat), 3,
+            out.append(TextRule(f"nccl-cuda-{r['value']}", "nccl-cuda-text",
+                                cat if r["name"] in _CALLER_DEVICE_NAMES else _IN_NCCL.get(cat, cat), 3,
                                 frozenset(in_nccl), re.compile(_NCCL_CUDA_PREFIX + re.escape(text.rstrip("."))),
                                 f"{prefix}:{r['value']}"))
     return out

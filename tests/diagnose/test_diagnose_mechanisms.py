@@ -1423,3 +1423,47 @@ def test_shell_segfault_report_of_an_import_command_is_environment():
     # a segfault of a training command is not read as an import crash
     other = "zsh: segmentation fault  python train.py --epochs 10\n"
     assert diagnose(other, prior=False).primary_category != Category.ENVIRONMENT
+
+
+def test_negative_tensor_size_is_invalid_param():
+    # dev batch 33: ATen's check_size_nonnegative; a size the caller computed (YOLOX's occupy_mem on a busy GPU)
+    log = ("    x = torch.cuda.FloatTensor(256, 1024, block_mem)\n"
+           "RuntimeError: Trying to create tensor with negative dimension -106: [256, 1024, -106]\n")
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+    # a bare line without an exception name passes the trigger filter too (read benign before)
+    bare = "Trying to create tensor with negative dimension -96: [-96, 1, 9, 9].\n"
+    assert diagnose(bare, prior=False).primary_category == Category.INVALID_PARAM
+
+
+def test_dtype_mismatch_of_bias_and_linear_operands_is_invalid_param():
+    # dev batch 33: the convolution's bias dtype check and the linear / addmm dtype check (read unknown or benign
+    # before, op-not-supported through the fallback)
+    for line in ("Input type (c10::Half) and bias type (float) should be the same\n",
+                 "RuntimeError: Input type (float) and bias type (struct c10::Half) should be the same\n",
+                 "RuntimeError: mat1 and mat2 must have the same dtype\n",
+                 "RuntimeError: mat1 and mat2 must have the same dtype, but got Float and BFloat16\n"):
+        assert diagnose(line, prior=False).primary_category == Category.INVALID_PARAM, line
+
+
+def test_mixed_precision_without_a_visible_gpu_is_environment():
+    # dev batch 33: accelerate / transformers refuse fp16 when torch.cuda.is_available() is false (read invalid-param
+    # before through the ValueError fallback)
+    acc = ('    raise ValueError(err.format(mode="fp16", requirement="a GPU"))\n'
+           "ValueError: fp16 mixed precision requires a GPU\n")
+    assert diagnose(acc, prior=False).primary_category == Category.ENVIRONMENT
+    hf = ("ValueError: FP16 Mixed precision training with AMP or APEX (`--fp16`) and FP16 half precision evaluation "
+          "(`--fp16_full_eval`) can only be used on CUDA or NPU devices or certain XPU devices (with IPEX).\n")
+    assert diagnose(hf, prior=False).primary_category == Category.ENVIRONMENT
+    # another ValueError still reads as a wrong value
+    other = "ValueError: num_samples should be a positive integer value, but got num_samples=0\n"
+    assert diagnose(other, prior=False).primary_category == Category.INVALID_PARAM
+
+
+def test_invalid_device_ordinal_inside_nccl_or_nccl_tests_stays_invalid_param():
+    # dev batch 33: nccl-tests' 'Test CUDA failure common.cu:N' wrapper: other caller-blaming results are the
+    # driver / NCCL combination's (environment), but a device ordinal that does not exist is the launch's
+    # ranks x GPUs per host (nccl-tests #54: 40 ranks x 4 GPUs on a 4-GPU host)
+    log = "e860e6c2d0e6: Test CUDA failure common.cu:732 'invalid device ordinal'\n"
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+    other = "node1: Test CUDA failure common.cu:732 'invalid argument'\n"
+    assert diagnose(other, prior=False).primary_category == Category.ENVIRONMENT
