@@ -112,6 +112,7 @@ def test_streaming_equals_whole_load(tmp_path, monkeypatch):
     assert any(b.where.startswith("model_") for b in streamed.main.largest_blocks)
 
 
+@pytest.mark.slow   # a throughput floor: a benchmark more than a behaviour (the reading itself is tested above)
 def test_written_snapshot_speed(tmp_path):
     """A 24 MB streamed file; the full 1 GB figure is in benchmarks/snapshot_speed.py."""
     p = tmp_path / "large.pickle"

@@ -136,7 +136,8 @@ def _force_limits(monkeypatch, limits):
     monkeypatch.setattr(cfg_cls, "compute_bucket_size_limits", lambda self, **kw: (list(limits), []))
 
 
-@pytest.mark.parametrize("limits,proven", [((16384, 16384), True), ((100_000, 100_000), False)], ids=str)
+@pytest.mark.parametrize("limits,proven", [((16384, 16384), True),
+                                           pytest.param((100_000, 100_000), False, marks=pytest.mark.slow)], ids=str)
 def test_ddp_rank_with_cut_buckets(tmp_path, monkeypatch, limits, proven):
     """Buckets cut inside the layers: block-once where the cut is the same entering every layer (each
     16 KiB projection closes a bucket; the norms' bytes stay open into the next layer), else the full

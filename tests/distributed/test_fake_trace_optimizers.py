@@ -61,7 +61,7 @@ def _norm_scaled_sgd(tmp_path, read: bool):
     return str(path)
 
 
-@pytest.mark.parametrize("sharding", ("zero3", "zero2"))
+@pytest.mark.parametrize("sharding", ("zero3", pytest.param("zero2", marks=pytest.mark.slow)))
 def test_item_of_a_dtensor_is_answered_as_on_one_device(tmp_path, sharding):
     """`.item()` of a sharded parameter's norm (a DTensor with a partial placement) used to fail the trace
     with `aten._local_scalar_dense`; it is answered 0, counted in the notes, and allocates nothing: the
@@ -133,7 +133,7 @@ def test_adafactor_under_fsdp2_cli_exit_code():
     assert len(lines) == 1 and "a real run fails the same way" in lines[0] and "Traceback" not in res.output
 
 
-@pytest.mark.parametrize("sharding", ("ddp", "zero1", "fsdp1"))
+@pytest.mark.parametrize("sharding", ("ddp", "zero1", pytest.param("fsdp1", marks=pytest.mark.slow)))
 def test_adafactor_on_plain_tensor_shardings(sharding):
     """DDP, ZeRO-1 and FSDP1 step plain tensors: Adafactor's reads are answered 0 and the rank is estimated,
     with less optimizer state than AdamW's."""

@@ -225,6 +225,7 @@ def _same_ranks(fast, full):
                                                                      full.peak_reserved_bytes)
 
 
+@pytest.mark.slow   # the fast guard: test_model_stacks.test_zero3_rank_of_a_model_file_is_block_once
 def test_zero3_ranks_block_once_are_the_full_trace(tmp_path):
     """`--world-size 8 --sharding zero3`: rank 7 (the padded one) traced at 2, 3 and 4 layers and written
     to 6 gives the same per-rank estimate as tracing all 6 layers (the traces: the slow test below)."""
@@ -258,6 +259,7 @@ def test_fsdp_rank_trace_is_byte_identical(tmp_path):
     assert fast.mode == "block-once" and same_trace(fast, full) and info == full_info
 
 
+@pytest.mark.slow   # the fast guard: tests/distributed/test_ddp_block_once.py
 def test_ddp_ranks_are_block_once(tmp_path):
     """DDP ranks: block-once where the gradient buckets repeat layer by layer (tests/distributed/
     test_ddp_block_once.py: identity, the proof, ZeRO-1's reason)."""

@@ -93,7 +93,7 @@ def test_evaluator_splices_an_optimizer_change():
     assert same_trace(ev.trace(new), traced.trace)
 
 
-@pytest.mark.parametrize("checkpoint", ["every layer", "runs"])
+@pytest.mark.parametrize("checkpoint", ["every layer", pytest.param("runs", marks=pytest.mark.slow)])
 def test_evaluator_traces_checkpointing_under_the_proxy_optimizer(tmp_path, checkpoint):
     """Once the plan took adafactor's optimizer-only trace (splicing it onto adamw), a checkpointed adafactor
     configuration is traced under the PROXY optimizer and adafactor's phase spliced in: byte-identical to
