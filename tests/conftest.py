@@ -16,6 +16,17 @@ ROOT = Path(__file__).resolve().parents[1]
 MODELS = ROOT / "fixtures" / "models"
 HF = ROOT / "fixtures" / "hf"
 LOGS = ROOT / "fixtures" / "logs"
+
+
+def tiny_llama_config(tmp_path, layers=8) -> str:
+    """A small llama_small config (64 wide, 256 tokens) with `layers` layers, written under `tmp_path`."""
+    import json
+
+    cfg = json.loads((HF / "llama_small.json").read_text())
+    cfg.update(num_hidden_layers=layers, hidden_size=64, intermediate_size=128, vocab_size=256)
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    return str(path)
 for _d in ("", "report", "validate", "diagnose"):    # helper modules imported by name (snapshot_synth, ...)
     _p = str(Path(__file__).parent / _d)
     if _p not in sys.path:

@@ -92,7 +92,7 @@ def repeat_reason(a: Assignment, path: str, n_layers: int, first_uniform: int, o
     if any(a.sparse):
         return "distributed (DDP): a parameter with sparse gradients gets a bucket of its own (not proven)"
     buckets, states = assign(a.nbytes, a.keys, a.limits)
-    if [tuple(b) for b in buckets] != [tuple(b) for b in sorted(a.buckets, key=min)]:
+    if buckets != sorted(a.buckets, key=min):
         return "distributed (DDP): torch's bucket assignment is not the size-greedy one memplan checks"
     pat = re.compile(re.escape(path) + r"\.(\d+)\.")
     layer = [int(m.group(1)) if (m := pat.match(n)) else -1 for n in a.names]

@@ -97,7 +97,7 @@ class _DistRecordingMode(RecordingMode):
     # small real tensor to compute a value shadow from (that shadow was a DTensor over fake shards, whose
     # `.item()` DTensor refuses for a partial placement: Adafactor's `param.norm(2).item()` under FSDP).
     def _shadow(self, func, args, kwargs, out) -> None:
-        if any(hasattr(a, "_local_tensor") for a in tree_flatten((args, kwargs))[0]):
+        if _has_dtensor(args, kwargs):
             return self._stale(func, args)
         return super()._shadow(func, args, kwargs, out)
 
@@ -105,7 +105,7 @@ class _DistRecordingMode(RecordingMode):
         """An op DTensor itself refuses (not a fake tensor's limit: none in the exception's chain) fails a
         real run the same way: reported as the training step's failure, with the reason, not as an op memplan
         cannot trace (torch.optim.Adafactor's in-place ops on FSDP2's partial norms, torch 2.13)."""
-        if not _fake_limit(exc) and any(hasattr(a, "_local_tensor") for a in tree_flatten((args, kwargs))[0]):
+        if not _fake_limit(exc) and _has_dtensor(args, kwargs):
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise type(exc)(f"{first} ({_DTENSOR_REFUSAL.format(torch=torch.__version__)})") from exc
         return super()._unfakeable(func, args, kwargs, exc)
@@ -118,6 +118,11 @@ class _DistRecordingMode(RecordingMode):
 
 _DTENSOR_REFUSAL = ("torch {torch}'s DTensor refuses this op on FSDP2's sharded tensors, so a real run fails the same "
                     "way; ddp, zero1 and fsdp1 step plain tensors")
+
+
+def _has_dtensor(args, kwargs) -> bool:
+    """Whether an op's arguments hold a DTensor (FSDP2's sharded parameters, gradients and their norms)."""
+    return any(hasattr(a, "_local_tensor") for a in tree_flatten((args, kwargs))[0])
 
 
 def _fake_limit(exc: BaseException) -> bool:

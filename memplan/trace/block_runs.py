@@ -237,7 +237,8 @@ def synthesize_runs(runs: Runs, base: Trace, grown: dict[int, Trace], check: Tra
         return None, "the trace notes do not grow per layer of each run"
     shift = _shifts(runs, two), _shifts(runs, full)
     why = "the one-more-layer traces are not the base plus repeated chunks"
-    for sized, front in itertools.product(_size_key_sets(runs.path, base, grown), (False, True)):
+    key_sets = blocks.size_key_sets(runs.path, base, grown.values())   # lazy: the sized keys only if needed
+    for sized, front in ((s, f) for s in key_sets for f in (False, True)):
         tb = blocks.tokenize(base, runs.path, front, sized)
         tg = {r: blocks.tokenize(t, runs.path, front, sized) for r, t in grown.items()}
         cache: dict[tuple, _Edit | None] = {}
@@ -260,13 +261,6 @@ def synthesize_runs(runs: Runs, base: Trace, grown: dict[int, Trace], check: Tra
                 return trace, ""
             why = "a free could not be matched in the synthesized trace"
     return None, why
-
-
-def _size_key_sets(path: str, base: Trace, grown: dict[int, Trace]) -> list[frozenset]:
-    """As `blocks._size_key_sets`: none first; then the keys of records only the base or a one-more trace
-    has (clip_grad_norm's stacked per-parameter norms, whose size grows per layer of every run), if any."""
-    sized = frozenset().union(*(blocks.sized_keys(base, t, path) for t in grown.values()))
-    return [frozenset(), sized] if sized else [frozenset()]
 
 
 def _combinations(n: int, most: int = MAX_TRIES) -> list[tuple]:

@@ -501,7 +501,7 @@ def synthesize(traces: list[Trace], depths: list[int], path: str, n_layers: int)
     if not traces[0].notes == traces[1].notes == traces[2].notes:
         return None, "the trace notes depend on the number of layers"
     why = f"the {depths[1]}-layer trace is not the {depths[0]}-layer one plus repeated chunks"
-    for sized in _size_key_sets(traces, path):
+    for sized in size_key_sets(path, traces[0], [traces[1]]):
         for front in (False, True):
             t0, t1 = (tokenize(t, path, front, sized) for t in traces[:2])
             trace, why = _synthesize(t0, t1, traces, depths, n_layers, why)
@@ -510,11 +510,12 @@ def synthesize(traces: list[Trace], depths: list[int], path: str, n_layers: int)
     return None, why
 
 
-def _size_key_sets(traces, path: str):
+def size_key_sets(path: str, base: Trace, deeper):
     """The record keys whose sizes `tokenize` keeps out of the token keys: none first; then, where that finds no
-    rule, those of records whose size grows with the depth (`sized_keys`), when there are any."""
+    rule, those of records whose size grows with the depth (`sized_keys` of `base` against each trace of
+    `deeper`; memplan.trace.block_runs passes one per run), when there are any."""
     yield frozenset()
-    sized = sized_keys(traces[0], traces[1], path)
+    sized = frozenset().union(*(sized_keys(base, t, path) for t in deeper))
     if sized:
         yield sized
 

@@ -1,17 +1,15 @@
 """DDP ranks block-once: the gradient buckets proven to repeat layer by layer (memplan.distributed._ddp_buckets),
 the rank's trace byte-identical to tracing every layer; ZeRO-1 traced in full, with the reason."""
-import json
 import random
-from pathlib import Path
 
 import pytest
 import torch
+from conftest import tiny_llama_config
 
 from memplan.distributed._ddp_buckets import Assignment, assign, repeat_reason
 from memplan.trace import blocks
 from memplan.trace.blocks import same_trace
 
-HF = Path(__file__).resolve().parents[2] / "fixtures" / "hf"
 MIB = 1 << 20
 
 
@@ -20,12 +18,6 @@ def _block_once_from_4_layers(monkeypatch):
     monkeypatch.setattr(blocks, "MIN_LAYERS", 4)
 
 
-def _tiny_llama(tmp_path, layers=8):
-    cfg = json.loads((HF / "llama_small.json").read_text())
-    cfg.update(num_hidden_layers=layers, hidden_size=64, intermediate_size=128, vocab_size=256)
-    path = tmp_path / "config.json"
-    path.write_text(json.dumps(cfg))
-    return str(path)
 
 
 # ---- the proof, on assignments ------------------------------------------------------------------------
@@ -104,7 +96,7 @@ def test_ddp_rank_block_once_is_byte_identical(tmp_path):
     from memplan.core.analyze import load_workload
     from memplan.workload import TrainConfig
 
-    workload = load_workload(hf_config=_tiny_llama(tmp_path))
+    workload = load_workload(hf_config=tiny_llama_config(tmp_path))
     fast, full, info, full_info = _rank_both(workload, TrainConfig(batch_size=1, seq_len=16))
     assert fast.mode == "block-once", fast.mode_reason
     assert "traced 1, 2 and 3 layers" in fast.mode_reason and "buckets proven to repeat" in fast.mode_reason
@@ -116,7 +108,7 @@ def test_ddp_estimate_says_block_once(tmp_path):
     from memplan.distributed import estimate_per_rank
     from memplan.workload import TrainConfig
 
-    workload = load_workload(hf_config=_tiny_llama(tmp_path))
+    workload = load_workload(hf_config=tiny_llama_config(tmp_path))
     cfg = TrainConfig(batch_size=1, seq_len=16)
     fast = estimate_per_rank(workload, cfg, 8, "ddp", "910B3")
     full = estimate_per_rank(workload, cfg, 8, "ddp", "910B3", full_trace=True)
@@ -146,7 +138,7 @@ def test_ddp_rank_with_cut_buckets(tmp_path, monkeypatch, limits, proven):
     from memplan.workload import TrainConfig
 
     _force_limits(monkeypatch, limits)
-    workload = load_workload(hf_config=_tiny_llama(tmp_path))
+    workload = load_workload(hf_config=tiny_llama_config(tmp_path))
     fast, full, info, full_info = _rank_both(workload, TrainConfig(batch_size=1, seq_len=16))
     assert fast.mode == ("block-once" if proven else "full"), fast.mode_reason
     if not proven:
@@ -159,7 +151,7 @@ def test_zero1_rank_says_why_it_is_traced_in_full(tmp_path):
     from memplan.distributed import estimate_per_rank
     from memplan.workload import TrainConfig
 
-    est = estimate_per_rank(load_workload(hf_config=_tiny_llama(tmp_path)), TrainConfig(batch_size=1, seq_len=16),
+    est = estimate_per_rank(load_workload(hf_config=tiny_llama_config(tmp_path)), TrainConfig(batch_size=1, seq_len=16),
                             8, "zero1")
     assert est.trace_mode == "full" and "ZeroRedundancyOptimizer partitions" in est.trace_mode_reason
 
@@ -172,7 +164,7 @@ def test_ddp_rank_block_once_across_options(tmp_path, kw):
     from memplan.core.analyze import load_workload
     from memplan.workload import TrainConfig
 
-    workload = load_workload(hf_config=_tiny_llama(tmp_path, layers=7))
+    workload = load_workload(hf_config=tiny_llama_config(tmp_path, layers=7))
     fast, full, info, full_info = _rank_both(workload, TrainConfig(batch_size=1, seq_len=16, **kw), rank=7)
     assert fast.mode == "block-once", fast.mode_reason
     assert same_trace(fast, full) and info == full_info

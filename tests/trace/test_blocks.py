@@ -7,6 +7,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+from conftest import tiny_llama_config
 
 from memplan.core.analyze import run_analysis
 from memplan.errors import TraceError
@@ -160,7 +161,7 @@ def test_clipping_is_block_once_and_the_full_trace(tmp_path, impl):
     """clip_grad_norm stacks one norm per parameter: a record only one of the 1- and 2-layer traces has
     (`sized_keys`); with its size out of the token key and grown by its growth per layer, the 3-layer trace
     is predicted exactly and the 6-layer one is the full trace."""
-    fast, full = _both("910B3", hf_config=_tiny_llama(tmp_path, layers=6), batch_size=1, seq_len=16,
+    fast, full = _both("910B3", hf_config=tiny_llama_config(tmp_path, layers=6), batch_size=1, seq_len=16,
                        clip_grad_norm=1.0, optimizer_impl=impl)
     assert fast.trace.mode == "block-once", fast.trace.mode_reason
     _assert_identical(fast, full)
@@ -195,16 +196,6 @@ def test_estimate_json_has_the_mode():
     assert "trace: block-once (12 identical layers in transformer.h" in render_estimate(a.estimate)
 
 
-def _tiny_llama(tmp_path, layers=8):
-    import json
-
-    cfg = json.loads((HF / "llama_small.json").read_text())
-    cfg.update(num_hidden_layers=layers, hidden_size=64, intermediate_size=128, vocab_size=256)
-    path = tmp_path / "config.json"
-    path.write_text(json.dumps(cfg))
-    return str(path)
-
-
 def _per_rank_both(hf_config, sharding, precision="fp32", checkpoint=(), ranks=None):
     from memplan.core.analyze import load_workload
     from memplan.distributed import estimate_per_rank
@@ -229,7 +220,7 @@ def _same_ranks(fast, full):
 def test_zero3_ranks_block_once_are_the_full_trace(tmp_path):
     """`--world-size 8 --sharding zero3`: rank 7 (the padded one) traced at 2, 3 and 4 layers and written
     to 6 gives the same per-rank estimate as tracing all 6 layers (the traces: the slow test below)."""
-    fast, full = _per_rank_both(_tiny_llama(tmp_path, layers=6), "zero3", ranks=(7,))
+    fast, full = _per_rank_both(tiny_llama_config(tmp_path, layers=6), "zero3", ranks=(7,))
     assert fast.trace_mode == "block-once", fast.trace_mode_reason
     assert "traced 2, 3 and 4 layers" in fast.trace_mode_reason
     assert fast.strategy_info["fsdp_units"] == [f"model.layers.{i}" for i in range(6)]
@@ -239,7 +230,7 @@ def test_zero3_ranks_block_once_are_the_full_trace(tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("sharding", ["zero2", "fsdp", "zero3"])
 def test_fsdp_ranks_block_once_bf16_checkpointed(tmp_path, sharding):
-    fast, full = _per_rank_both(_tiny_llama(tmp_path), sharding, "bf16-amp", ("model.layers.*",))
+    fast, full = _per_rank_both(tiny_llama_config(tmp_path), sharding, "bf16-amp", ("model.layers.*",))
     assert fast.trace_mode == "block-once", fast.trace_mode_reason
     assert [r["rank"] for r in fast.per_rank] == [0, 7]
     _same_ranks(fast, full)
@@ -252,7 +243,7 @@ def test_fsdp_rank_trace_is_byte_identical(tmp_path):
     from memplan.step import Target
     from memplan.workload import TrainConfig
 
-    workload = load_workload(hf_config=_tiny_llama(tmp_path, layers=7))
+    workload = load_workload(hf_config=tiny_llama_config(tmp_path, layers=7))
     cfg = TrainConfig(batch_size=1, seq_len=16)
     fast, info = trace_rank(workload, cfg, "fsdp", 8, 7, Target(family="npu", name="910B3"))
     full, full_info = trace_rank(workload, cfg, "fsdp", 8, 7, Target(family="npu", name="910B3"), full_trace=True)
@@ -263,7 +254,7 @@ def test_fsdp_rank_trace_is_byte_identical(tmp_path):
 def test_ddp_ranks_are_block_once(tmp_path):
     """DDP ranks: block-once where the gradient buckets repeat layer by layer (tests/distributed/
     test_ddp_block_once.py: identity, the proof, ZeRO-1's reason)."""
-    fast, full = _per_rank_both(_tiny_llama(tmp_path), "ddp", ranks=(0,))
+    fast, full = _per_rank_both(tiny_llama_config(tmp_path), "ddp", ranks=(0,))
     assert fast.trace_mode == "block-once" and "buckets proven to repeat" in fast.trace_mode_reason
     _same_ranks(fast, full)
 
@@ -278,7 +269,7 @@ def _mixed_checkpoint(k: int = 5) -> tuple[str, ...]:
 def test_runs_of_checkpointed_and_plain_layers_are_the_full_trace(tmp_path, precision):
     """Checkpointing on some layers only: three runs (5 checkpointed, 1 with two checkpointed submodules,
     14 plain), the two long ones grown from one layer, byte-identical to tracing all 20 layers."""
-    fast, full = _both("910B3", hf_config=_tiny_llama(tmp_path, layers=20), batch_size=1, seq_len=16,
+    fast, full = _both("910B3", hf_config=tiny_llama_config(tmp_path, layers=20), batch_size=1, seq_len=16,
                        precision=precision, checkpoint=_mixed_checkpoint())
     _assert_identical(fast, full)
     assert fast.trace.mode == "block-once", fast.trace.mode_reason
@@ -291,7 +282,7 @@ def test_runs_with_clipping_are_the_full_trace(tmp_path, options):
     """clip_grad_norm with checkpointing on some layers only: the stacked per-parameter norms grow by each
     run's parameters per layer (a record whose size is kept out of the token keys and grown per run), byte-
     identical to tracing all 20 layers (it used to fall back to the full trace)."""
-    fast, full = _both("910B3", hf_config=_tiny_llama(tmp_path, layers=20), batch_size=1, seq_len=16,
+    fast, full = _both("910B3", hf_config=tiny_llama_config(tmp_path, layers=20), batch_size=1, seq_len=16,
                        checkpoint=_mixed_checkpoint(), **options)
     _assert_identical(fast, full)
     assert fast.trace.mode == "block-once", fast.trace.mode_reason
@@ -317,7 +308,7 @@ def _rank_traces(hf_config, sharding, rank, **options):
 def test_ddp_rank_runs_are_block_once(tmp_path):
     """Per DDP rank, runs of identical layers (checkpointing on some layers only) through the distributed
     tracer's `runs_fn`: byte-identical to tracing all 20 layers, its one bucket per dtype proven to repeat."""
-    fast = _rank_traces(_tiny_llama(tmp_path, layers=20), "ddp", 0)
+    fast = _rank_traces(tiny_llama_config(tmp_path, layers=20), "ddp", 0)
     assert fast.mode == "block-once", fast.mode_reason
     assert "3 runs of identical layers" in fast.mode_reason and "buckets proven to repeat" in fast.mode_reason
 
@@ -331,10 +322,10 @@ def test_fsdp_runs_start_from_two_layers(tmp_path):
     from memplan.workload import TrainConfig
 
     cfg = TrainConfig(batch_size=1, seq_len=16, checkpoint=_mixed_checkpoint())
-    runs, why = layer_runs(load_workload(hf_config=_tiny_llama(tmp_path, layers=32)), cfg, base=2)
+    runs, why = layer_runs(load_workload(hf_config=tiny_llama_config(tmp_path, layers=32)), cfg, base=2)
     assert runs is None and "would not be faster" in why
-    assert layer_runs(load_workload(hf_config=_tiny_llama(tmp_path, layers=32)), cfg)[0] is not None   # from 1
-    runs, _ = layer_runs(load_workload(hf_config=_tiny_llama(tmp_path, layers=64)), cfg, base=2)
+    assert layer_runs(load_workload(hf_config=tiny_llama_config(tmp_path, layers=32)), cfg)[0] is not None   # from 1
+    runs, _ = layer_runs(load_workload(hf_config=tiny_llama_config(tmp_path, layers=64)), cfg, base=2)
     assert runs.keep({}) == [0, 1, 5, 6, 7] and len(runs.keep({0: 2, 2: 2})) == 9
 
 
@@ -342,14 +333,14 @@ def test_fsdp_runs_start_from_two_layers(tmp_path):
 @pytest.mark.parametrize("sharding,options", [("zero3", {}), ("fsdp", dict(precision="bf16-mp")),
                                               ("zero2", dict(clip_grad_norm=1.0, precision="bf16-amp"))], ids=str)
 def test_fsdp_rank_runs_are_block_once(tmp_path, sharding, options):
-    fast = _rank_traces(_tiny_llama(tmp_path, layers=64), sharding, 7, **options)
+    fast = _rank_traces(tiny_llama_config(tmp_path, layers=64), sharding, 7, **options)
     assert fast.mode == "block-once", fast.mode_reason
     assert "traced 5, 6, 6, 9 layers" in fast.mode_reason
 
 
 def test_runs_too_short_to_gain_are_traced_in_full(tmp_path):
     """8 layers in three runs: the base, one-more and check traces would cover more layers than the model."""
-    a = run_analysis(hf_config=_tiny_llama(tmp_path, layers=8), batch_size=1, seq_len=16,
+    a = run_analysis(hf_config=tiny_llama_config(tmp_path, layers=8), batch_size=1, seq_len=16,
                      checkpoint=_mixed_checkpoint(3))
     assert a.trace.mode == "full" and "checkpointing differs" in a.trace.mode_reason
     assert "would not be faster" in a.trace.mode_reason
