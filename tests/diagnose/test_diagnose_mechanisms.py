@@ -1467,3 +1467,42 @@ def test_invalid_device_ordinal_inside_nccl_or_nccl_tests_stays_invalid_param():
     assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
     other = "node1: Test CUDA failure common.cu:732 'invalid argument'\n"
     assert diagnose(other, prior=False).primary_category == Category.ENVIRONMENT
+
+
+def test_cuda_device_enumeration_failure_is_environment():
+    # dev batch 34: c10/cuda's cudaGetDeviceCount failure, whatever the CUDA code it quotes (ComfyUI-Docker #74: Error
+    # 500 in Docker, fixed by updating Docker; read unknown before: the code's text is not after 'CUDA error:')
+    log = ("RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+           "NumCudaDevices() that might have already set an error? Error 500: named symbol not found\n")
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    # the same code's text alone, outside a CUDA error report, is not read
+    assert diagnose("lookup: named symbol not found in table\n", prior=False).primary_category != Category.ENVIRONMENT
+
+
+def test_sycl_runtime_not_initialised_is_environment():
+    # dev batch 34: IPEX / PyTorch XPU 'Native API failed' with PI_ERROR_UNINITIALIZED at device_count (read unknown)
+    log = ("    return torch._C._xpu_getDeviceCount()\n"
+           "RuntimeError: Native API failed. Native API returns: -1102 (PI_ERROR_UNINITIALIZED) -1102 "
+           "(PI_ERROR_UNINITIALIZED)\n")
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    # another Native API code is not read as the set-up by this row
+    other = "RuntimeError: Native API failed. Native API returns: -30 (PI_ERROR_INVALID_VALUE) -30 (PI_ERROR_INVALID_VALUE)\n"
+    assert diagnose(other, prior=False).primary_category != Category.ENVIRONMENT
+
+
+def test_xpu_device_without_the_free_memory_aspect_is_op_not_supported():
+    # dev batch 34: torch.xpu.mem_get_info on integrated Intel GPUs (read unknown before)
+    for line in ("RuntimeError: The device does not have the ext_intel_free_memory aspect\n",
+                 "RuntimeError: The device (Intel(R) Graphics [0x64a0]) doesn't support querying the available free "
+                 "memory. You can file an issue at https://github.com/pytorch/pytorch/issues to help us prioritize its "
+                 "implementation.\n"):
+        assert diagnose(line, prior=False).primary_category == Category.OP_NOT_SUPPORTED, line
+
+
+def test_rdma_registration_refused_for_locked_memory_is_environment():
+    # dev batch 34: NCCL's ibv_reg_mr failing with ENOMEM is the memlock limit (nccl-tests #206; read comm before)
+    log = "misc/ibvwrap.cc:278 NCCL WARN Call to ibv_reg_mr_iova2 failed with error Cannot allocate memory\n"
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    # a plain NCCL connection failure between ranks stays comm
+    other = "NCCL WARN Net : Connection closed by remote peer\nRuntimeError: NCCL error: unhandled system error\n"
+    assert diagnose(other, prior=False).primary_category != Category.ENVIRONMENT
