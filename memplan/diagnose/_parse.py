@@ -260,6 +260,8 @@ _TRIGGER = re.compile(
     r"|segmentation fault|segfault"
     # dev batch 33: negative tensor sizes, dtype checks without an exception name, the mixed-precision GPU checks
     r"|negative dimension|should be the same|same dtype|mixed precision requires|can only be used on CUDA"
+    # dev batch 35: cuDNN's run-time loader (a sub-library not found), MPS operands left on the CPU
+    r"|Could not locate|Unable to load any of|Cannot load symbol|has not been allocated"
     # dev batch 23: protobuf's double registration, MindSpore's scheduler re-registration, ATen's view / stack checks
     r"|already exists in database|Repeated registration|view size is not compatible|stack expects each tensor"
     # dev batch 26: a build tool's minimum version ('CMake 3.24.0 or higher is required')

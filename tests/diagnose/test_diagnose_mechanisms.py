@@ -1506,3 +1506,55 @@ def test_rdma_registration_refused_for_locked_memory_is_environment():
     # a plain NCCL connection failure between ranks stays comm
     other = "NCCL WARN Net : Connection closed by remote peer\nRuntimeError: NCCL error: unhandled system error\n"
     assert diagnose(other, prior=False).primary_category != Category.ENVIRONMENT
+
+
+def test_xformers_without_cuda_kernels_is_environment():
+    # dev batch 35: every kernel refused with "xFormers wasn't build with CUDA support": the installed xformers has no
+    # CUDA kernels, so `No operator found` is the installation's symptom (read op-not-supported before)
+    log = ("NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n"
+           "     query       : shape=(2, 1024, 8, 64) (torch.float16)\n"
+           "`fa2F@0.0.0` is not supported because:\n"
+           "    xFormers wasn't build with CUDA support\n"
+           "    operator wasn't built - see `python -m xformers.info` for more info\n"
+           "`cutlassF-pt` is not supported because:\n"
+           "    xFormers wasn't build with CUDA support\n")
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    # kernels refused only for the inputs (dtype, an old GPU) on a working build stay op-not-supported
+    other = ("NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n"
+             "`fa2F@0.0.0` is not supported because:\n"
+             "    requires device with capability > (8, 0) but your GPU has capability (7, 0) (too old)\n"
+             "    dtype=torch.float32 (supported: {torch.float16, torch.bfloat16})\n")
+    assert diagnose(other, prior=False).primary_category == Category.OP_NOT_SUPPORTED
+
+
+def test_cudnn_library_not_found_is_environment():
+    # dev batch 35: cuDNN's run-time loader cannot find a sub-library (read benign before: no line passed the trigger
+    # filter), on Windows and on Linux, and the symbol lookup that fails after it
+    for log in ("Could not locate cudnn_cnn64_9.dll. Please make sure it is in your library path!\n",
+                "Unable to load any of {libcudnn_adv.so.9.2.0, libcudnn_adv.so.9.2, libcudnn_adv.so.9, libcudnn_adv.so}\n",
+                "Invalid handle. Cannot load symbol cudnnCreateFilterDescriptor\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # another file the program could not locate is not read by this row
+    assert diagnose("Could not locate the settings file, using defaults\n",
+                    prior=False).primary_category != Category.ENVIRONMENT
+
+
+def test_mps_operand_left_on_the_cpu_is_invalid_param():
+    # dev batch 35: PyTorch's MPS check of an operand not on the device (read unknown, or benign without the exception
+    # name, before)
+    for log in ("RuntimeError: Placeholder storage has not been allocated on MPS device!\n",
+                "  File \"model.py\", line 12, in forward\n    return self.proj(x)\n"
+                "Placeholder storage has not been allocated on MPS device!\n"):
+        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+
+
+def test_fbgemm_op_without_cuda_kernel_is_environment():
+    # dev batch 35: an fbgemm:: op with no CUDA kernel is a CPU-only or mismatched fbgemm_gpu next to a CUDA torch (read
+    # op-not-supported before), like torchvision::nms
+    log = ("NotImplementedError: Could not run 'fbgemm::jagged_to_padded_dense' with arguments from the 'CUDA' backend. "
+           "This could be because the operator doesn't exist for this backend\n")
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    # an ATen op or another extension's op without a CUDA kernel stays op-not-supported
+    for other in ("NotImplementedError: Could not run 'aten::_spdiags' with arguments from the 'CUDA' backend.\n",
+                  "NotImplementedError: Could not run 'myext::fused_op' with arguments from the 'CUDA' backend.\n"):
+        assert diagnose(other, prior=False).primary_category == Category.OP_NOT_SUPPORTED, other
