@@ -129,12 +129,14 @@ def classify_oom(n: dict[str, Any], flags: set[str]) -> Verdict:
     if special is not None:
         return special
     frag = _fragmentation(s)
-    foreign_amount, foreign_excess = _foreign_amount(s)
-    if frag is not None and s.req is not None and (s.unalloc or 0) >= s.req and \
-            foreign_excess <= (s.reserved or s.alloc or 0):
+    foreign_amount, _ = _foreign_amount(s)
+    if frag is not None and s.req is not None and (s.unalloc or 0) >= s.req and not foreign_amount:
         # The allocator's own cache could have served the request: that is why this request failed, unless
-        # memory held outside this allocator exceeds what PyTorch reserved (then freeing it is the fix, e.g.
-        # 50 GiB held elsewhere on a 61 GiB NPU with 10.65 GiB reserved).
+        # memory held outside this allocator exceeds what PyTorch reserved and, beyond the runtime's allowance,
+        # the request (the labelling guide's foreign-memory clause; then freeing it is the fix, e.g. 50 GiB held
+        # elsewhere on a 61 GiB NPU with 10.65 GiB reserved). The comparison with what PyTorch reserved is on the
+        # outside memory itself, not on its part beyond the allowance (dev batch 36: 2.12 GiB outside a 4 GiB
+        # card against 1.88 GiB reserved, read as fragmentation before).
         return frag
     if foreign_amount and (frag is None or foreign_amount >= (s.unalloc or 0)):
         return _foreign_verdict(s)

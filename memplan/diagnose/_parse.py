@@ -92,8 +92,12 @@ _F = {
                                   + SIZE + r"|MPS allocated:\s*" + SIZE, re.I),
     "active_bytes": re.compile(SIZE + r"\s*current active"),
     # `of which X is free`, also when a copied message was cut off right after the size (`of which 22.25 GiB i…`)
+    # or cut in the middle and resumed (`of which 0 bytes i emory 10.65 GiB is allocated by PyTorch`, a GitHub
+    # title copied into a comment; dev batch 36)
     "free_bytes": re.compile(r"(?:(?<![\w.])|;\s*)" + SIZE + r"\s*free\b|of which\s+" + SIZE
-                             + r"(?=\s+is free|\s*(?:is?|is f\w*)?\s*(?:…|\.\.\.)?\s*$)|Free \(according to CUDA\)\s*:\s*"
+                             + r"(?=\s+is free|\s*(?:is?|is f\w*)?\s*(?:…|\.\.\.)?\s*$"
+                             + r"|\s+is?\s.*\bis allocated by PyTorch)"
+                             + r"|Free \(according to CUDA\)\s*:\s*"
                              + SIZE),
     "reserved_bytes": re.compile(SIZE + r"\s*reserved in total by PyTorch", re.I),
     "reserved_unallocated_bytes": re.compile(SIZE + r"\s*(?:cached\)|is reserved by PyTorch but unallocated)", re.I),
@@ -262,6 +266,9 @@ _TRIGGER = re.compile(
     r"|negative dimension|should be the same|same dtype|mixed precision requires|can only be used on CUDA"
     # dev batch 35: cuDNN's run-time loader (a sub-library not found), MPS operands left on the CPU
     r"|Could not locate|Unable to load any of|Cannot load symbol|has not been allocated"
+    # dev batch 36: ATen's matmul shape check printed bare, the i915 driver's GPU-hang report, the GPTQ loader's check,
+    # SYCL's out-of-resources result on a wrapped continuation line
+    r"|cannot be multiplied|GPU HANG|GPU hang|requires all the modules to be on GPU|OUT_OF_RESOURCES|OUT_OF_DEVICE_MEMORY"
     # dev batch 23: protobuf's double registration, MindSpore's scheduler re-registration, ATen's view / stack checks
     r"|already exists in database|Repeated registration|view size is not compatible|stack expects each tensor"
     # dev batch 26: a build tool's minimum version ('CMake 3.24.0 or higher is required')

@@ -148,6 +148,9 @@ DEV_UNSUPPORTED = {
     "cuda_env_talkinggaussian14.log": "CUBLAS_STATUS_INVALID_VALUE from ATen's cublasSgemm reads invalid-param; the "
                                       "mismatched CUDA installation (fixed by updating CUDA 11.3.0 to 11.3.1) is the "
                                       "thread's finding, not in the text",
+    # dev batch 36
+    "xpu_capacity_ipexllm10778.log": "SYCL's -999 'Unknown PI error' names no cause; that it was the iGPU's memory "
+                                     "running out is the maintainer's reading in the thread, not in the text",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]
