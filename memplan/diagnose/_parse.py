@@ -9,7 +9,8 @@ name a cause and the contexts in which a number is a code are data (`_rules`, `d
 
 Recognised: CUDA OOM messages of every PyTorch layout (`cached`, `reserved in total by PyTorch`,
 `total capacty`, `reserved by PyTorch but unallocated`, `Process N has X memory in use`, private pools),
-torch_npu OOMs old and new (`).If`), Apple MPS's (`MPS allocated`, `max allowed`), the cudaMallocAsync block (`would exceed allowed memory`), vLLM's
+torch_npu OOMs old and new (`).If`), Apple MPS's (`MPS allocated`, `max allowed`; the per-buffer check
+`Invalid buffer size: N GB`), the cudaMallocAsync block (`would exceed allowed memory`), vLLM's
 start-up free-memory check, TensorFlow's `failed to allocate ... (N bytes) from device`, Theano's `Error allocating N bytes
 of device memory`, the 1 EB guard,
 host-RAM messages, CANN error blocks and plog lines,
