@@ -1709,3 +1709,18 @@ def test_torchvision_image_extension_warning_alone_is_benign():
     assert diagnose(failed, prior=False).primary_category == Category.ENVIRONMENT
     assert diagnose("RuntimeError: No such operator torchvision::nms\n",
                     prior=False).primary_category == Category.ENVIRONMENT
+
+
+def test_gpu_dtype_check_without_a_usable_cuda_device_is_environment():
+    # dev batch 37: transformers' tf32 check reads like the bf16 one (the card lacks the feature: op-not-supported)...
+    tf32 = "ValueError: --tf32 requires Ampere or a newer GPU arch, cuda>=11 and torch>=1.7\n"
+    assert diagnose(tf32, prior=False).primary_category == Category.OP_NOT_SUPPORTED
+    # ...but after a line showing that no CUDA device is usable the check failed for want of a device (rl-swarm #252:
+    # an RTX 4090 whose CUDA did not initialise)
+    init = ("/env/lib/python3.12/site-packages/torch/cuda/__init__.py:129: UserWarning: CUDA initialization: CUDA "
+            "unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable "
+            "CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be zero.\n")
+    bf16 = ("ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using Ampere GPU with "
+            "cuda>=11.0\n")
+    for log in (init + tf32, init + bf16, "RuntimeError: No CUDA GPUs are available\n" + bf16):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
