@@ -535,6 +535,10 @@ _CONTEXT_READINGS = (
     # advertised 127.0.0.1, so the network interface is not set (GLOO_SOCKET_IFNAME); alone the warning is only a
     # warning (a single-node job goes on) (dev batch 29)
     ("gloo_loopback", "rendezvous", "environment"),
+    # a bf16 / tf32 device check (transformers' 'Your setup doesn't support bf16/gpu', '--tf32 requires Ampere') after
+    # a line that shows no CUDA device is usable (a CUDA initialization failure, vLLM's no-platform line): the check
+    # failed for want of a device, a set-up fault; alone it means the card lacks the dtype (dev batch 37)
+    ("cuda_unusable", "gpu_dtype", "environment"),
 )
 
 

@@ -9,7 +9,8 @@ name a cause and the contexts in which a number is a code are data (`_rules`, `d
 
 Recognised: CUDA OOM messages of every PyTorch layout (`cached`, `reserved in total by PyTorch`,
 `total capacty`, `reserved by PyTorch but unallocated`, `Process N has X memory in use`, private pools),
-torch_npu OOMs old and new (`).If`), Apple MPS's (`MPS allocated`, `max allowed`), the cudaMallocAsync block (`would exceed allowed memory`), vLLM's
+torch_npu OOMs old and new (`).If`), Apple MPS's (`MPS allocated`, `max allowed`; the per-buffer check
+`Invalid buffer size: N GB`), the cudaMallocAsync block (`would exceed allowed memory`), vLLM's
 start-up free-memory check, TensorFlow's `failed to allocate ... (N bytes) from device`, Theano's `Error allocating N bytes
 of device memory`, the 1 EB guard,
 host-RAM messages, CANN error blocks and plog lines,
@@ -218,6 +219,11 @@ _MLX = re.compile(r"Unable to allocate\W{0,2}\s*(\d+) bytes")
 _GGML_ALLOC = re.compile(r"ggml_backend_cuda_buffer_type_alloc_buffer: allocating (\d+(?:\.\d+)?) MiB on device (\d+): "
                          r"cudaMalloc failed: out of memory")
 _GGML_VRAM = re.compile(r"\bDevice (\d+): .*\bVRAM: (\d+) MiB")
+# PyTorch's MPS allocator when one buffer is above the device's per-buffer limit (pytorch
+# aten/src/ATen/mps/MPSAllocator.mm MPSHeapAllocatorImpl::alloc_buffer_block: TORCH_CHECK(size < m_max_buffer_size,
+# "Invalid buffer size: ", format_size(size)), the size in binary units written 'GB' or 'GiB'; dev batch 37): one
+# request of that size that Metal will not hand out as one buffer, nothing about the device's state.
+_MPS_BUFFER = re.compile(r"Invalid buffer size:\s*" + SIZE)
 _HOST = [
     re.compile(r"not enough memory: you tried to allocate (\d+)\s*GB"),
     re.compile(r"DefaultCPUAllocator: (?:not enough memory|can't allocate memory): you tried to allocate (\d+) bytes"),
@@ -279,6 +285,9 @@ _TRIGGER = re.compile(
     # and the Apple-silicon context they are read in
     r"|(?i:out of resources?\b|can'?t load c\+\+/cuda extensions|\(you have \d|required library version not found"
     r"|detection failed|cuda binary|no gpu found|gpu is (?:needed|required)|\bmac ?os\b|apple (?:m\d|silicon)|\bmps\b)"
+    # dev batch 37: MPS's per-buffer check, an op library's missing registration, the bf16 device checks, an Apple
+    # chip named in a reporter's line (the Apple-silicon context row)
+    r"|Invalid buffer size|No such operator|(?i:support bf16|support bfloat16)|\bM[1-4] (?:Pro|Max|Ultra|chip)\b"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"
@@ -425,7 +434,8 @@ def _ggml_oom(no: int, line: str, vram: dict[int, int]) -> Evidence | None:
 
 def _other_oom(no: int, line: str) -> Evidence | None:
     """Out-of-memory lines of other layouts whose sizes are known: vLLM's start-up check, MindSpore's pool,
-    TensorFlow's (CUDA and ROCm), Theano's, numpy's and MLX's allocators, PyTorch's host mappings (mmap)."""
+    TensorFlow's (CUDA and ROCm), Theano's, numpy's and MLX's allocators, MPS's per-buffer check, PyTorch's host
+    mappings (mmap)."""
     vm = _VLLM_FREE.search(line)
     if vm:
         free, total, _util, want = (float(g) for g in vm.groups()[1:])
@@ -459,6 +469,10 @@ def _other_oom(no: int, line: str) -> Evidence | None:
     if nm:
         return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host", "host_alloc"}),
                         numbers={"requested_bytes": parse_log_size(nm.group(1), nm.group(2)), "device": "cpu"})
+    bm = _MPS_BUFFER.search(line)
+    if bm:
+        return Evidence(no, "oom", line[:2000], "memory", 3,
+                        numbers={"requested_bytes": parse_log_size(bm.group(1), bm.group(2)), "device": "mps"})
     mm = _MLX.search(line)
     if mm:
         return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": parse_log_size(mm.group(1), "bytes")})

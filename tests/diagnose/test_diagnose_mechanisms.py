@@ -1659,3 +1659,68 @@ def test_exllama_with_modules_off_the_gpu_is_invalid_param():
                 "You can deactivate exllama backend by setting `disable_exllama=True` in the quantization config "
                 "object\n"):
         assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+
+
+def test_mps_invalid_buffer_size_is_memory_with_its_size_read():
+    # dev batch 37: PyTorch's MPS allocator refusing one buffer above Metal's per-buffer limit (read unknown before,
+    # its size not read): an out-of-memory of that one request; with no device total it is capacity, and a size of
+    # 1 TiB or more is absurd-request like any other request that large
+    for log, size in (("RuntimeError: Invalid buffer size: 11.25 GB\n", 11.25 * GiB),
+                      ("Exception Message: Invalid buffer size: 19.38 GiB\n", 19.38 * GiB),
+                      ("I got `RuntimeError: Invalid buffer size: 635.13 GB` on Apple Silicon with mps\n", 635.13 * GiB)):
+        inc = diagnose(log, prior=False).primary
+        assert inc.category == Category.CAPACITY, log
+        assert inc.numbers["requested_bytes"] == int(round(size)) and inc.device == "mps", log
+    assert diagnose("RuntimeError: Invalid buffer size: 1.50 TB\n", prior=False).primary_category == \
+        Category.ABSURD_REQUEST
+    # a buffer size named without a size is not this message
+    assert diagnose("clEnqueueWriteBuffer failed: invalid buffer size\n",
+                    prior=False).primary_category not in (Category.CAPACITY, Category.ABSURD_REQUEST)
+
+
+def test_bf16_device_check_is_op_not_supported():
+    # dev batch 37: transformers' TrainingArguments check on a card without bfloat16 (V100, T4, 2080 Ti) read
+    # invalid-param before (a ValueError); both wordings, and Lightning Fabric's / lit-llama's
+    for log in ("ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using Ampere GPU with "
+                "cuda>=11.0\n",
+                "ValueError: Your setup doesn't support bf16/gpu. You need Ampere+ GPU with cuda>=11.0\n",
+                "RuntimeError: Current CUDA Device does not support bfloat16. Please switch dtype to float16.\n"):
+        assert diagnose(log, prior=False).primary_category == Category.OP_NOT_SUPPORTED, log
+    # the fp16 flag on a machine without a GPU stays the environment reading of its own row
+    assert diagnose("ValueError: fp16 mixed precision requires a GPU (not 'cpu').\n",
+                    prior=False).primary_category == Category.ENVIRONMENT
+
+
+def test_torchvision_image_extension_warning_alone_is_benign():
+    # dev batch 37: torchvision's import warning quotes the loader's error ('cannot open shared object file' read
+    # environment before); the import goes on, so the quoted text argues nothing
+    warn = ("/opt/env/lib/python3.10/site-packages/torchvision/io/image.py:13: UserWarning: Failed to load image Python "
+            "extension: libtorch_cuda_cu.so: cannot open shared object file: No such file or directory\n"
+            '  warn(f"Failed to load image Python extension: {e}")\n'
+            "Initializing BaseSegmenter to cuda:0\n")
+    assert diagnose(warn, prior=False).primary_category == Category.BENIGN
+    # the same loader error outside the warning is still an installation fault
+    assert diagnose("OSError: libtorch_cuda_cu.so: cannot open shared object file: No such file or directory\n",
+                    prior=False).primary_category == Category.ENVIRONMENT
+    # and a job that then needs the extension fails as environment: the op library was never registered
+    failed = (warn + "Traceback (most recent call last):\n"
+              '  File "site-packages/torch/_ops.py", line 757, in __getattr__\n'
+              "RuntimeError: No such operator image::read_file\n")
+    assert diagnose(failed, prior=False).primary_category == Category.ENVIRONMENT
+    assert diagnose("RuntimeError: No such operator torchvision::nms\n",
+                    prior=False).primary_category == Category.ENVIRONMENT
+
+
+def test_gpu_dtype_check_without_a_usable_cuda_device_is_environment():
+    # dev batch 37: transformers' tf32 check reads like the bf16 one (the card lacks the feature: op-not-supported)...
+    tf32 = "ValueError: --tf32 requires Ampere or a newer GPU arch, cuda>=11 and torch>=1.7\n"
+    assert diagnose(tf32, prior=False).primary_category == Category.OP_NOT_SUPPORTED
+    # ...but after a line showing that no CUDA device is usable the check failed for want of a device (rl-swarm #252:
+    # an RTX 4090 whose CUDA did not initialise)
+    init = ("/env/lib/python3.12/site-packages/torch/cuda/__init__.py:129: UserWarning: CUDA initialization: CUDA "
+            "unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable "
+            "CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be zero.\n")
+    bf16 = ("ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using Ampere GPU with "
+            "cuda>=11.0\n")
+    for log in (init + tf32, init + bf16, "RuntimeError: No CUDA GPUs are available\n" + bf16):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
