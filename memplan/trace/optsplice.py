@@ -277,14 +277,24 @@ def _renumber(base: Trace, mini: Trace, tokens, marks) -> Trace:
     return out
 
 
-def trace_new_optimizer(workload, cfg, target, base: Trace) -> tuple[Trace | None, str]:
-    """The trace of `cfg` from `base` (the trace of a configuration differing only in the optimizer) and
-    an optimizer-only run, or None and why it cannot be proven equal to the full trace."""
+def optimizer_only(workload, cfg, target, mini_fn=None) -> tuple[Trace | None, str]:
+    """The optimizer-only trace of `cfg` to splice, or None and why it cannot be (`why_not`, `_NoSplice`).
+    `mini_fn(runner)`: how it is traced, `runner` being its step driver (default: `optimizer_trace`; the
+    distributed tracer traces it under the rank's own wrapper and fake process group: ZeRO-1's
+    ZeroRedundancyOptimizer on a DDP rank, memplan.distributed._fake_trace)."""
     why = why_not(workload, cfg)
     if why:
         return None, why
     try:
-        mini = optimizer_trace(workload, cfg, target)
+        return (optimizer_trace(workload, cfg, target) if mini_fn is None else mini_fn(_optimizer_run)), ""
     except _NoSplice as exc:
         return None, str(exc)
+
+
+def trace_new_optimizer(workload, cfg, target, base: Trace) -> tuple[Trace | None, str]:
+    """The trace of `cfg` from `base` (the trace of a configuration differing only in the optimizer) and
+    an optimizer-only run, or None and why it cannot be proven equal to the full trace."""
+    mini, why = optimizer_only(workload, cfg, target)
+    if mini is None:
+        return None, why
     return splice_optimizer(base, mini)
