@@ -39,7 +39,7 @@ from memplan.distributed._wrap import depth_free_units, wrap_workload
 
 
 # Why FSDP1 ranks are traced in full, not block-once (memplan.trace.blocks). (ZeRO-1 ranks are DDP ranks with
-# their own optimizer phase spliced in: `_zero1_rank`.)
+# their own optimizer phase spliced in: `_zero1_optimizer`, `_zero1_spliced`.)
 FULL_TRACE_REASONS = {"fsdp1": "FSDP1 flattens each unit's parameters into one flat parameter: traced in full"}
 FSDP_MIN_DEPTH = 2   # with one layer, its all-gathers are issued from the root unit: no seam between layers
 
@@ -313,8 +313,8 @@ def trace_rank(workload: Workload, cfg: TrainConfig, sharding: str, world_size: 
     wrapped the same way (FSDP: units chosen by depth-free globs; DDP: its gradient buckets proven to repeat
     layer by layer, memplan.distributed._ddp_buckets, else the full trace). ZeRO-1: the rank's DDP trace
     (block-once as above) with the optimizer phase of ZeroRedundancyOptimizer on this rank spliced in from an
-    optimizer-only run (`_zero1_optimizer`, `_zero1_spliced`). FSDP1 is traced in full (`FULL_TRACE_REASONS`), as is everything
-    with `full_trace`."""
+    optimizer-only run (`_zero1_optimizer`, `_zero1_spliced`). FSDP1 is traced in full
+    (`FULL_TRACE_REASONS`), as is everything with `full_trace`."""
     cfg.validate()
     info: dict = {}
     run_target = Target(family=target.family, run_device="cpu", name=target.name)

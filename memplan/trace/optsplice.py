@@ -11,6 +11,10 @@ final frees join the last free run, and the records are renumbered in allocation
 a full trace of the new configuration would write (tests/trace/test_optsplice.py compares them byte for
 byte).
 
+Two users: the plan's `Evaluator` (an optimizer change, `trace_new_optimizer`), and a ZeRO-1 rank
+(memplan.distributed._fake_trace: the DDP rank's trace, the optimizer-only run made by `optimizer_only`
+under the rank's DDP + ZeroRedundancyOptimizer and fake process group).
+
 Nothing is assumed that is not checked; `splice_optimizer` returns `(None, why)` and the caller traces in
 full when: the step is the user's (`train_step`), the optimizer is the user's (`make_optimizer`),
 gradients accumulate (K > 1), a GradScaler runs (fp16-amp), a parameter carries hooks (an optimizer step
