@@ -31,6 +31,7 @@ from memplan.trace.block_once import trace_block_once
 from memplan.trace.block_runs import layer_runs
 from memplan.trace.blocks import MIXED, hf_stack
 from memplan.trace.model_stacks import file_stack, inspected_model
+from memplan.trace.optsplice import optimizer_only, splice_optimizer
 from memplan.trace.recorder import Recorder, RecordingMode
 from memplan.trace.tracer import TraceHooks, trace_workload
 from memplan.workload import TrainConfig, Workload
@@ -372,8 +373,6 @@ def _zero1_optimizer(workload: Workload, cfg: TrainConfig, target: Target, one) 
     or None and why the rank is traced in full. Trace notes (Adafactor's `.item()` reads) refuse it before the
     DDP trace is made: the same optimizer on every parameter notes them there too, and the splice cannot
     tell the optimizer's share (`splice_optimizer`)."""
-    from memplan.trace.optsplice import optimizer_only
-
     mini, why = optimizer_only(workload, cfg, target, mini_fn=lambda runner: one(workload, wrap_as="zero1",
                                                                                  runner=runner))
     if mini is not None and mini.notes:
@@ -385,8 +384,6 @@ def _zero1_spliced(workload: Workload, base: Trace, mini: Trace, one) -> Trace:
     """A ZeRO-1 rank: its trace as a DDP rank (`base`, block-once where proven) with its optimizer and
     zero_grad phases replaced by the optimizer-only run's (`_zero1_optimizer`), or the full trace with the
     reason where the splice is not proven."""
-    from memplan.trace.optsplice import splice_optimizer
-
     spliced, why = splice_optimizer(base, mini)
     if spliced is not None:
         spliced.mode_reason = (f"{base.mode_reason} (forward and backward as a DDP rank); ZeroRedundancyOptimizer's "
