@@ -17,10 +17,11 @@ under the rank's DDP + ZeroRedundancyOptimizer and fake process group).
 
 Nothing is assumed that is not checked; `splice_optimizer` returns `(None, why)` and the caller traces in
 full when: the step is the user's (`train_step`), the optimizer is the user's (`make_optimizer`),
-gradients accumulate (K > 1), a GradScaler runs (fp16-amp), a parameter carries hooks (an optimizer step
-in backward), the base trace has optimizer records outside the optimizer phases, the builds differ, the
+a GradScaler runs (fp16-amp), a parameter carries hooks (an optimizer step in backward), the base trace has optimizer records outside the optimizer phases, the builds differ, the
 gradients do not match, the base's or the new optimizer's phases free or keep something the other does
-not, or the trace notes could depend on the optimizer.
+not, or the trace notes could depend on the optimizer. Gradient accumulation (K > 1) is covered: the
+base's micro-steps are its own (the optimizer runs after the last), the gradients at the optimizer phase
+are matched as at K = 1, and the optimizer-only run marks its phases with micro-step K as the driver does.
 """
 from __future__ import annotations
 
@@ -51,8 +52,6 @@ def why_not(workload, cfg) -> str | None:
         return "the step is the model file's train_step"
     if workload.make_optimizer is not None:
         return "the optimizer is the model file's make_optimizer"
-    if cfg.grad_accum != 1:
-        return "gradients accumulate over micro-steps"
     if cfg.precision == "fp16-amp":
         return "a GradScaler unscales gradients"
     return None
@@ -84,12 +83,12 @@ def _optimizer_run(workload, cfg, hooks, target):
                     if p.requires_grad:
                         p.grad = torch.empty_like(p)
             hooks.after_backward(model)
-            hooks.phase("optimizer", step, 1)
+            hooks.phase("optimizer", step, cfg.grad_accum)   # the driver's micro-step: the last one
             if cfg.clip_grad_norm is not None:
                 torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip_grad_norm)
             optimizer.step()
             hooks.after_optimizer(model, optimizer)
-            hooks.phase("zero_grad", step, 1)
+            hooks.phase("zero_grad", step, cfg.grad_accum)
             optimizer.zero_grad(set_to_none=True)
         hooks.phase("end", cfg.steps + 1, 0)
         del model, optimizer

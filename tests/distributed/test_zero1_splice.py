@@ -24,7 +24,7 @@ def _rank_both(workload, cfg, rank):
     return fast, full, info, full_info
 
 
-def _tiny(tmp_path, layers=6):
+def _tiny(tmp_path, layers):
     from memplan.core.analyze import load_workload
 
     return load_workload(hf_config=tiny_llama_config(tmp_path, layers=layers))
@@ -35,31 +35,25 @@ def _spliced(trace) -> bool:
 
 
 def test_zero1_rank_is_the_ddp_rank_with_its_optimizer_spliced_in(tmp_path):
+    """Rank 7 identical to its full trace; what is spliced is the rank's own partition: ranks 0 and 7 hold
+    state for other parameters (the greedy partition)."""
+    from memplan.distributed._fake_trace import trace_rank
+    from memplan.step import Target
     from memplan.workload import TrainConfig
 
+    workload = _tiny(tmp_path, layers=4)
     cfg = TrainConfig(batch_size=1, seq_len=16, precision="bf16-amp", clip_grad_norm=1.0)
-    fast, full, info, full_info = _rank_both(_tiny(tmp_path), cfg, rank=7)
+    fast, full, info, full_info = _rank_both(workload, cfg, rank=7)
     assert fast.mode == "block-once" and _spliced(fast), fast.mode_reason
     assert "traced 1, 2 and 3 layers" in fast.mode_reason and "buckets proven to repeat" in fast.mode_reason
     assert full.mode == "full" and full.mode_reason == "--full-trace"
     assert same_trace(fast, full) and info == full_info
-
-
-def test_the_ranks_optimizer_phases_differ(tmp_path):
-    """What is spliced is the rank's own partition: ranks 0 and 7 hold state for other parameters (the
-    greedy partition), so their optimizer records differ while forward and backward do not."""
-    from memplan.workload import TrainConfig
-
-    from memplan.distributed._fake_trace import trace_rank
-    from memplan.step import Target
-
-    workload, cfg = _tiny(tmp_path, layers=4), TrainConfig(batch_size=1, seq_len=16)
     r0, _ = trace_rank(workload, cfg, "zero1", 8, 0, Target(family="npu", name="910B3"))
-    r7, _ = trace_rank(workload, cfg, "zero1", 8, 7, Target(family="npu", name="910B3"))
-    state = [sorted((r.module, r.nbytes) for r in t.storages if r.category == "optimizer_state") for t in (r0, r7)]
-    assert _spliced(r0) and _spliced(r7) and state[0] and state[1] and state[0] != state[1]
+    state = [sorted((r.module, r.nbytes) for r in t.storages if r.category == "optimizer_state") for t in (r0, fast)]
+    assert _spliced(r0) and state[0] and state[1] and state[0] != state[1]
 
 
+@pytest.mark.slow
 def test_zero1_estimate_is_the_full_traces(tmp_path):
     from memplan.distributed import estimate_per_rank
     from memplan.workload import TrainConfig
@@ -72,23 +66,34 @@ def test_zero1_estimate_is_the_full_traces(tmp_path):
     assert fast.per_rank == full.per_rank and fast.notes == full.notes and fast.strategy_info == full.strategy_info
 
 
-def test_accumulation_is_traced_in_full_with_the_reason(tmp_path):
-    """Refused before anything is traced: the optimizer splice does not cover accumulated gradients."""
+def test_zero1_rank_with_accumulation(tmp_path):
+    """Two micro-steps, DDP reducing each: the optimizer phase after the last one, spliced."""
+    from memplan.workload import TrainConfig
+
+    fast, full, info, full_info = _rank_both(_tiny(tmp_path, layers=4), TrainConfig(batch_size=1, seq_len=16,
+                                                                                     grad_accum=2), 7)
+    assert fast.mode == "block-once" and _spliced(fast), fast.mode_reason
+    assert same_trace(fast, full) and info == full_info
+
+
+def test_a_grad_scaler_is_traced_in_full_with_the_reason(tmp_path):
+    """Refused before anything is traced: a GradScaler unscales the gradients (not spliced)."""
     from memplan.distributed import estimate_per_rank
     from memplan.workload import TrainConfig
 
-    est = estimate_per_rank(_tiny(tmp_path, layers=4), TrainConfig(batch_size=1, seq_len=16, grad_accum=2), 8,
-                            "zero1", ranks=(7,))
+    est = estimate_per_rank(_tiny(tmp_path, layers=4), TrainConfig(batch_size=1, seq_len=16, precision="fp16-amp"),
+                            8, "zero1", ranks=(7,))
     assert est.trace_mode == "full"
-    assert est.trace_mode_reason == ("distributed (ZeRO-1): the optimizer splice is not proven: gradients accumulate "
-                                     "over micro-steps")
+    assert est.trace_mode_reason == ("distributed (ZeRO-1): the optimizer splice is not proven: a GradScaler "
+                                     "unscales gradients")
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kw", [dict(precision="fp32"), dict(precision="bf16"),
                                 dict(precision="bf16-amp", checkpoint=("model.layers.*",)),
                                 dict(precision="fp32", clip_grad_norm=1.0, checkpoint=("model.layers.*",)),
-                                dict(optimizer="sgd"), dict(optimizer="adam", optimizer_impl="for-loop")], ids=str)
+                                dict(optimizer="sgd"), dict(optimizer="adam", optimizer_impl="for-loop"),
+                                dict(precision="bf16-amp", grad_accum=3, clip_grad_norm=1.0)], ids=str)
 @pytest.mark.parametrize("rank", [0, 7])
 def test_zero1_rank_across_options(tmp_path, kw, rank):
     from memplan.workload import TrainConfig
