@@ -340,7 +340,10 @@ def trace_rank(workload: Workload, cfg: TrainConfig, sharding: str, world_size: 
                                   mode_cls=_DistRecordingMode, extra_context=_dist_trace_context(target.family, sharding),
                                   **({"runner": runner} if runner is not None else {}))
 
-    mini, why = _zero1_optimizer(workload, cfg, run_target, one) if sharding == "zero1" and not full_trace else (None, "")
+    mini, why = (None, "")
+    if sharding == "zero1" and not full_trace:   # the optimizer-only run only where forward/backward is block-once
+        why = _layers_repeat(workload, cfg)
+        mini, why = (None, why) if why else _zero1_optimizer(workload, cfg, run_target, one)
     if full_trace or sharding in FULL_TRACE_REASONS or why or (full_units is not None and globs is None):
         trace = one(workload)
         trace.mode, trace.mode_reason = "full", why or _full_reason(workload, cfg, sharding, full_trace)
@@ -364,6 +367,19 @@ def trace_rank(workload: Workload, cfg: TrainConfig, sharding: str, world_size: 
         info["fsdp_units"] = full_units   # the full model's, not the last reduced depth's
     trace.steps = cfg.steps
     return trace, info
+
+
+def _layers_repeat(workload: Workload, cfg: TrainConfig) -> str:
+    """"" where block-once may write the rank's forward and backward (a stack of identical layers, or runs of
+    them: memplan.trace.block_once decides), else why not: a ZeRO-1 rank is then traced in full at once (its
+    optimizer-only run would be work on top of a full trace)."""
+    stack, why = (hf_stack if workload.extra.get("hf_config") is not None else file_stack)(workload, cfg)
+    if stack is not None:
+        return ""
+    if why == MIXED:
+        runs, why_not = layer_runs(workload, cfg)
+        return "" if runs is not None else f"{why}; {why_not}"
+    return why
 
 
 def _zero1_optimizer(workload: Workload, cfg: TrainConfig, target: Target, one) -> tuple[Trace | None, str]:
