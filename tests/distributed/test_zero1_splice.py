@@ -27,6 +27,7 @@ def _rank_both(workload, cfg, rank):
 def _tiny(tmp_path, layers):
     from memplan.core.analyze import load_workload
 
+    tmp_path.mkdir(parents=True, exist_ok=True)
     return load_workload(hf_config=tiny_llama_config(tmp_path, layers=layers))
 
 
@@ -111,15 +112,25 @@ def test_zero1_over_runs_of_layers_and_unproven_buckets(tmp_path, monkeypatch):
     from memplan.workload import TrainConfig
     from test_ddp_block_once import _force_limits
 
-    workload = _tiny(tmp_path, layers=7)
-    runs = TrainConfig(batch_size=1, seq_len=16, checkpoint=("model.layers.0", "model.layers.1",
-                                                             "model.layers.2.self_attn"))
-    fast, full, info, full_info = _rank_both(workload, runs, 7)
-    assert _spliced(fast) and same_trace(fast, full) and info == full_info
+    runs = TrainConfig(batch_size=1, seq_len=16, checkpoint=("model.layers.0", "model.layers.1.self_attn"))
+    fast, full, info, full_info = _rank_both(_tiny(tmp_path / "runs", layers=16), runs, 7)
+    assert fast.mode == "block-once" and "3 runs of identical layers" in fast.mode_reason and _spliced(fast)
+    assert same_trace(fast, full) and info == full_info
     _force_limits(monkeypatch, (100_000, 100_000))
-    fast, full, info, full_info = _rank_both(workload, TrainConfig(batch_size=1, seq_len=16), 7)
+    fast, full, info, full_info = _rank_both(_tiny(tmp_path, layers=7), TrainConfig(batch_size=1, seq_len=16), 7)
     assert fast.mode == "full" and "cut at different places" in fast.mode_reason and _spliced(fast)
     assert same_trace(fast, full) and info == full_info
+
+
+def test_no_repeated_layers_is_traced_in_full_at_once(tmp_path):
+    """Runs of layers too short to gain: block-once's reason, no optimizer-only run spliced onto a full trace."""
+    from memplan.distributed import estimate_per_rank
+    from memplan.workload import TrainConfig
+
+    cfg = TrainConfig(batch_size=1, seq_len=16, checkpoint=("model.layers.0", "model.layers.1.self_attn"))
+    est = estimate_per_rank(_tiny(tmp_path, layers=4), cfg, 8, "zero1", ranks=(7,))
+    assert est.trace_mode == "full" and "would not be faster" in est.trace_mode_reason
+    assert "spliced" not in est.trace_mode_reason
 
 
 @pytest.mark.slow
