@@ -142,3 +142,22 @@ def test_notes_in_the_optimizer_phase_are_traced_in_full(tmp_path):
                                              TrainConfig(batch_size=1, seq_len=16, optimizer="adafactor"), 7)
     assert fast.mode == "full" and "leaves trace notes" in fast.mode_reason and fast.notes
     assert same_trace(fast, full) and info == full_info
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kw", [dict(precision="bf16-amp", clip_grad_norm=1.0),
+                                dict(precision="fp32", checkpoint=("model.layers.*",))], ids=str)
+def test_llama2_7b_zero1_rank_at_a_short_sequence(kw, monkeypatch):
+    """The real shape (32 layers, 8 ranks: a layer's 7 projections spread over the ranks differently in each
+    layer), rank 7, a short sequence."""
+    from pathlib import Path
+
+    from memplan.core.analyze import load_workload
+    from memplan.workload import TrainConfig
+
+    hf = Path(__file__).resolve().parents[2] / "fixtures" / "hf" / "llama-2-7b.json"
+    monkeypatch.setattr(blocks, "MIN_LAYERS", 16)   # the real threshold (the autouse fixture lowers it)
+    fast, full, info, full_info = _rank_both(load_workload(hf_config=str(hf)),
+                                             TrainConfig(batch_size=1, seq_len=64, **kw), 7)
+    assert fast.mode == "block-once" and _spliced(fast), fast.mode_reason
+    assert same_trace(fast, full) and info == full_info
