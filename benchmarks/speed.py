@@ -54,7 +54,7 @@ FILE_OPTION_CASES = [   # (the fixture at 32 layers) label, extra analyze option
 FILE_DIST_CASES = [     # (the fixture at 32 layers) world size, sharding
     (8, "zero3"), (8, "zero2"),
 ]
-DDP_CASES = [   # --ddp: DDP (block-once where its buckets repeat) and ZeRO-1 (full, with the reason) ranks
+DDP_CASES = [   # --ddp: DDP (block-once where its buckets repeat) and ZeRO-1 (the DDP rank, its optimizer spliced in) ranks
     ("Llama-2-7B", "fixtures/hf/llama-2-7b.json", 4096, "bf16-amp", "910B3", 8, "ddp"),
     ("Llama-2-7B", "fixtures/hf/llama-2-7b.json", 4096, "bf16-amp", "910B3", 8, "zero1"),
 ]

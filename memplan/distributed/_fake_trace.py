@@ -31,6 +31,7 @@ from memplan.trace.block_once import trace_block_once
 from memplan.trace.block_runs import layer_runs
 from memplan.trace.blocks import MIXED, hf_stack
 from memplan.trace.model_stacks import file_stack, inspected_model
+from memplan.trace.optsplice import optimizer_only, splice_optimizer
 from memplan.trace.recorder import Recorder, RecordingMode
 from memplan.trace.tracer import TraceHooks, trace_workload
 from memplan.workload import TrainConfig, Workload
@@ -38,12 +39,9 @@ from memplan.distributed._ddp_buckets import repeat_reason
 from memplan.distributed._wrap import depth_free_units, wrap_workload
 
 
-# Why ZeRO-1 and FSDP1 ranks are traced in full, not block-once (memplan.trace.blocks). ZeRO-1: checked on an
-# 8-layer Llama at 8 ranks, the 4-layer trace is not the 2- and 3-layer ones plus repeated chunks.
-FULL_TRACE_REASONS = {
-    "zero1": ("distributed (ZeRO-1): ZeroRedundancyOptimizer partitions all parameters greedily, largest first, "
-              "so which of a layer's parameters a rank holds state for changes from layer to layer"),
-    "fsdp1": "FSDP1 flattens each unit's parameters into one flat parameter: traced in full"}
+# Why FSDP1 ranks are traced in full, not block-once (memplan.trace.blocks). (ZeRO-1 ranks are DDP ranks with
+# their own optimizer phase spliced in: `_zero1_optimizer`, `_zero1_spliced`.)
+FULL_TRACE_REASONS = {"fsdp1": "FSDP1 flattens each unit's parameters into one flat parameter: traced in full"}
 FSDP_MIN_DEPTH = 2   # with one layer, its all-gathers are issued from the root unit: no seam between layers
 
 
@@ -314,47 +312,103 @@ def trace_rank(workload: Workload, cfg: TrainConfig, sharding: str, world_size: 
     FSDP (zero2, zero3, fsdp) and DDP: block-once (memplan.trace.blocks; a model file's stack cut in the
     tracer: memplan.trace.model_stacks) when the model's layers are proven identical, each reduced depth
     wrapped the same way (FSDP: units chosen by depth-free globs; DDP: its gradient buckets proven to repeat
-    layer by layer, memplan.distributed._ddp_buckets, else the full trace); ZeRO-1 and FSDP1 are traced in
-    full (`FULL_TRACE_REASONS`), as is everything with `full_trace`."""
+    layer by layer, memplan.distributed._ddp_buckets, else the full trace). ZeRO-1: the rank's DDP trace
+    (block-once as above) with the optimizer phase of ZeroRedundancyOptimizer on this rank spliced in from an
+    optimizer-only run (`_zero1_optimizer`, `_zero1_spliced`). FSDP1 is traced in full
+    (`FULL_TRACE_REASONS`), as is everything with `full_trace`."""
     cfg.validate()
     info: dict = {}
     run_target = Target(family=target.family, run_device="cpu", name=target.name)
     fsdp = sharding in ("zero2", "zero3", "fsdp")
     full_units, globs = _units(workload, units) if fsdp and not full_trace else (None, None)
 
-    bucket_calls: list | None = [] if sharding == "ddp" and not full_trace else None
+    bucket_calls: list | None = [] if sharding in ("ddp", "zero1") and not full_trace else None
 
-    def one(wl: Workload, on_phase=None, unit_globs=units, wl_cfg: TrainConfig = cfg) -> Trace:
+    def one(wl: Workload, on_phase=None, unit_globs=units, wl_cfg: TrainConfig = cfg, wrap_as: str = sharding,
+            runner=None) -> Trace:
         with fake_process_group(world_size, rank):
             mesh = None
             if fsdp:
                 from torch.distributed.device_mesh import init_device_mesh
 
                 mesh = init_device_mesh("cpu", (world_size,))   # made before fake mode: it reads real ranks
-            w, run_cfg = wrap_workload(wl, wl_cfg, sharding, run_device="cpu", family=target.family, mesh=mesh,
+            w, run_cfg = wrap_workload(wl, wl_cfg, wrap_as, run_device="cpu", family=target.family, mesh=mesh,
                                        fake=True, bucket_cap_mb=bucket_cap_mb, units=unit_globs,
-                                       world_size=world_size, info=info, bucket_calls=bucket_calls)
+                                       world_size=world_size, info=info,
+                                       bucket_calls=bucket_calls if wrap_as == "ddp" else None)
             return trace_workload(w, run_cfg, run_target, on_phase=on_phase, hooks_cls=_DistTraceHooks,
-                                  mode_cls=_DistRecordingMode, extra_context=_dist_trace_context(target.family, sharding))
+                                  mode_cls=_DistRecordingMode, extra_context=_dist_trace_context(target.family, sharding),
+                                  **({"runner": runner} if runner is not None else {}))
 
-    if full_trace or sharding in FULL_TRACE_REASONS or (full_units is not None and globs is None):
+    mini, why = (None, "")
+    if sharding == "zero1" and not full_trace:   # the optimizer-only run only where forward/backward is block-once
+        why = _layers_repeat(workload, cfg)
+        mini, why = (None, why) if why else _zero1_optimizer(workload, cfg, run_target, one)
+    if full_trace or sharding in FULL_TRACE_REASONS or why or (full_units is not None and globs is None):
         trace = one(workload)
-        trace.mode, trace.mode_reason = "full", _full_reason(workload, cfg, sharding, full_trace)
+        trace.mode, trace.mode_reason = "full", why or _full_reason(workload, cfg, sharding, full_trace)
     else:
-        trace = trace_block_once(workload, cfg, run_target, min_depth=1 if sharding == "ddp" else FSDP_MIN_DEPTH,
-                                 trace_fn=lambda wl, on_phase=None: one(wl, on_phase, globs or units),
-                                 runs_fn=lambda wl, c, on_phase=None: one(wl, on_phase, globs or units, c))
+        # ZeRO-1's forward and backward are DDP's: its rank is traced as a DDP rank, its optimizer phase spliced in
+        base_as = "ddp" if sharding == "zero1" else sharding
+        trace = trace_block_once(workload, cfg, run_target, min_depth=1 if bucket_calls is not None else FSDP_MIN_DEPTH,
+                                 trace_fn=lambda wl, on_phase=None: one(wl, on_phase, globs or units, wrap_as=base_as),
+                                 runs_fn=lambda wl, c, on_phase=None: one(wl, on_phase, globs or units, c,
+                                                                          wrap_as=base_as))
         if bucket_calls and trace.mode == "block-once":
             why = _ddp_buckets_repeat(workload, cfg, bucket_calls)
             if why:
-                trace = one(workload)
+                trace = one(workload, wrap_as=base_as)
                 trace.mode, trace.mode_reason = "full", why
             else:
                 trace.mode_reason += "; DDP's gradient buckets proven to repeat layer by layer"
+        if mini is not None:
+            trace = _zero1_spliced(workload, trace, mini, one)
     if full_units is not None:
         info["fsdp_units"] = full_units   # the full model's, not the last reduced depth's
     trace.steps = cfg.steps
     return trace, info
+
+
+def _layers_repeat(workload: Workload, cfg: TrainConfig) -> str:
+    """"" where block-once may write the rank's forward and backward (a stack of identical layers, or runs of
+    them: memplan.trace.block_once decides), else why not: a ZeRO-1 rank is then traced in full at once (its
+    optimizer-only run would be work on top of a full trace)."""
+    stack, why = (hf_stack if workload.extra.get("hf_config") is not None else file_stack)(workload, cfg)
+    if stack is not None:
+        return ""
+    if why == MIXED:
+        runs, why_not = layer_runs(workload, cfg)
+        return "" if runs is not None else f"{why}; {why_not}"
+    return why
+
+
+def _zero1_optimizer(workload: Workload, cfg: TrainConfig, target: Target, one) -> tuple[Trace | None, str]:
+    """The optimizer-only run of a ZeRO-1 rank (memplan.trace.optsplice): this rank's ZeroRedundancyOptimizer
+    -- the step on its partition, the parameter broadcasts, zero_grad of every gradient -- under the same
+    wrapper, fake process group and rank, on every layer (the greedy partition differs from layer to layer);
+    or None and why the rank is traced in full. Trace notes (Adafactor's `.item()` reads) refuse it before the
+    DDP trace is made: the same optimizer on every parameter notes them there too, and the splice cannot
+    tell the optimizer's share (`splice_optimizer`)."""
+    mini, why = optimizer_only(workload, cfg, target, mini_fn=lambda runner: one(workload, wrap_as="zero1",
+                                                                                 runner=runner))
+    if mini is not None and mini.notes:
+        mini, why = None, "the optimizer phase leaves trace notes, whose share of the DDP trace's notes is unknown"
+    return mini, (f"distributed (ZeRO-1): the optimizer splice is not proven: {why}" if mini is None else "")
+
+
+def _zero1_spliced(workload: Workload, base: Trace, mini: Trace, one) -> Trace:
+    """A ZeRO-1 rank: its trace as a DDP rank (`base`, block-once where proven) with its optimizer and
+    zero_grad phases replaced by the optimizer-only run's (`_zero1_optimizer`), or the full trace with the
+    reason where the splice is not proven."""
+    spliced, why = splice_optimizer(base, mini)
+    if spliced is not None:
+        spliced.mode_reason = (f"{base.mode_reason} (forward and backward as a DDP rank); ZeroRedundancyOptimizer's "
+                               "step on this rank's partition, its parameter broadcasts and zero_grad traced alone "
+                               "on every layer and spliced in (memplan.trace.optsplice)")
+        return spliced
+    trace = one(workload)
+    trace.mode, trace.mode_reason = "full", f"distributed (ZeRO-1): the optimizer splice is not proven: {why}"
+    return trace
 
 
 def _ddp_buckets_repeat(workload: Workload, cfg: TrainConfig, calls: list) -> str:

@@ -21,7 +21,8 @@ full trace runs, and the trace says which mode ran and why.
 Covers Hugging Face configs of decoder-style models (one stack of layers: `num_hidden_layers`), on
 one device and per rank under FSDP (memplan.distributed._fake_trace passes its own `trace_fn`, and
 starts at 2 layers); model files: their stack cut inside the tracer (memplan.trace.model_stacks, on
-one device and per FSDP rank); DDP and ZeRO-1 are traced in full. Layers that differ only in runs
+one device and per FSDP rank); per DDP rank where its gradient buckets repeat (ZeRO-1: the DDP rank with its
+own optimizer phase spliced in, memplan.trace.optsplice); FSDP1 ranks in full. Layers that differ only in runs
 (checkpointing on some of them): memplan.trace.block_runs; which one runs: memplan.trace.block_once.
 """
 from __future__ import annotations

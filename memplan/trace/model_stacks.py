@@ -38,8 +38,8 @@ freezing by memplan.finetune), a custom `train_step`, a model that cannot be bui
 no stack or several, layers that differ or checkpointing that differs between them, fewer than
 `blocks.MIN_LAYERS` layers, a reduced trace whose notes say values were guessed (data-dependent ops on
 unknown values, `.item()` reads while the model is built, assumed masks, routing policies), one layer
-object repeated in the list, a layer class with a `__deepcopy__` of its own; DDP and ZeRO-1 ranks, as
-for Hugging Face configs (memplan.distributed._fake_trace `FULL_TRACE_REASONS`).
+object repeated in the list, a layer class with a `__deepcopy__` of its own; FSDP1 ranks, as for Hugging
+Face configs (memplan.distributed._fake_trace `FULL_TRACE_REASONS`).
 
 Known limitations: an init pass that replaces the cut layers' tensors with new ones (not in place)
 records them, and the d+2 check then refuses; memplan.plan still counts a model file's traces as full

@@ -11,12 +11,17 @@ final frees join the last free run, and the records are renumbered in allocation
 a full trace of the new configuration would write (tests/trace/test_optsplice.py compares them byte for
 byte).
 
+Two users: the plan's `Evaluator` (an optimizer change, `trace_new_optimizer`), and a ZeRO-1 rank
+(memplan.distributed._fake_trace: the DDP rank's trace, the optimizer-only run made by `optimizer_only`
+under the rank's DDP + ZeroRedundancyOptimizer and fake process group).
+
 Nothing is assumed that is not checked; `splice_optimizer` returns `(None, why)` and the caller traces in
 full when: the step is the user's (`train_step`), the optimizer is the user's (`make_optimizer`),
-gradients accumulate (K > 1), a GradScaler runs (fp16-amp), a parameter carries hooks (an optimizer step
-in backward), the base trace has optimizer records outside the optimizer phases, the builds differ, the
+a GradScaler runs (fp16-amp), a parameter carries hooks (an optimizer step in backward), the base trace has optimizer records outside the optimizer phases, the builds differ, the
 gradients do not match, the base's or the new optimizer's phases free or keep something the other does
-not, or the trace notes could depend on the optimizer.
+not, or the trace notes could depend on the optimizer. Gradient accumulation (K > 1) is covered: the
+base's micro-steps are its own (the optimizer runs after the last), the gradients at the optimizer phase
+are matched as at K = 1, and the optimizer-only run marks its phases with micro-step K as the driver does.
 """
 from __future__ import annotations
 
@@ -47,8 +52,6 @@ def why_not(workload, cfg) -> str | None:
         return "the step is the model file's train_step"
     if workload.make_optimizer is not None:
         return "the optimizer is the model file's make_optimizer"
-    if cfg.grad_accum != 1:
-        return "gradients accumulate over micro-steps"
     if cfg.precision == "fp16-amp":
         return "a GradScaler unscales gradients"
     return None
@@ -80,12 +83,12 @@ def _optimizer_run(workload, cfg, hooks, target):
                     if p.requires_grad:
                         p.grad = torch.empty_like(p)
             hooks.after_backward(model)
-            hooks.phase("optimizer", step, 1)
+            hooks.phase("optimizer", step, cfg.grad_accum)   # the driver's micro-step: the last one
             if cfg.clip_grad_norm is not None:
                 torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip_grad_norm)
             optimizer.step()
             hooks.after_optimizer(model, optimizer)
-            hooks.phase("zero_grad", step, 1)
+            hooks.phase("zero_grad", step, cfg.grad_accum)
             optimizer.zero_grad(set_to_none=True)
         hooks.phase("end", cfg.steps + 1, 0)
         del model, optimizer
@@ -277,14 +280,24 @@ def _renumber(base: Trace, mini: Trace, tokens, marks) -> Trace:
     return out
 
 
-def trace_new_optimizer(workload, cfg, target, base: Trace) -> tuple[Trace | None, str]:
-    """The trace of `cfg` from `base` (the trace of a configuration differing only in the optimizer) and
-    an optimizer-only run, or None and why it cannot be proven equal to the full trace."""
+def optimizer_only(workload, cfg, target, mini_fn=None) -> tuple[Trace | None, str]:
+    """The optimizer-only trace of `cfg` to splice, or None and why it cannot be (`why_not`, `_NoSplice`).
+    `mini_fn(runner)`: how it is traced, `runner` being its step driver (default: `optimizer_trace`; the
+    distributed tracer traces it under the rank's own wrapper and fake process group: ZeRO-1's
+    ZeroRedundancyOptimizer on a DDP rank, memplan.distributed._fake_trace)."""
     why = why_not(workload, cfg)
     if why:
         return None, why
     try:
-        mini = optimizer_trace(workload, cfg, target)
+        return (optimizer_trace(workload, cfg, target) if mini_fn is None else mini_fn(_optimizer_run)), ""
     except _NoSplice as exc:
         return None, str(exc)
+
+
+def trace_new_optimizer(workload, cfg, target, base: Trace) -> tuple[Trace | None, str]:
+    """The trace of `cfg` from `base` (the trace of a configuration differing only in the optimizer) and
+    an optimizer-only run, or None and why it cannot be proven equal to the full trace."""
+    mini, why = optimizer_only(workload, cfg, target)
+    if mini is None:
+        return None, why
     return splice_optimizer(base, mini)

@@ -1,5 +1,5 @@
 """DDP ranks block-once: the gradient buckets proven to repeat layer by layer (memplan.distributed._ddp_buckets),
-the rank's trace byte-identical to tracing every layer; ZeRO-1 traced in full, with the reason."""
+the rank's trace byte-identical to tracing every layer (ZeRO-1 ranks: test_zero1_splice.py)."""
 import random
 
 import pytest
@@ -144,16 +144,6 @@ def test_ddp_rank_with_cut_buckets(tmp_path, monkeypatch, limits, proven):
     if not proven:
         assert "cut at different places in different layers" in fast.mode_reason
     assert same_trace(fast, full) and info == full_info
-
-
-def test_zero1_rank_says_why_it_is_traced_in_full(tmp_path):
-    from memplan.core.analyze import load_workload
-    from memplan.distributed import estimate_per_rank
-    from memplan.workload import TrainConfig
-
-    est = estimate_per_rank(load_workload(hf_config=tiny_llama_config(tmp_path)), TrainConfig(batch_size=1, seq_len=16),
-                            8, "zero1")
-    assert est.trace_mode == "full" and "ZeroRedundancyOptimizer partitions" in est.trace_mode_reason
 
 
 @pytest.mark.slow

@@ -42,10 +42,11 @@ def test_fake_pg_trace_ddp_buckets_and_zero1_partition():
     # rank 0 owns the larger partition under the greedy rule
     assert z1.per_rank[0]["breakdown_at_peak"]["optimizer_state"] > z1.per_rank[1]["breakdown_at_peak"]["optimizer_state"]
     assert z1.peak_allocated_bytes < ddp.peak_allocated_bytes
-    # every rank is traced in full (mlp has no stack of identical layers; ZeRO-1 never block-once), and the
-    # estimate says why block-once does not apply
+    # every rank is traced in full (mlp has no stack of identical layers), and the estimate says why block-once
+    # does not apply (ZeRO-1: no optimizer-only run to splice onto a full DDP trace)
     assert (ddp.trace_mode, z1.trace_mode, single.trace_mode) == ("full", "full", "")
-    assert "identical layers" in ddp.trace_mode_reason and "ZeRO-1" in z1.trace_mode_reason
+    assert "identical layers" in ddp.trace_mode_reason and "identical layers" in z1.trace_mode_reason
+    assert "spliced" not in z1.trace_mode_reason
 
 
 def test_fsdp_fake_trace_shards_state():

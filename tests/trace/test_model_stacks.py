@@ -420,9 +420,12 @@ def test_ddp_rank_of_a_model_file_is_block_once(tmp_path, _from_4_layers):
     assert "a model file" in fast.trace_mode_reason and "buckets proven to repeat" in fast.trace_mode_reason
 
 
-def test_zero1_rank_of_a_model_file_says_why_it_is_traced_in_full(tmp_path, _from_4_layers):
-    fast = _per_rank_both(_write(tmp_path, layers=8), "zero1", ranks=(0,))
-    assert fast.trace_mode == "full" and "ZeroRedundancyOptimizer partitions" in fast.trace_mode_reason
+def test_zero1_rank_of_a_model_file_is_block_once_with_its_optimizer_spliced_in(tmp_path, _from_4_layers):
+    """ZeRO-1: the DDP rank's trace (the stack cut) with the rank's ZeroRedundancyOptimizer phase traced alone
+    and spliced in (memplan.distributed._fake_trace): the per-rank estimate of all 8 layers."""
+    fast = _per_rank_both(_write(tmp_path, layers=8), "zero1", ranks=(7,))
+    assert fast.trace_mode == "block-once", fast.trace_mode_reason
+    assert "a model file" in fast.trace_mode_reason and "spliced in" in fast.trace_mode_reason
 
 
 @pytest.mark.slow

@@ -74,10 +74,18 @@ def test_hf_splice_is_the_trace(name, precision, optimizer, impl):
     _check(tr, why, traced, name)
 
 
-def test_grad_accumulation_falls_back():
-    base = run_analysis(model=str(MODELS / "mlp.py"), batch_size=2, grad_accum=2, fallback=False)
+@pytest.mark.parametrize("optimizer", ["sgd", "adafactor"])
+def test_grad_accumulation_splice_is_the_trace(optimizer):
+    """K = 2: the optimizer runs after the last micro-step, its records carry micro-step K as the driver's."""
+    tr, why, traced = _spliced_vs_traced(optimizer, "default", model=str(MODELS / "mlp.py"), batch_size=2,
+                                         grad_accum=2)
+    _check(tr, why, traced, "mlp")
+
+
+def test_grad_scaler_falls_back():
+    base = run_analysis(model=str(MODELS / "mlp.py"), batch_size=2, precision="fp16-amp", fallback=False)
     tr, why = trace_optimizer_change(base.workload, base.config.with_(optimizer="sgd"), base.device, base.trace)
-    assert tr is None and "accumulate" in why
+    assert tr is None and "GradScaler" in why
 
 
 def test_evaluator_splices_an_optimizer_change():
