@@ -288,6 +288,8 @@ _TRIGGER = re.compile(
     # dev batch 37: MPS's per-buffer check, an op library's missing registration, the bf16 device checks, an Apple
     # chip named in a reporter's line (the Apple-silicon context row)
     r"|Invalid buffer size|No such operator|(?i:support bf16|support bfloat16)|\bM[1-4] (?:Pro|Max|Ultra|chip)\b"
+    # dev batch 38: cuFFT's half-precision checks, the MPS backend's dtype conversion, c10's old C++ warning prefix
+    r"|cuFFT|to the MPS backend|\[W [\w.\-]+:\d+\]"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"
