@@ -1777,3 +1777,17 @@ def test_memory_not_freed_after_exit_is_foreign_memory():
     assert diagnose(oom, prior=False).primary_category == Category.CAPACITY
     assert diagnose("GPU memory is not free when program exits.\n" + oom,
                     prior=False).primary_category == Category.FOREIGN_MEMORY
+
+
+def test_another_program_on_the_gpu_beside_a_bare_oom_is_foreign_memory():
+    # dev batch 38 (second label commit): a bare CUDA OOM while 'another code' ran on the same GPU read capacity
+    bare = "RuntimeError: CUDA out of memory.\n"
+    assert diagnose(bare, prior=False).primary_category == Category.CAPACITY
+    for ctx in ("At the same time, I run another code on GPU0.\n", "Another program is using the GPU.\n"):
+        assert diagnose(ctx + bare, prior=False).primary_category == Category.FOREIGN_MEMORY, ctx
+    # with the allocator's numbers the arithmetic decides, not the words
+    sized = ("Another program is using the GPU.\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. "
+             "GPU 0 has a total capacity of 23.65 GiB of which 1.06 GiB is free. Including non-PyTorch memory, this "
+             "process has 22.58 GiB memory in use. Of the allocated memory 22.10 GiB is allocated by PyTorch, and "
+             "20.00 MiB is reserved by PyTorch but unallocated.\n")
+    assert diagnose(sized, prior=False).primary_category == Category.CAPACITY
