@@ -288,13 +288,15 @@ _TRIGGER = re.compile(
     # dev batch 37: MPS's per-buffer check, an op library's missing registration, the bf16 device checks, an Apple
     # chip named in a reporter's line (the Apple-silicon context row)
     r"|Invalid buffer size|No such operator|(?i:support bf16|support bfloat16)|\bM[1-4] (?:Pro|Max|Ultra|chip)\b"
+    # dev batch 38: cuFFT's half-precision checks, the MPS backend's dtype conversion, c10's old C++ warning prefix
+    r"|cuFFT|to the MPS backend|\[W [\w.\-]+:\d+\]"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"
     r"|Check failed|ImportError|not implemented|kernel|expected .{1,80} but)|\[F\]|MIE\d\d[EC]"
     r"|不足|不够|溢出|不支持|未实现|超时|不匹配|不一致|不兼容|找不到|未找到|没有找到|未安装|失败|错误|异常|越界|非法"
     r"|被占用|报错|Traceback|^\s*F\d{4} |其他|另一个|多个|实例|显存|内存|torch_npu|npu:\d"
-    r"|(?i:other (?:process|model|instance|job)|another (?:process|model|instance|job)|(?:two|several|multiple) (?:model|instance|server|process))"
+    r"|(?i:other (?:process|model|instance|job|program)|another (?:process|model|instance|job|program|code)|(?:two|several|multiple) (?:model|instance|server|process))"
 )
 # A line that looks like an error (it forbids a `benign` verdict): English words, glog's `F0101 12:00:00` and
 # k2/loguru's `[F]` fatal prefixes, `Check failed`, a traceback, and the Chinese words for error / failure.

@@ -1724,3 +1724,70 @@ def test_gpu_dtype_check_without_a_usable_cuda_device_is_environment():
             "cuda>=11.0\n")
     for log in (init + tf32, init + bf16, "RuntimeError: No CUDA GPUs are available\n" + bf16):
         assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+
+
+def test_cufft_half_precision_checks_are_op_not_supported():
+    # dev batch 38: cuFFT's half-precision plan checks (torch.stft / torch.fft.* under AMP or fp16) read unknown
+    # before: a size that is not a power of two, or a card older than SM_53
+    for log in ("RuntimeError: cuFFT only supports dimensions whose sizes are powers of two when computing in half "
+                "precision, but got a signal size of[1280]\n",
+                "    xf = torch.fft.rfft(x, dim=1)\nRuntimeError: cuFFT only supports dimensions whose sizes are powers "
+                "of two when computing in half precision, but got a signal size of[192]\n",
+                "RuntimeError: cuFFT doesn't support signals of half type with compute capability less than SM_53, but "
+                "the device containing input half tensor only has SM_52\n"):
+        assert diagnose(log, prior=False).primary_category == Category.OP_NOT_SUPPORTED, log
+
+
+def test_mps_dtype_conversion_is_op_not_supported():
+    # dev batch 38: the MPS backend's dtype checks read unknown (a TypeError) or benign (no error line at all)
+    for log in ("TypeError: Cannot convert a MPS Tensor to float64 dtype as the MPS framework doesn't support "
+                "float64. Please use float32 instead.\n",
+                "TypeError: Cannot convert a float64 Tensor to MPS as the MPS framework doesn't support float64. "
+                "Please use float32 instead.\n",
+                "libc++abi: terminating due to uncaught exception of type c10::TypeError: Trying to convert "
+                "ComplexDouble to the MPS backend but it does not have support for that dtype.\n",
+                "Trying to convert BFloat16 to the MPS backend but it does not have support for that dtype\n",
+                "TypeError: Trying to convert Double to the MPS backend but there is no mapping for it.\n"):
+        assert diagnose(log, prior=False).primary_category == Category.OP_NOT_SUPPORTED, log
+
+
+def test_c10_old_warning_prefix_is_a_warning():
+    # dev batch 38: c10's C++ warning prefix before PyTorch 2.2 ('[W <file>:<line>] text') was not a warning line,
+    # so NNPACK's 'Unsupported hardware' on it read op-not-supported (a weak phrase)
+    nnpack = "[W NNPACK.cpp:64] Could not initialize NNPACK! Reason: Unsupported hardware.\n"
+    assert diagnose(nnpack, prior=False).primary_category == Category.BENIGN
+    ipc = ("[W CudaIPCTypes.cpp:15] Producer process has been terminated before all shared CUDA tensors released. "
+           "See Note [Sharing CUDA tensors]\n")
+    assert diagnose(ipc, prior=False).primary_category == Category.BENIGN
+    # an error after the warning still decides
+    assert diagnose(nnpack + "RuntimeError: CUDA error: an illegal memory access was encountered\n",
+                    prior=False).primary_category == Category.KERNEL_FAULT
+    # the c10d socket warning keeps its own (strong) reading
+    sock = ("[W socket.cpp:601] [c10d] The client socket has failed to connect to [node1]:29500 "
+            "(errno: 111 - Connection refused).\n")
+    assert diagnose(sock, prior=False).primary_category == Category.COMM
+
+
+def test_memory_not_freed_after_exit_is_foreign_memory():
+    # dev batch 38: Lua Torch's bare 'cuda runtime error (2) : out of memory' with the reporter's finding that an
+    # earlier run's memory was not freed when it exited: memory held outside this process (read capacity before)
+    oom = ("THCudaCheck FAIL file=/torch/extra/cutorch/lib/THC/generic/THCStorage.cu line=66 error=2 : out of memory\n"
+           "/torch/install/bin/luajit: nn/CAddTable.lua:13: cuda runtime error (2) : out of memory at "
+           "/torch/extra/cutorch/lib/THC/generic/THCStorage.cu:66\n")
+    assert diagnose(oom, prior=False).primary_category == Category.CAPACITY
+    assert diagnose("GPU memory is not free when program exits.\n" + oom,
+                    prior=False).primary_category == Category.FOREIGN_MEMORY
+
+
+def test_another_program_on_the_gpu_beside_a_bare_oom_is_foreign_memory():
+    # dev batch 38 (second label commit): a bare CUDA OOM while 'another code' ran on the same GPU read capacity
+    bare = "RuntimeError: CUDA out of memory.\n"
+    assert diagnose(bare, prior=False).primary_category == Category.CAPACITY
+    for ctx in ("At the same time, I run another code on GPU0.\n", "Another program is using the GPU.\n"):
+        assert diagnose(ctx + bare, prior=False).primary_category == Category.FOREIGN_MEMORY, ctx
+    # with the allocator's numbers the arithmetic decides, not the words
+    sized = ("Another program is using the GPU.\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. "
+             "GPU 0 has a total capacity of 23.65 GiB of which 1.06 GiB is free. Including non-PyTorch memory, this "
+             "process has 22.58 GiB memory in use. Of the allocated memory 22.10 GiB is allocated by PyTorch, and "
+             "20.00 MiB is reserved by PyTorch but unallocated.\n")
+    assert diagnose(sized, prior=False).primary_category == Category.CAPACITY
