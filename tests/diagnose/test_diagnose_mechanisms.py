@@ -1791,3 +1791,23 @@ def test_another_program_on_the_gpu_beside_a_bare_oom_is_foreign_memory():
              "process has 22.58 GiB memory in use. Of the allocated memory 22.10 GiB is allocated by PyTorch, and "
              "20.00 MiB is reserved by PyTorch but unallocated.\n")
     assert diagnose(sized, prior=False).primary_category == Category.CAPACITY
+
+
+def test_mps_per_array_size_assertions_are_op_not_supported():
+    # dev batch 39: Metal's MPSNDArray assertions abort the process when one array passes the MPS backend's per-array
+    # byte or element limit (unified memory far larger); they read unknown before. A backend limit, not a shortage
+    base = "/AppleInternal/Library/BuildRoots/x/Library/Caches/com.apple.xbs/Sources/MetalPerformanceShaders/MPSCore/"
+    for log in (base + "Types/MPSNDArray.mm:724: failed assertion `[MPSNDArray initWithDevice:descriptor:] Error: "
+                       "total bytes of NDArray > 2**32'\n",
+                base + "Types/MPSNDArray.mm:705: failed assertion `[MPSTemporaryNDArray initWithDevice:descriptor:] "
+                       "Error: product of dimension sizes > 2**31'\nzsh: abort      python gradio_demo/app.py\n",
+                base + "Types/MPSNDArray.mm:829: failed assertion `[MPSNDArray initWithDevice:descriptor:"
+                       "isTextureBacked:] Error: NDArray dimension length > INT_MAX'\n",
+                "RuntimeError: MPSGaph does not support tensor dims larger than INT_MAX\n"):
+        assert diagnose(log, prior=False).primary_category == Category.OP_NOT_SUPPORTED, log
+    # other MPSNDArray assertions (a slice outside a dimension, a buffer too small for its descriptor) are not this
+    for log in ("MPSNDArray.mm:78: failed assertion `[MPSNDArrayDescriptor sliceDimension:withSubrange:] error: "
+                "dimension index (2) not within number of dimensions (2)'\n",
+                "MPSNDArray.mm:782: failed assertion `[MPSNDArray, initWithBuffer:descriptor:] Error: buffer is not "
+                "large enough. Must be 20480 bytes '\n"):
+        assert diagnose(log, prior=False).primary_category != Category.OP_NOT_SUPPORTED, log
