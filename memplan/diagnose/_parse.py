@@ -290,6 +290,8 @@ _TRIGGER = re.compile(
     r"|Invalid buffer size|No such operator|(?i:support bf16|support bfloat16)|\bM[1-4] (?:Pro|Max|Ultra|chip)\b"
     # dev batch 38: cuFFT's half-precision checks, the MPS backend's dtype conversion, c10's old C++ warning prefix
     r"|cuFFT|to the MPS backend|\[W [\w.\-]+:\d+\]"
+    # dev batch 40: compiled extensions built without their CUDA kernels ('Not compiled with GPU support')
+    r"|(?i:not compiled with)"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"

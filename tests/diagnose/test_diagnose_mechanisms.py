@@ -1811,3 +1811,39 @@ def test_mps_per_array_size_assertions_are_op_not_supported():
                 "MPSNDArray.mm:782: failed assertion `[MPSNDArray, initWithBuffer:descriptor:] Error: buffer is not "
                 "large enough. Must be 20480 bytes '\n"):
         assert diagnose(log, prior=False).primary_category != Category.OP_NOT_SUPPORTED, log
+
+
+def test_an_extension_built_without_its_cuda_kernels_is_environment():
+    # dev batch 40: detectron2 / maskrcnn-benchmark / PyTorch3D raise 'Not compiled with GPU support' and mmcv
+    # '<Op> is not compiled with GPU support' from the #else branch of WITH_CUDA: the package was built without its
+    # CUDA kernels (they read unknown, or op-not-supported through the fallback, before)
+    for log in ("RuntimeError: Not compiled with GPU support (ROIAlign_forward at /home/x/detectron2/detectron2/layers/"
+                "csrc/ROIAlign/ROIAlign.h:73)\n",
+                "    areas, normals = _C.face_areas_normals_forward(verts, faces)\n"
+                "RuntimeError: Not compiled with GPU support.\n",
+                "RuntimeError: nms is not compiled with GPU support (nms at mmdet/ops/nms/src/nms_ext.cpp:23)\n",
+                "RuntimeError: DeformConv is not compiled with GPU support\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # bitsandbytes' start-up warning ('compiled without GPU support') stays a warning
+    warn = ("/x/bitsandbytes/cextension.py:34: UserWarning: The installed version of bitsandbytes was compiled without "
+            "GPU support. 8-bit optimizers, 8-bit multiplication, and GPU quantization are unavailable.\n")
+    assert diagnose(warn, prior=False).primary_category == Category.BENIGN
+
+
+def test_killed_after_a_progress_bar_or_quoted_by_the_reporter_is_the_oom_killer():
+    # dev batch 40: tqdm leaves no newline, so the shell's 'Killed' ends the bar's line; before, only a 'Killed'
+    # alone on its line was read
+    for log in ("Loading checkpoint shards:  56%|█████▌    | 5/9 [00:04<00:03,  1.01it/s]Killed\n",
+                "Loading checkpoint shards:   0%|          | 0/2 [00:00<?, ?it/s]Killed\n",
+                "preprocess:  40%|████      | 6/15 [06:26<08:26, 56.26s/it]Killed\n",
+                # a reporter quoting the kill report in a sentence (the weak phrase layer)
+                'When I try to do a measurement pass, it ultimately bombs with a "Killed."\n',
+                "Generate.py fails on `Loading checkpoint shards: 52%` with message `killed`.\n"):
+        assert diagnose(log, prior=False).primary_category == Category.CAPACITY, log
+    # 'Killed' after some other bracket, or killed in unquoted prose, is not read
+    for log in ("epoch 3 done [loss 0.3]Killed\n",
+                "The process was killed by the scheduler after step 3 and the log ends\n"):
+        assert diagnose(log, prior=False).primary_category == Category.UNKNOWN, log
+    # the quoted word is weak: a real error beside it decides
+    log = 'RuntimeError: CUDA error: an illegal memory access was encountered\nThen the terminal just says "Killed".\n'
+    assert diagnose(log, prior=False).primary_category == Category.KERNEL_FAULT
