@@ -27,6 +27,18 @@ def tiny_llama_config(tmp_path, layers=8) -> str:
     path = tmp_path / "config.json"
     path.write_text(json.dumps(cfg))
     return str(path)
+
+
+def rank_both(workload, cfg, sharding: str, rank: int):
+    """One rank of 8 (a 910B3) traced as `memplan analyze` does and with `--full-trace`:
+    (fast, full, fast's strategy info, full's)."""
+    from memplan.distributed._fake_trace import trace_rank
+    from memplan.step import Target
+
+    target = Target(family="npu", name="910B3")
+    fast, info = trace_rank(workload, cfg, sharding, 8, rank, target)
+    full, full_info = trace_rank(workload, cfg, sharding, 8, rank, target, full_trace=True)
+    return fast, full, info, full_info
 for _d in ("", "report", "validate", "diagnose"):    # helper modules imported by name (snapshot_synth, ...)
     _p = str(Path(__file__).parent / _d)
     if _p not in sys.path:

@@ -129,7 +129,7 @@ def classify_oom(n: dict[str, Any], flags: set[str]) -> Verdict:
     if special is not None:
         return special
     frag = _fragmentation(s)
-    foreign_amount, _ = _foreign_amount(s)
+    foreign_amount = _foreign_amount(s)
     if frag is not None and s.req is not None and (s.unalloc or 0) >= s.req and not foreign_amount:
         # The allocator's own cache could have served the request: that is why this request failed, unless
         # memory held outside this allocator exceeds what PyTorch reserved and, beyond the runtime's allowance,
@@ -357,23 +357,23 @@ def _slim(s: OomState) -> str:
             "alone buys little headroom, so also lower the peak (batch, checkpointing).")
 
 
-def _foreign_amount(s: OomState) -> tuple[int, int]:
-    """(memory held outside this allocator, the part of it beyond the runtime allowance), or (0, 0) when it
-    cannot explain the request. Other processes listed in the message count whole; the total - free - reserved
-    estimate loses the allowance (the runtime context of this process)."""
+def _foreign_amount(s: OomState) -> int:
+    """Memory held outside this allocator, or 0 when it cannot explain the request. Other processes listed in
+    the message count whole; of the total - free - reserved estimate, only the part beyond the allowance (the
+    runtime context of this process) may explain the request."""
     req = s.req
     if req is None:
-        return 0, 0
+        return 0
     # the labelling guide's definition: the memory outside must also exceed what PyTorch itself reserved; when
     # PyTorch holds more, its own demand is what filled the device (capacity / fragmentation), dev batch 17
     ours = s.reserved if s.reserved is not None else (s.alloc or 0)
     if s.other and s.other >= req and s.other >= 256 * MiB and s.other > ours:
-        return s.other, s.other
+        return s.other
     if s.foreign is not None and s.total:
         excess = s.foreign - s.allowance
         if excess >= req and excess >= 0.05 * s.total and s.foreign > ours:
-            return s.foreign, excess
-    return 0, 0
+            return s.foreign
+    return 0
 
 
 def _foreign_verdict(s: OomState) -> Verdict:

@@ -25,7 +25,7 @@ from torch.utils._pytree import tree_flatten
 
 from memplan import compat
 from memplan.errors import UserError
-from memplan.step import Target
+from memplan.step import Target, run
 from memplan.trace.events import Trace
 from memplan.trace.block_once import trace_block_once
 from memplan.trace.block_runs import layer_runs
@@ -325,7 +325,7 @@ def trace_rank(workload: Workload, cfg: TrainConfig, sharding: str, world_size: 
     bucket_calls: list | None = [] if sharding in ("ddp", "zero1") and not full_trace else None
 
     def one(wl: Workload, on_phase=None, unit_globs=units, wl_cfg: TrainConfig = cfg, wrap_as: str = sharding,
-            runner=None) -> Trace:
+            runner=run) -> Trace:
         with fake_process_group(world_size, rank):
             mesh = None
             if fsdp:
@@ -338,7 +338,7 @@ def trace_rank(workload: Workload, cfg: TrainConfig, sharding: str, world_size: 
                                        bucket_calls=bucket_calls if wrap_as == "ddp" else None)
             return trace_workload(w, run_cfg, run_target, on_phase=on_phase, hooks_cls=_DistTraceHooks,
                                   mode_cls=_DistRecordingMode, extra_context=_dist_trace_context(target.family, sharding),
-                                  **({"runner": runner} if runner is not None else {}))
+                                  runner=runner)
 
     mini, why = (None, "")
     if sharding == "zero1" and not full_trace:   # the optimizer-only run only where forward/backward is block-once

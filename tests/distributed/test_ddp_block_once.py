@@ -4,7 +4,7 @@ import random
 
 import pytest
 import torch
-from conftest import tiny_llama_config
+from conftest import rank_both, tiny_llama_config
 
 from memplan.distributed._ddp_buckets import Assignment, assign, repeat_reason
 from memplan.trace import blocks
@@ -83,13 +83,7 @@ def test_an_assignment_the_replay_does_not_give_is_not_proven():
 
 # ---- ranks --------------------------------------------------------------------------------------------
 def _rank_both(workload, cfg, sharding="ddp", rank=0):
-    from memplan.distributed._fake_trace import trace_rank
-    from memplan.step import Target
-
-    target = Target(family="npu", name="910B3")
-    fast, info = trace_rank(workload, cfg, sharding, 8, rank, target)
-    full, full_info = trace_rank(workload, cfg, sharding, 8, rank, target, full_trace=True)
-    return fast, full, info, full_info
+    return rank_both(workload, cfg, sharding, rank)
 
 
 def test_ddp_rank_block_once_is_byte_identical(tmp_path):

@@ -3,7 +3,7 @@ the rank's own ZeroRedundancyOptimizer traced alone on every layer and spliced i
 byte-identical to the full trace (every record, event, mark and note), or the full trace with the reason."""
 import pytest
 import torch
-from conftest import tiny_llama_config
+from conftest import rank_both, tiny_llama_config
 
 from memplan.trace import blocks
 from memplan.trace.blocks import same_trace
@@ -15,13 +15,7 @@ def _block_once_from_4_layers(monkeypatch):
 
 
 def _rank_both(workload, cfg, rank):
-    from memplan.distributed._fake_trace import trace_rank
-    from memplan.step import Target
-
-    target = Target(family="npu", name="910B3")
-    fast, info = trace_rank(workload, cfg, "zero1", 8, rank, target)
-    full, full_info = trace_rank(workload, cfg, "zero1", 8, rank, target, full_trace=True)
-    return fast, full, info, full_info
+    return rank_both(workload, cfg, "zero1", rank)
 
 
 def _tiny(tmp_path, layers):

@@ -7,7 +7,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from conftest import tiny_llama_config
+from conftest import rank_both, tiny_llama_config
 
 from memplan.core.analyze import run_analysis
 from memplan.errors import TraceError
@@ -239,14 +239,10 @@ def test_fsdp_ranks_block_once_bf16_checkpointed(tmp_path, sharding):
 @pytest.mark.slow
 def test_fsdp_rank_trace_is_byte_identical(tmp_path):
     from memplan.core.analyze import load_workload
-    from memplan.distributed._fake_trace import trace_rank
-    from memplan.step import Target
     from memplan.workload import TrainConfig
 
-    workload = load_workload(hf_config=tiny_llama_config(tmp_path, layers=7))
-    cfg = TrainConfig(batch_size=1, seq_len=16)
-    fast, info = trace_rank(workload, cfg, "fsdp", 8, 7, Target(family="npu", name="910B3"))
-    full, full_info = trace_rank(workload, cfg, "fsdp", 8, 7, Target(family="npu", name="910B3"), full_trace=True)
+    fast, full, info, full_info = rank_both(load_workload(hf_config=tiny_llama_config(tmp_path, layers=7)),
+                                            TrainConfig(batch_size=1, seq_len=16), "fsdp", 7)
     assert fast.mode == "block-once" and same_trace(fast, full) and info == full_info
 
 
@@ -291,15 +287,10 @@ def test_runs_with_clipping_are_the_full_trace(tmp_path, options):
 
 def _rank_traces(hf_config, sharding, rank, **options):
     from memplan.core.analyze import load_workload
-    from memplan.distributed._fake_trace import trace_rank
-    from memplan.step import Target
     from memplan.workload import TrainConfig
 
-    workload = load_workload(hf_config=hf_config)
     cfg = TrainConfig(batch_size=1, seq_len=16, checkpoint=_mixed_checkpoint(), **options)
-    target = Target(family="npu", name="910B3")
-    fast, info = trace_rank(workload, cfg, sharding, 8, rank, target)
-    full, full_info = trace_rank(workload, cfg, sharding, 8, rank, target, full_trace=True)
+    fast, full, info, full_info = rank_both(load_workload(hf_config=hf_config), cfg, sharding, rank)
     assert same_trace(fast, full) and info == full_info
     return fast
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import rank_both
 
 from memplan.core.analyze import run_analysis
 from memplan.step import Target
@@ -401,13 +402,9 @@ def test_zero3_rank_of_a_model_file_is_block_once(tmp_path, _from_4_layers):
     ("zero3", dict(clip_grad_norm=1.0))], ids=str)   # (no Adafactor: DTensor refuses its in-place ops on partial norms, a real step's failure too)
 def test_fsdp_rank_traces_of_a_model_file_are_byte_identical(tmp_path, sharding, kw):
     from memplan.core.analyze import load_workload
-    from memplan.distributed._fake_trace import trace_rank
 
-    wl = load_workload(model=_write(tmp_path))
-    cfg = TrainConfig(batch_size=2, seq_len=8, **kw)
-    target = Target(family="npu", name="910B3")
-    fast, info = trace_rank(wl, cfg, sharding, 8, 7, target)
-    full, full_info = trace_rank(wl, cfg, sharding, 8, 7, target, full_trace=True)
+    fast, full, info, full_info = rank_both(load_workload(model=_write(tmp_path)),
+                                            TrainConfig(batch_size=2, seq_len=8, **kw), sharding, 7)
     assert fast.mode == "block-once", fast.mode_reason
     assert same_trace(fast, full) and info == full_info
 
@@ -433,13 +430,9 @@ def test_zero1_rank_of_a_model_file_is_block_once_with_its_optimizer_spliced_in(
                                 dict(optimizer="adafactor")], ids=str)
 def test_ddp_rank_traces_of_a_model_file_are_byte_identical(tmp_path, kw):
     from memplan.core.analyze import load_workload
-    from memplan.distributed._fake_trace import trace_rank
 
-    wl = load_workload(model=_write(tmp_path))
-    cfg = TrainConfig(batch_size=2, seq_len=8, **kw)
-    target = Target(family="npu", name="910B3")
-    fast, info = trace_rank(wl, cfg, "ddp", 8, 0, target)
-    full, full_info = trace_rank(wl, cfg, "ddp", 8, 0, target, full_trace=True)
+    fast, full, info, full_info = rank_both(load_workload(model=_write(tmp_path)),
+                                            TrainConfig(batch_size=2, seq_len=8, **kw), "ddp", 0)
     assert fast.mode == "block-once", fast.mode_reason
     assert same_trace(fast, full) and info == full_info
 
