@@ -90,6 +90,19 @@ with torch.device("meta"):   # imports the model class; no memory, no step
     load_hf_config({config!r}).build_model()
 """
 
+# memplan's own load, the floor of `memplan analyze --hf-config` before it traces anything: what its CLI does
+# first (memplan.cli._job: the collector off while torch and transformers load, the config read and its model
+# class imported), then the process ends at once, as the CLI does (memplan.cli.main._quick_exit)
+_LOAD = """
+import gc, os, sys
+gc.disable()
+sys.path.insert(0, {root!r})
+from memplan.hf import load_hf_config
+load_hf_config({config!r})
+sys.stdout.flush()
+os._exit(0)
+"""
+
 
 _BARE_FILE = """
 import os, sys
@@ -141,6 +154,9 @@ def run_case(label, config, batch, seq, precision, device, repeat: int) -> dict:
         wall, _, cpu = _timed([sys.executable, "-c", _IMPORTS.format(root=ROOT, config=config)])
         walls.setdefault("imports", []).append(wall)
         cpus.setdefault("imports", []).append(cpu)
+        wall, _, cpu = _timed([sys.executable, "-c", _LOAD.format(root=ROOT, config=config)])
+        walls.setdefault("load", []).append(wall)
+        cpus.setdefault("load", []).append(cpu)
         for key, full in (("block", False), ("full", True)):
             wall, out, cpu = _timed(analyze_cmd(config, batch, seq, precision, device, full))
             walls[key].append(wall)
@@ -168,6 +184,10 @@ def _compared(label: str, walls: dict, cpus: dict, results: dict) -> dict:
            "full_over_bare": round(best["full"] / best["bare"], 3)}
     if "imports" in best:
         row.update({"imports_only_s": round(best["imports"], 2), "imports_only_cpu_s": round(cpu["imports"], 2)})
+    if "load" in best:
+        row.update({"load_only_s": round(best["load"], 2), "load_only_cpu_s": round(cpu["load"], 2),
+                    "load_over_bare": round(best["load"] / best["bare"], 3),
+                    "load_over_bare_cpu": round(cpu["load"] / cpu["bare"], 3)})
     row.update({"bare_fake_process_cpu_s": round(cpu["bare"], 2), "analyze_block_once_cpu_s": round(cpu["block"], 2),
                 "analyze_full_trace_cpu_s": round(cpu["full"], 2),
                 "block_once_over_bare_cpu": round(cpu["block"] / cpu["bare"], 3),
@@ -411,16 +431,23 @@ def write(rows: list[dict], repeat: int, out: str, plan: dict | None = None, dis
              "row.", "",
              "Wall seconds, and in brackets CPU seconds (user + system: the work done, which the load does not "
              "change as much); the ratios are wall (CPU). `imports`: a process that only imports what the bare "
-             "one imports and loads the config (torch, transformers, the model class): the floor of any of them.",
+             "one imports and loads the config (torch, transformers, the model class) and builds the whole model on the "
+             "meta device: the floor of the bare process. `load`: a process that does only what `memplan analyze` "
+             "does before it traces (the collector off, the config read, its model class imported; memplan.hf) "
+             "and exits as its CLI does: the floor of `memplan analyze`; `load / bare` is the least ratio any "
+             "analyze could reach against that bare process.",
              "",
-             "| model | config | mode | imports (s) | bare fake (s) | analyze block-once (s) | analyze full (s) | "
-             "block-once / bare | full / bare |", "|---|---|---|---|---|---|---|---|---|"]
+             "| model | config | mode | imports (s) | load (s) | bare fake (s) | analyze block-once (s) | "
+             "analyze full (s) | load / bare | block-once / bare | full / bare |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['model']} | b{r['batch_size']} s{r['seq_len']} {r['precision']} {r['device']} | "
                      f"{r['trace_mode']} | {r['imports_only_s']} ({r['imports_only_cpu_s']}) | "
+                     f"{r['load_only_s']} ({r['load_only_cpu_s']}) | "
                      f"{r['bare_fake_process_s']} ({r['bare_fake_process_cpu_s']}) | "
                      f"{r['analyze_block_once_s']} ({r['analyze_block_once_cpu_s']}) | {r['analyze_full_trace_s']} "
-                     f"({r['analyze_full_trace_cpu_s']}) | **{r['block_once_over_bare']}** "
+                     f"({r['analyze_full_trace_cpu_s']}) | {r['load_over_bare']} ({r['load_over_bare_cpu']}) | "
+                     f"**{r['block_once_over_bare']}** "
                      f"(**{r['block_once_over_bare_cpu']}**) | {r['full_over_bare']} ({r['full_over_bare_cpu']}) |")
     if dist:
         lines += ["", "Distributed (`--world-size N --sharding S`, ranks 0 and N-1 traced), block-once vs. "
