@@ -389,8 +389,8 @@ def _zero1_optimizer(workload: Workload, cfg: TrainConfig, target: Target, one) 
     or None and why the rank is traced in full. Trace notes (Adafactor's `.item()` reads) refuse it before the
     DDP trace is made: the same optimizer on every parameter notes them there too, and the splice cannot
     tell the optimizer's share (`splice_optimizer`)."""
-    mini, why = optimizer_only(workload, cfg, target, mini_fn=lambda runner: one(workload, wrap_as="zero1",
-                                                                                 runner=runner))
+    mini, why = optimizer_only(workload, cfg, target, scalars_refused=True,
+                               mini_fn=lambda runner: one(workload, wrap_as="zero1", runner=runner))
     if mini is not None and mini.notes:
         mini, why = None, "the optimizer phase leaves trace notes, whose share of the DDP trace's notes is unknown"
     return mini, (f"distributed (ZeRO-1): the optimizer splice is not proven: {why}" if mini is None else "")

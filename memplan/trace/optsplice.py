@@ -25,6 +25,7 @@ are matched as at K = 1, and the optimizer-only run marks its phases with micro-
 """
 from __future__ import annotations
 
+import functools
 import gc
 from array import array
 from collections import defaultdict
@@ -58,10 +59,12 @@ def why_not(workload, cfg) -> str | None:
 
 
 # ---- the optimizer-only run ----------------------------------------------------------------------
-def _optimizer_run(workload, cfg, hooks, target):
+def _optimizer_run(workload, cfg, hooks, target, scalars_refused: bool = False):
     """`memplan.step.run` without forward and backward: build, then per step fake gradients
     (phase `backward`), the optimizer step and `zero_grad`, as the driver runs them. The trace-note
-    counters restart after the build: the notes say what the optimizer phases added."""
+    counters restart after the build: the notes say what the optimizer phases added. `scalars_refused`:
+    the first `.item()` the optimizer phases read on a value memplan cannot compute (a trace note) ends
+    the run (`_NoSplice`), for a caller that would refuse the notes anyway after the whole run."""
     import torch
 
     gc_was_enabled = gc.isenabled()
@@ -74,6 +77,8 @@ def _optimizer_run(workload, cfg, hooks, target):
             raise _NoSplice("a parameter has gradient hooks (an optimizer step may run in backward)")
         optimizer = make_optimizer(workload, cfg, model, target.family)
         hooks.rec.scalar_calls = hooks.rec.build_scalar_calls = hooks.mode.assumed = 0
+        if scalars_refused:
+            hooks.rec.on_scalar_read = _refuse_scalar_read
         hooks.mode.counts.clear()
         for step in range(1, cfg.steps + 1):
             gc.collect()
@@ -100,6 +105,11 @@ def _optimizer_run(workload, cfg, hooks, target):
 
 class _NoSplice(UserError):
     """Raised inside the optimizer-only run when the splice cannot be proven; the caller traces in full."""
+
+
+def _refuse_scalar_read() -> None:
+    raise _NoSplice("the optimizer phase reads values memplan cannot compute on fake tensors (.item(): trace "
+                    "notes), whose share of the base trace's notes is unknown")
 
 
 def optimizer_trace(workload, cfg, target) -> Trace:
@@ -280,16 +290,18 @@ def _renumber(base: Trace, mini: Trace, tokens, marks) -> Trace:
     return out
 
 
-def optimizer_only(workload, cfg, target, mini_fn=None) -> tuple[Trace | None, str]:
+def optimizer_only(workload, cfg, target, mini_fn=None, scalars_refused: bool = False) -> tuple[Trace | None, str]:
     """The optimizer-only trace of `cfg` to splice, or None and why it cannot be (`why_not`, `_NoSplice`).
     `mini_fn(runner)`: how it is traced, `runner` being its step driver (default: `optimizer_trace`; the
     distributed tracer traces it under the rank's own wrapper and fake process group: ZeRO-1's
-    ZeroRedundancyOptimizer on a DDP rank, memplan.distributed._fake_trace)."""
+    ZeroRedundancyOptimizer on a DDP rank, memplan.distributed._fake_trace). `scalars_refused` (with
+    `mini_fn`): the run stops at the optimizer's first scalar read, for a caller that refuses trace notes."""
     why = why_not(workload, cfg)
     if why:
         return None, why
+    runner = functools.partial(_optimizer_run, scalars_refused=True) if scalars_refused else _optimizer_run
     try:
-        return (optimizer_trace(workload, cfg, target) if mini_fn is None else mini_fn(_optimizer_run)), ""
+        return (optimizer_trace(workload, cfg, target) if mini_fn is None else mini_fn(runner)), ""
     except _NoSplice as exc:
         return None, str(exc)
 

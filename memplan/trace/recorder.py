@@ -133,6 +133,7 @@ class Recorder:
         self.bw_module = ""
         self.scalar_calls = 0
         self.build_scalar_calls = 0   # of which while the model was built (its structure may depend on them)
+        self.on_scalar_read = None    # called at each counted read (a caller that refuses them stops at the first)
         self.closed = False
 
     # ---- recording ----------------------------------------------------------------------------
@@ -618,6 +619,8 @@ class RecordingMode(TorchDispatchMode):
         self.rec.scalar_calls += 1
         if self.building:
             self.rec.build_scalar_calls += 1
+        if self.rec.on_scalar_read is not None:
+            self.rec.on_scalar_read()
         return False if t.dtype == torch.bool else (0.0 if t.dtype.is_floating_point else 0)
 
     def _shadow(self, func, args, kwargs, out) -> None:

@@ -134,8 +134,37 @@ def test_notes_in_the_optimizer_phase_are_traced_in_full(tmp_path):
 
     fast, full, info, full_info = _rank_both(_tiny(tmp_path, layers=4),
                                              TrainConfig(batch_size=1, seq_len=16, optimizer="adafactor"), 7)
-    assert fast.mode == "full" and "leaves trace notes" in fast.mode_reason and fast.notes
+    assert fast.mode == "full" and "(.item(): trace notes)" in fast.mode_reason and fast.notes
     assert same_trace(fast, full) and info == full_info
+
+
+def test_a_refused_scalar_read_ends_the_optimizer_only_run_at_once(tmp_path, monkeypatch):
+    """ZeRO-1 refuses an optimizer phase with trace notes: its optimizer-only run stops at Adafactor's first
+    `.item()` read (one read, not every parameter's of both steps), and says why; Adam reads none."""
+    from memplan.core.device import resolve_device
+    from memplan.step import Target
+    from memplan.trace import optsplice
+    from memplan.trace.tracer import trace_workload
+    from memplan.workload import TrainConfig
+
+    reads = []
+    refuse = optsplice._refuse_scalar_read
+    monkeypatch.setattr(optsplice, "_refuse_scalar_read", lambda: (reads.append(1), refuse()))
+    dev = resolve_device("cpu")
+    target = Target(family=dev.family, name=dev.name)
+    wl = _tiny(tmp_path, layers=2)
+
+    def mini(optimizer, refused):
+        cfg = TrainConfig(batch_size=1, seq_len=16, optimizer=optimizer)
+        return optsplice.optimizer_only(wl, cfg, target, scalars_refused=refused, mini_fn=lambda runner: (
+            trace_workload(wl, cfg, target, runner=runner)))
+
+    tr, why = mini("adafactor", True)
+    assert tr is None and "(.item(): trace notes)" in why and reads == [1]
+    tr, why = mini("adafactor", False)
+    assert tr is not None and tr.notes and reads == [1]
+    tr, why = mini("adamw", True)
+    assert tr is not None and not tr.notes and reads == [1]
 
 
 @pytest.mark.slow
