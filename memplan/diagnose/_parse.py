@@ -224,6 +224,17 @@ _GGML_VRAM = re.compile(r"\bDevice (\d+): .*\bVRAM: (\d+) MiB")
 # "Invalid buffer size: ", format_size(size)), the size in binary units written 'GB' or 'GiB'; dev batch 37): one
 # request of that size that Metal will not hand out as one buffer, nothing about the device's state.
 _MPS_BUFFER = re.compile(r"Invalid buffer size:\s*" + SIZE)
+# PaddlePaddle's device allocator (PaddlePaddle/Paddle paddle/fluid/memory/allocation/cuda_allocator.cc, later
+# paddle/phi/core/memory/allocation/cuda_allocator.cc CUDAAllocator::AllocateImpl: PADDLE_THROW_BAD_ALLOC(
+# ResourceExhausted("Out of memory error on GPU %d. Cannot allocate %s memory on GPU %d, %s memory has been allocated
+# and available memory is only %s.")), quoted verbatim in PaddleOCR's training docs; Paddle 2.0 and earlier leave out
+# the 'has been allocated' part; XPU / custom devices print their own type): sizes written by string::HumanReadableSize
+# ('2.812744MB', '39.250000kB', '0.000000B', 1024-based). The request, the memory Paddle already took from the device
+# through its allocator (cudaMalloc'ed, cache included: PyTorch's 'reserved') and what the device reported available
+# (free); no cache split and no total (dev batch 41: PaddleOCR #1470 / #4476).
+_PD_SIZE = r"(\d+(?:\.\d+)?)\s?([kKMGTPE]?B)\b"
+_PADDLE_OOM = re.compile(r"Out of memory error on ([A-Za-z]+) (\d+)\. Cannot allocate " + _PD_SIZE + r" memory on \w+ \d+, "
+                         r"(?:" + _PD_SIZE + r" memory has been allocated and )?available memory is only " + _PD_SIZE)
 _HOST = [
     re.compile(r"not enough memory: you tried to allocate (\d+)\s*GB"),
     re.compile(r"DefaultCPUAllocator: (?:not enough memory|can't allocate memory): you tried to allocate (\d+) bytes"),
@@ -438,7 +449,7 @@ def _ggml_oom(no: int, line: str, vram: dict[int, int]) -> Evidence | None:
 
 def _other_oom(no: int, line: str) -> Evidence | None:
     """Out-of-memory lines of other layouts whose sizes are known: vLLM's start-up check, MindSpore's pool,
-    TensorFlow's (CUDA and ROCm), Theano's, numpy's and MLX's allocators, MPS's per-buffer check, PyTorch's host
+    PaddlePaddle's, TensorFlow's (CUDA and ROCm), Theano's, numpy's and MLX's allocators, MPS's per-buffer check, PyTorch's host
     mappings (mmap)."""
     vm = _VLLM_FREE.search(line)
     if vm:
@@ -460,6 +471,14 @@ def _other_oom(no: int, line: str) -> Evidence | None:
     if am:
         return Evidence(no, "oom", line[:2000], "memory", 3,
                         numbers={"requested_bytes": int(am.group(1) or am.group(2)), "device": "npu"})
+    pd = _PADDLE_OOM.search(line)
+    if pd:
+        kind, dev = pd.group(1).lower(), pd.group(2)
+        nums = {"requested_bytes": parse_log_size(pd.group(3), pd.group(4)),
+                "free_bytes": parse_log_size(pd.group(7), pd.group(8)), "device": f"{'cuda' if kind == 'gpu' else kind}:{dev}"}
+        if pd.group(5):
+            nums["reserved_bytes"] = parse_log_size(pd.group(5), pd.group(6))
+        return Evidence(no, "oom", line[:2000], "memory", 3, numbers=nums)
     tm = _TF_DEVICE.search(line)
     if tm:
         return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": int(tm.group(1)),

@@ -1847,3 +1847,29 @@ def test_killed_after_a_progress_bar_or_quoted_by_the_reporter_is_the_oom_killer
     # the quoted word is weak: a real error beside it decides
     log = 'RuntimeError: CUDA error: an illegal memory access was encountered\nThen the terminal just says "Killed".\n'
     assert diagnose(log, prior=False).primary_category == Category.KERNEL_FAULT
+
+
+def test_paddle_allocator_out_of_memory_reads_its_sizes():
+    # dev batch 41: PaddlePaddle's CUDAAllocator ('Out of memory error on GPU %d. Cannot allocate %s memory on GPU %d,
+    # [%s memory has been allocated and ]available memory is only %s.', sizes by string::HumanReadableSize): read
+    # capacity before too, but with no figures
+    log = ("RuntimeError: ResourceExhaustedError: \n\nOut of memory error on GPU 0. Cannot allocate 2.812744MB memory on "
+           "GPU 0, available memory is only 1.000000MB.\n")
+    d = diagnose(log, prior=False)
+    assert d.primary_category == Category.CAPACITY
+    assert d.primary.numbers["requested_bytes"] == round(2.812744 * (1 << 20))
+    assert d.primary.numbers["free_bytes"] == 1 << 20
+    # the newer wording also gives what Paddle already took from the device (its cache included: 'reserved')
+    log = ("Out of memory error on GPU 7. Cannot allocate 39.250000kB memory on GPU 7, 3.256321GB memory has been "
+           "allocated and available memory is only 0.000000B.\n")
+    n = diagnose(log, prior=False).primary.numbers
+    assert n["requested_bytes"] == 40192 and n["free_bytes"] == 0 and n["reserved_bytes"] == round(3.256321 * (1 << 30))
+    # the figures go through the arithmetic: far more available than the request is not a shortage
+    log = ("Out of memory error on GPU 0. Cannot allocate 1.000000GB memory on GPU 0, 7.084717GB memory has been "
+           "allocated and available memory is only 7.750000GB.\n")
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    # near miss: the message's headline and advice without the sizes give no figures
+    log = ("Out of memory error on GPU 0.\nPlease check whether there is any other process using GPU 0.\n"
+           "2. If no, please decrease the batch size of your model.\n")
+    d = diagnose(log, prior=False)
+    assert "requested_bytes" not in (d.primary.numbers if d.incidents else {})
