@@ -12,6 +12,10 @@ Catalogs, each row with the repository, path and commit it was read from:
 - `cuda_lib_status.tsv`: the status names of the CUDA libraries (cuBLAS, cuDNN, cuRAND, cuFFT, cuSOLVER,
   cuSPARSE) with the category each argues for.
 - `drv_codes.tsv`: the Ascend driver's `drvError_t` values (`drvRetCode=N` in CANN plog lines).
+- `cuda_driver_codes.tsv`: the CUDA Driver API's `CUresult` names (`CUDA_ERROR_*`, cuda.h) with the category
+  each argues for, as Taichi, Numba, CuPy, JAX/XLA, TensorRT and PhysX print them (dev batch 42).
+- `ort_status_codes.tsv`: onnxruntime's `StatusCode` values as `[ONNXRuntimeError] : N : NAME :` prints them
+  (dev batch 42).
 - `phrases.tsv`: the weak layer, informal / thin / Chinese wordings of each category with their sources.
 - `messages.tsv`: message texts that name a cause, each with its source; `code_contexts.tsv`: where a bare
   number in a log is an error code (compiled by `_rules`).
@@ -75,6 +79,14 @@ def cuda_legacy_rows() -> tuple[dict[str, str], ...]:
 
 def cuda_lib_rows() -> tuple[dict[str, str], ...]:
     return _rows("cuda_lib_status.tsv")
+
+
+def cuda_driver_rows() -> tuple[dict[str, str], ...]:
+    return _rows("cuda_driver_codes.tsv")
+
+
+def ort_status_rows() -> tuple[dict[str, str], ...]:
+    return _rows("ort_status_codes.tsv")
 
 
 def message_rows() -> tuple[dict[str, str], ...]:

@@ -230,11 +230,26 @@ _MPS_BUFFER = re.compile(r"Invalid buffer size:\s*" + SIZE)
 # and available memory is only %s.")), quoted verbatim in PaddleOCR's training docs; Paddle 2.0 and earlier leave out
 # the 'has been allocated' part; XPU / custom devices print their own type): sizes written by string::HumanReadableSize
 # ('2.812744MB', '39.250000kB', '0.000000B', 1024-based). The request, the memory Paddle already took from the device
-# through its allocator (cudaMalloc'ed, cache included: PyTorch's 'reserved') and what the device reported available
-# (free); no cache split and no total (dev batch 41: PaddleOCR #1470 / #4476).
+# through its allocator, which the message itself calls 'allocated' (numbers keys follow the message's words: dev
+# batch 42 read it as allocated; dev batch 41 had named it reserved) and what the device reported available (free);
+# no cache split and no total (dev batch 41: PaddleOCR #1470 / #4476; dev batch 42: Paddle #42228).
 _PD_SIZE = r"(\d+(?:\.\d+)?)\s?([kKMGTPE]?B)\b"
 _PADDLE_OOM = re.compile(r"Out of memory error on ([A-Za-z]+) (\d+)\. Cannot allocate " + _PD_SIZE + r" memory on \w+ \d+, "
                          r"(?:" + _PD_SIZE + r" memory has been allocated and )?available memory is only " + _PD_SIZE)
+# Out-of-memory messages whose sizes are bare byte counts (dev batch 42): onnxruntime's BFC arena (microsoft/onnxruntime
+# onnxruntime/core/framework/bfc_arena.cc AllocateRawInternal 'Failed to allocate memory for requested buffer of size N',
+# 'Available memory of N is smaller than requested bytes of M'), XLA / JAX (xla/service/gpu: 'RESOURCE_EXHAUSTED: Out of
+# memory while trying to allocate N bytes.', 'Out of memory allocating N bytes'), TSL's BFC allocator ('ran out of memory
+# trying to allocate 1.25TiB (rounded to N)'), TensorRT's builder ('Requested amount of GPU memory (N bytes) could not be
+# allocated') and PhysX's GPU allocator ('PxgCudaDeviceMemoryAllocator fail to allocate memory N bytes!! Result = 2').
+_BYTES_OOM = [
+    re.compile(r"Failed to allocate memory for requested buffer of size (\d+)"),
+    re.compile(r"Out of memory (?:while trying to allocate|allocating) (\d+) bytes"),
+    re.compile(r"ran out of memory trying to allocate \S+ \(rounded to (\d+)\)"),
+    re.compile(r"Requested amount of (?:GPU )?memory \((\d+) bytes\) could not be allocated"),
+    re.compile(r"PxgCudaDeviceMemoryAllocator fail to allocate memory (\d+) bytes"),
+]
+_ORT_AVAILABLE = re.compile(r"Available memory of (\d+) is smaller than requested bytes of (\d+)")
 _HOST = [
     re.compile(r"not enough memory: you tried to allocate (\d+)\s*GB"),
     re.compile(r"DefaultCPUAllocator: (?:not enough memory|can't allocate memory): you tried to allocate (\d+) bytes"),
@@ -303,6 +318,8 @@ _TRIGGER = re.compile(
     r"|cuFFT|to the MPS backend|\[W [\w.\-]+:\d+\]"
     # dev batch 40: compiled extensions built without their CUDA kernels ('Not compiled with GPU support')
     r"|(?i:not compiled with)"
+    # dev batch 42: compute-sanitizer / cuda-memcheck report lines ('========= Address 0x... is out of bounds')
+    r"|^[\s>|]*={9}"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"
@@ -476,8 +493,8 @@ def _other_oom(no: int, line: str) -> Evidence | None:
         kind, dev = pd.group(1).lower(), pd.group(2)
         nums = {"requested_bytes": parse_log_size(pd.group(3), pd.group(4)),
                 "free_bytes": parse_log_size(pd.group(7), pd.group(8)), "device": f"{'cuda' if kind == 'gpu' else kind}:{dev}"}
-        if pd.group(5):
-            nums["reserved_bytes"] = parse_log_size(pd.group(5), pd.group(6))
+        if pd.group(5):  # the message's own word: 'X memory has been allocated' (dev batch 42; read as reserved before)
+            nums["allocated_bytes"] = parse_log_size(pd.group(5), pd.group(6))
         return Evidence(no, "oom", line[:2000], "memory", 3, numbers=nums)
     tm = _TF_DEVICE.search(line)
     if tm:
@@ -503,6 +520,14 @@ def _other_oom(no: int, line: str) -> Evidence | None:
     if mp:
         return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host"}),
                         numbers={"requested_bytes": int(mp.group(1)), "device": "cpu"})
+    om = _ORT_AVAILABLE.search(line)
+    if om:
+        return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"free_bytes": int(om.group(1)),
+                                                                      "requested_bytes": int(om.group(2))})
+    for rx in _BYTES_OOM:
+        bm = rx.search(line)
+        if bm:
+            return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": int(bm.group(1))})
     hm = _TF_HOST.search(line)
     if hm:
         return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host"}),

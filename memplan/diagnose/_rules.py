@@ -58,7 +58,39 @@ def text_rules() -> tuple[TextRule, ...]:
     rules.extend(_phrase_rules())
     rules.extend(_runtime_text_rules())
     rules.extend(_library_status_rules())
+    rules.extend(_driver_result_rules(rules))
+    rules.extend(_ort_status_rules())
     return tuple(rules)
+
+
+def _driver_result_rules(existing: list[TextRule]) -> list[TextRule]:
+    """One rule per CUDA Driver API result name (`cuda_driver_codes.tsv`, CUresult in cuda.h) that no message row
+    already reads (`CUDA_ERROR_OUT_OF_MEMORY`, `CUDA_ERROR_NO_DEVICE`, ... have their own rows): Taichi's `CUDA Error
+    CUDA_ERROR_X: text while calling cuFoo`, Numba's `Call to cuFoo results in CUDA_ERROR_X`, XLA / JAX, CuPy,
+    PhysX. A specific code (strength 2); `CUDA_ERROR_TIMEOUT` / `CUDA_ERROR_UNKNOWN` only weakly (1), a
+    benign result (`CUDA_ERROR_NOT_READY`, a query's answer) not at all (dev batch 42)."""
+    covered = " ".join(r.rx.pattern for r in existing if r.kind != "phrase")
+    out = []
+    for r in cat_mod.cuda_driver_rows():
+        cat = "memory" if r["category"] in ("capacity", "fragmentation", "foreign-memory") else r["category"]
+        if cat == "benign" or r["name"] in covered:
+            continue
+        out.append(TextRule(f"cu-{r['name']}", "cuda-driver-result", cat, 1 if cat == "unknown" else 2,
+                            frozenset({"cuda"}), re.compile(r"\b" + re.escape(r["name"]) + r"\b"), r["name"]))
+    return out
+
+
+def _ort_status_rules() -> list[TextRule]:
+    """onnxruntime's status texts (`ort_status_codes.tsv`): `[ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : ...` argues
+    for the category of the code's usual cause (strength 2); a generic code (FAIL, RUNTIME_EXCEPTION, EP_FAIL) argues
+    for nothing, the message after it decides (dev batch 42)."""
+    out = []
+    for r in cat_mod.ort_status_rows():
+        if r["category"] in ("benign", "unknown"):
+            continue
+        rx = re.compile(r"\[ONNXRuntimeError\] : " + r["value"] + " : " + re.escape(r["name"]) + r"\b")
+        out.append(TextRule(f"ort-{r['name']}", "ort-status", r["category"], 2, frozenset(), rx, f"ORT:{r['value']}"))
+    return out
 
 
 @functools.lru_cache(maxsize=None)
@@ -73,7 +105,11 @@ def possible_cause_rules() -> tuple[TextRule, ...]:
 # `HIP error: ` (the hipified C10_CUDA_CHECK prints hipGetErrorString, whose texts for the shared results are
 # CUDA's: ROCm/clr hipamd/src/hip_error.cpp ihipGetErrorString, e.g. hipErrorInvalidDeviceFunction 'invalid device
 # function'; dev batch 24).
-_SHORT_PREFIX = r"(?:(?i:\b(?:cuda|hip)(?: runtime)? error)\s*(?:\(\d+\))?\s*:\s*|\(\d+ vs\. 0\)\s+|\berror=\d+ : )"
+# dev batch 42: NVIDIA's samples helper (cuda-samples Common/helper_cuda.h __getLastCudaError: '%s(%i) :
+# getLastCudaError() CUDA error : %s : (%d) %s.', the caller's message, then the number and cudaGetErrorString's text),
+# whose ' : (N) text' may land on a line of its own when the report is wrapped
+_SHORT_PREFIX = (r"(?:(?i:\b(?:cuda|hip)(?: runtime)? error)\s*(?:\(\d+\))?\s*:\s*|\(\d+ vs\. 0\)\s+|\berror=\d+ : "
+                 r"|\s:\s\(\d{1,3}\)\s)")
 _DEVICE_OPEN_NAMES = ("cudaErrorDevicesUnavailable", "cudaErrorDeviceAlreadyInUse")
 # results that report the GPU's own hardware failing under a running job (dev batch 30): kernel-fault by the
 # labelling guide, but the advice is the hardware's (MP031), not the hunt for a faulty kernel

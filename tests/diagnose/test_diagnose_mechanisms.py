@@ -1859,11 +1859,13 @@ def test_paddle_allocator_out_of_memory_reads_its_sizes():
     assert d.primary_category == Category.CAPACITY
     assert d.primary.numbers["requested_bytes"] == round(2.812744 * (1 << 20))
     assert d.primary.numbers["free_bytes"] == 1 << 20
-    # the newer wording also gives what Paddle already took from the device (its cache included: 'reserved')
+    # the newer wording also gives what Paddle already took from the device, in its own word 'allocated' (dev batch 42:
+    # numbers keys follow the message's words; dev batch 41 had read it as reserved)
     log = ("Out of memory error on GPU 7. Cannot allocate 39.250000kB memory on GPU 7, 3.256321GB memory has been "
            "allocated and available memory is only 0.000000B.\n")
     n = diagnose(log, prior=False).primary.numbers
-    assert n["requested_bytes"] == 40192 and n["free_bytes"] == 0 and n["reserved_bytes"] == round(3.256321 * (1 << 30))
+    assert n["requested_bytes"] == 40192 and n["free_bytes"] == 0 and n["allocated_bytes"] == round(3.256321 * (1 << 30))
+    assert "reserved_bytes" not in n
     # the figures go through the arithmetic: far more available than the request is not a shortage
     log = ("Out of memory error on GPU 0. Cannot allocate 1.000000GB memory on GPU 0, 7.084717GB memory has been "
            "allocated and available memory is only 7.750000GB.\n")
@@ -1873,3 +1875,140 @@ def test_paddle_allocator_out_of_memory_reads_its_sizes():
            "2. If no, please decrease the batch size of your model.\n")
     d = diagnose(log, prior=False)
     assert "requested_bytes" not in (d.primary.numbers if d.incidents else {})
+
+
+def test_onnxruntime_status_texts_read_by_their_code():
+    # dev batch 42: onnxruntime's Status::ToString '[ONNXRuntimeError] : N : NAME : message' (ort_status_codes.tsv,
+    # StatusCode in core/common/status.h): the code's usual cause decides; they read unknown before
+    cases = {
+        "onnxruntime.capi.onnxruntime_pybind11_state.NotImplemented: [ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could "
+        "not find an implementation for EyeLike(9) node with name '/blocks.0/EyeLike'\n": Category.OP_NOT_SUPPORTED,
+        "InvalidArgument: [ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Got invalid dimensions for input: images for the "
+        "following indices\n index: 2 Got: 960 Expected: 736\n": Category.INVALID_PARAM,
+        "[ONNXRuntimeError] : 10 : INVALID_GRAPH : Load model from m.onnx failed:This is an invalid model.\n":
+            Category.INVALID_PARAM,
+    }
+    for log, cat in cases.items():
+        assert diagnose(log, prior=False).primary_category == cat, log
+    # a generic code argues for nothing: the message after it decides
+    log = ("[ONNXRuntimeError] : 1 : FAIL : Failed to load library libonnxruntime_providers_cuda.so with error: "
+           "libcudnn.so.8: cannot open shared object file: No such file or directory\n")
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    # near miss: the words without onnxruntime's status layout are not the code
+    log = "TODO: NOT_IMPLEMENTED yet for this input (see 9 : the plan)\n"
+    assert diagnose(log, prior=False).primary_category != Category.OP_NOT_SUPPORTED
+
+
+def test_onnxruntime_provider_dll_that_does_not_load_is_environment():
+    # dev batch 42: env.cc's 'LoadLibrary failed with error 126 "" when trying to load "...dll"' (a CUDA / cuDNN DLL
+    # the provider needs is missing); read unknown before
+    log = ('2022-06-09 00:23:37.7344718 [E:onnxruntime:Default, provider_bridge_ort.cc:1022 onnxruntime::ProviderLibrary'
+           '::Get] LoadLibrary failed with error 126 "" when trying to load "C:\\x\\onnxruntime_providers_cuda.dll"\n')
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    # near miss: a sentence about LoadLibrary without the provider bridge's layout
+    log = "The LoadLibrary call is described in the docs and we use it to load the plugin.\n"
+    assert diagnose(log, prior=False).primary_category != Category.ENVIRONMENT
+
+
+def test_cuda_driver_result_names_read_by_the_catalog():
+    # dev batch 42: CUresult names (cuda_driver_codes.tsv, cuda.h) as Taichi, Numba, XLA and CuPy print them
+    cases = {
+        "[E 05/19/25 10:42:14.988 189835] [cuda_driver.h:operator()@92] CUDA Error CUDA_ERROR_MISALIGNED_ADDRESS: "
+        "misaligned address while calling stream_synchronize (cuStreamSynchronize)\n": Category.KERNEL_FAULT,
+        "numba.cuda.cudadrv.driver.CudaAPIError: [719] Call to cuMemAlloc results in CUDA_ERROR_LAUNCH_FAILED\n":
+            Category.KERNEL_FAULT,
+        "RuntimeError: CUDA_ERROR_NO_BINARY_FOR_GPU: no kernel image is available for execution on the device\n":
+            Category.ENVIRONMENT,
+        "ERROR:Call to cuMemcpyHtoD results in CUDA_ERROR_INVALID_VALUE\n": Category.INVALID_PARAM,
+    }
+    for log, cat in cases.items():
+        assert diagnose(log, prior=False).primary_category == cat, log
+    # near miss: a name the catalog does not have (and CUDA_ERROR_NOT_READY, a query's answer) argues for nothing
+    for log in ("status CUDA_ERROR_SOMETHING_NEW seen in the trace\n", "cuStreamQuery returned CUDA_ERROR_NOT_READY\n"):
+        assert diagnose(log, prior=False).primary_category in (Category.UNKNOWN, Category.BENIGN), log
+
+
+def test_physx_gpu_failures():
+    # dev batch 42: PhysX's kernel launch failures and the context manager's reset are kernel faults; its device
+    # allocator's failure is memory with the request in bytes
+    log = ("2023-07-24 09:14:09 [250,761ms] [Error] [omni.physx.plugin] Cuda context manager error, simulation will be "
+           "stopped and new cuda context manager will be created.\n")
+    assert diagnose(log, prior=False).primary_category == Category.KERNEL_FAULT
+    log = ("/buildAgent/work/99bede84aa0a52c2/source/gpusolver/src/PxgTGSCudaSolverCore.cpp (1762) : internal error : "
+           "GPU solveStaticBlock fail to launch kernel!!\n")
+    assert diagnose(log, prior=False).primary_category == Category.KERNEL_FAULT
+    log = "PxgCudaDeviceMemoryAllocator fail to allocate memory 2147483648 bytes!! Result = 2\n"
+    d = diagnose(log, prior=False)
+    assert d.primary_category == Category.CAPACITY and d.primary.numbers["requested_bytes"] == 2147483648
+    # near miss: PhysX falling back to the CPU is not a kernel fault
+    log = "PhysX warning: Failed to create a valid PhysX CUDA Context Manager. Falling back to CPU.\n"
+    assert diagnose(log, prior=False).primary_category != Category.KERNEL_FAULT
+
+
+def test_sanitizer_reports_are_kernel_faults():
+    # dev batch 42: compute-sanitizer / cuda-memcheck lines carry no 'error' word (nor do its 'Saved host backtrace' /
+    # 'Host Frame' lines), so a report cut before its ERROR SUMMARY read benign ('no error, warning or known message')
+    for log in ("========= Invalid __global__ read of size 8 bytes\n=========     at 0x3b0 in void k(float*)\n"
+                "=========     by thread (251,0,0) in block (0,0,0)\n=========     Address 0x964000008 is out of bounds\n"
+                "=========     Saved host backtrace up to driver entry point at kernel launch time\n",
+                "========= Invalid __shared__ read of size 16 bytes\n=========     Address 0x8 is misaligned\n",
+                "=========     Host Frame: launch(at::Tensor, int) [0x9544e] in ext.so\n========= ERROR SUMMARY: 3 errors\n"):
+        assert diagnose(log, prior=False).primary_category == Category.KERNEL_FAULT, log
+    # near miss: a clean run's summary is not a fault
+    log = "========= COMPUTE-SANITIZER\nall tests passed\n========= ERROR SUMMARY: 0 errors\n"
+    assert diagnose(log, prior=False).primary_category != Category.KERNEL_FAULT
+
+
+def test_out_of_memory_messages_with_bare_byte_counts():
+    # dev batch 42: onnxruntime's BFC arena, XLA / JAX, TSL's BFC allocator and TensorRT print byte counts; they read
+    # capacity without figures (or unknown) before
+    cases = [
+        ("Status Message: bfc_arena.cc:376 void* onnxruntime::BFCArena::AllocateRawInternal(size_t, bool, "
+         "onnxruntime::Stream*, bool, onnxruntime::WaitNotificationFn) Failed to allocate memory for requested buffer "
+         "of size 285081600\n", {"requested_bytes": 285081600}, Category.CAPACITY),
+        ("bfc_arena.cc:342 AllocateRawInternal Available memory of 0 is smaller than requested bytes of 2621440\n",
+         {"requested_bytes": 2621440, "free_bytes": 0}, Category.CAPACITY),
+        ("jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 7406166528 "
+         "bytes.\n", {"requested_bytes": 7406166528}, Category.CAPACITY),
+        ("W external/xla/xla/tsl/framework/bfc_allocator.cc:501] Allocator (GPU_0_bfc) ran out of memory trying to "
+         "allocate 1.25TiB (rounded to 1374521760000)requested by op \n", {"requested_bytes": 1374521760000},
+         Category.ABSURD_REQUEST),
+        ("WARNING: [TRT]: Requested amount of GPU memory (17179869184 bytes) could not be allocated. There may not be "
+         "enough free memory for allocation to succeed.\n", {"requested_bytes": 17179869184}, Category.CAPACITY),
+    ]
+    for log, nums, cat in cases:
+        d = diagnose(log, prior=False)
+        assert d.primary_category == cat, log
+        assert {k: d.primary.numbers.get(k) for k in nums} == nums, log
+    # TensorRT's bare 'Error Code 2: OutOfMemory' is a device out-of-memory without figures
+    log = "[virtualMemoryBuffer.cpp::resizePhysical::145] Error Code 2: OutOfMemory (no further information)\n"
+    assert diagnose(log, prior=False).primary_category == Category.CAPACITY
+    # near miss: a byte count in an allocation that succeeded is not an out-of-memory
+    log = "I bfc_arena.cc:306 AllocateRawInternal] Extending BFCArena for Cuda. (requested) num_bytes: 19888128\n"
+    assert diagnose(log, prior=False).primary_category not in (Category.CAPACITY, Category.ABSURD_REQUEST)
+
+
+def test_a_bare_cuda_error_number_is_decoded_only_beside_cuda_error_words():
+    # dev batch 42: a custom extension's own message with a cudaError_t number (code_contexts row cuda-error-number)
+    cases = {
+        "RuntimeError: cuda execution failed with error 9\n": Category.INVALID_PARAM,  # cudaErrorInvalidConfiguration
+        "CUDA kernel failed : error 9\n": Category.INVALID_PARAM,
+        "CUDA error 700 at /src/kernels.cu:88\n": Category.KERNEL_FAULT,  # cudaErrorIllegalAddress
+    }
+    for log, cat in cases.items():
+        assert diagnose(log, prior=False).primary_category == cat, log
+    # near miss: a number that is not next to CUDA-error words (a step count, a size) is not a code
+    for log in ("step 700 done, loss 0.3; cuda memory 9 GB in use\n", "CUDA error rate 9% in the survey\n"):
+        assert diagnose(log, prior=False).primary_category not in (Category.INVALID_PARAM, Category.KERNEL_FAULT), log
+
+
+def test_cuda_samples_helper_text_after_its_number():
+    # dev batch 42: helper_cuda.h's getLastCudaError ('CUDA error : <message> : (N) <cudaGetErrorString text>.'),
+    # wrapped so that ' : (8) invalid device function.' sits on a line of its own: the short runtime text is read after
+    # ' : (N) ' (it read unknown before)
+    log = ("src/nvmatrix.cu(394): getLastCudaError() CUDA error : kSetupCurand: Kernel \n"
+           "execution failed : (8) invalid device function.\n")
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    # near miss: a short runtime text in prose without the layout is not read
+    log = "the docs call this an invalid device function in section 3\n"
+    assert diagnose(log, prior=False).primary_category != Category.ENVIRONMENT
