@@ -320,6 +320,10 @@ _TRIGGER = re.compile(
     r"|(?i:not compiled with)"
     # dev batch 42: compute-sanitizer / cuda-memcheck report lines ('========= Address 0x... is out of bounds')
     r"|^[\s>|]*={9}"
+    # dev batch 43: corrupt / truncated downloads (checksums, zip archives), cuDNN's handle, tiny-cuda-nn's binding and
+    # performance warnings, PyTorch3D's rasterizer limits
+    r"|(?i:checksum|sha-?256|hash value|not a zip ?file|central.directory|cudnn handle)|tinycudann|FullyFusedMLP|CutlassMLP"
+    r"|coarse rasterization|that's too many|num_closest"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"

@@ -2012,3 +2012,110 @@ def test_cuda_samples_helper_text_after_its_number():
     # near miss: a short runtime text in prose without the layout is not read
     log = "the docs call this an invalid device function in section 3\n"
     assert diagnose(log, prior=False).primary_category != Category.ENVIRONMENT
+
+
+def test_a_library_installed_as_its_cpu_only_build_is_environment():
+    # dev batch 43: DGL's CPU package asked for the GPU device API, torch-scatter / torch-sparse wheels without their
+    # CUDA kernels (they read invalid-param through 'Check failed', or unknown, before)
+    for log in ("dgl._ffi.base.DGLError: [17:19:38] /opt/dgl/src/runtime/c_runtime_api.cc:88: Check failed: "
+                "allow_missing: Device API gpu is not enabled. Please install the cuda version of dgl.\n",
+                "DGLError: [15:53:54] /opt/dgl/src/runtime/c_runtime_api.cc:82: Check failed: allow_missing: Device API "
+                "cuda is not enabled. Please install the cuda version of dgl.\n",
+                "    return torch.ops.torch_scatter.scatter_min(src, index, dim, out, dim_size)\n"
+                "RuntimeError: Not compiled with CUDA support\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # a TensorFlow CPU-feature notice ('not compiled to use: AVX2') is no build without CUDA kernels
+    log = ("I tensorflow/core/platform/cpu_feature_guard.cc:142] Your CPU supports instructions that this TensorFlow "
+           "binary was not compiled to use: AVX2 FMA\n")
+    assert diagnose(log, prior=False).primary_category == Category.BENIGN
+
+
+def test_a_corrupt_or_truncated_download_is_environment():
+    # dev batch 43: checksums, hub consistency checks, torch.load of a cut .pth, zip archives that are not one
+    for log in ("RuntimeError: Model has been downloaded but the SHA256 checksum does not not match\n",
+                "An error occurred while loading the Whisper model: Model has been downloaded but the SHA256 checksum "
+                "does not match. Please retry loading the model.\n",
+                "tensorflow.python.framework.errors_impl.DataLossError: Checksum does not match: stored 2098457901 vs. "
+                "calculated on the restored bytes 3401360046\n",
+                'RuntimeError: invalid hash value (expected "5c106cde", got "81c2d8bd6b1b1e4a")\n',
+                "OSError: Consistency check failed: file should be of size 11191551 but has size 15398470 "
+                "(model.safetensors).\n",
+                "RuntimeError: PytorchStreamReader failed reading zip archive: failed finding central directory\n",
+                "RuntimeError: PytorchStreamReader failed reading file data/2: invalid header or archive is corrupted\n",
+                "    raise BadZipFile(\"File is not a zip file\")\nzipfile.BadZipFile: File is not a zip file\n",
+                "  End-of-central-directory signature not found.  Either this file is not\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # a shape mismatch while loading a state dict is the call's fault, and a checksum that matches is no error
+    log = ("RuntimeError: Error(s) in loading state_dict for Net:\n\tsize mismatch for fc.weight: copying a param with "
+           "shape torch.Size([10, 512]) from checkpoint, the shape in current model is torch.Size([100, 512]).\n")
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+    assert diagnose("The checksum of the downloaded file matches the expected one.\n",
+                    prior=False).primary_category == Category.BENIGN
+
+
+def test_tensorflow_and_xla_gpu_set_up_failures_are_environment():
+    # dev batch 43: another framework made the CUDA context first; cuDNN missing or not initialising
+    for log in ("F tensorflow/stream_executor/cuda/cuda_driver.cc:316] current context was not created by the "
+                "StreamExecutor cuda_driver API: 0x41d9920; a CUDA runtime call was likely performed without using a "
+                "StreamExecutor context\n",
+                "jaxlib.xla_extension.XlaRuntimeError: UNIMPLEMENTED: DNN library is not found.\n",
+                "E tensorflow/stream_executor/cuda/cuda_dnn.cc:329] Could not create cudnn handle: "
+                "CUDNN_STATUS_INTERNAL_ERROR\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # a cudnn handle that could not be allocated is memory (the status decides), and the loader's INFO line is no error
+    log = "E tensorflow/stream_executor/cuda/cuda_dnn.cc:329] Could not create cudnn handle: CUDNN_STATUS_ALLOC_FAILED\n"
+    assert diagnose(log, prior=False).primary_category == Category.CAPACITY
+    log = "I tensorflow/stream_executor/dso_loader.cc:111] successfully opened CUDA library libcuda.so.1 locally\n"
+    assert diagnose(log, prior=False).primary_category == Category.BENIGN
+
+
+def test_tinycudann_binding_for_another_gpu_is_environment_and_its_speed_warnings_benign():
+    # dev batch 43: no binding built for this compute capability: environment; the slower-path warnings: benign (the
+    # FullyFusedMLP one read op-not-supported through 'is not supported' before)
+    log = ("    raise EnvironmentError(f\"Could not find compatible tinycudann extension for compute capability "
+           "{system_compute_capability}.\")\nOSError: Could not find compatible tinycudann extension for compute "
+           "capability 75.\n")
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    for log in ("tiny-cuda-nn warning: FullyFusedMLP is not supported for the selected architecture 61. Falling back to "
+                "CutlassMLP. For maximum performance, raise the target GPU architecture to 75+.\n",
+                "modules.py:53: UserWarning: tinycudann was built for lower compute capability (86) than the system's "
+                "(89). Performance may be suboptimal.\n"):
+        assert diagnose(log, prior=False).primary_category == Category.BENIGN, log
+    # the warning does not hide a real error after it
+    log = ("UserWarning: tinycudann was built for lower compute capability (86) than the system's (89). Performance may "
+           "be suboptimal.\ntorch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a "
+           "total capacity of 23.65 GiB of which 1.02 GiB is free. Of the allocated memory 21.90 GiB is allocated by "
+           "PyTorch, and 300.00 MiB is reserved by PyTorch but unallocated.\n")
+    assert diagnose(log, prior=False).primary_category == Category.CAPACITY
+
+
+def test_pytorch3d_rasterizer_limits_are_invalid_param():
+    # dev batch 43: bins per dimension beyond the kernel's limit, the coarse pass's bin overflow, faces per pixel
+    for log in ("RuntimeError: Got 256; that's too many!\n",
+                "RuntimeError: Got 22*22; that's too many!\n",
+                "RuntimeError: In RasterizeCoarseCuda got num_bins_y: 32, num_bins_x: 32, ; that's too many!\n",
+                "Bin size was too small in the coarse rasterization phase. This caused an overflow, meaning output may "
+                "be incomplete. To solve, try increasing max_faces_per_bin / max_points_per_bin, decreasing bin_size, "
+                "or setting bin_size to 0 to use the naive rasterization.\n",
+                "RuntimeError: Must have num_closest <= 150\n"):
+        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+    # another program's 'that's too many!' is not the rasterizer's
+    assert diagnose("Attempting to mark 120 ERRORs; that's too many!\n", prior=False).primary_category == Category.BENIGN
+
+
+def test_torch_memory_saver_out_of_memory_before_the_others_time_out_is_capacity():
+    # dev batch 43: torch_memory_saver's cuMemCreate failing with CUresult 2 (CUDA_ERROR_OUT_OF_MEMORY) on one worker
+    # and another rank's generic NCCL watchdog timeout after it: the OOM is the cause (it read comm before: the
+    # CUresult line was not read); across incidents memory ranks before comm (PRIMARY_ORDER)
+    oom = ("(WorkerDict pid=60511) [torch_memory_saver.cpp] CUresult error  result=2 file=csrc/torch_memory_saver.cpp "
+           "func=cu_mem_create line=103\n")
+    timeout = ("(WorkerDict pid=60510) [rank3]:[E509 17:37:47.665078263 ProcessGroupNCCL.cpp:629] [Rank 3] Watchdog "
+               "caught collective operation timeout: WorkNCCL(SeqNum=1420, OpType=COALESCED, NumelIn=48660480, "
+               "NumelOut=778567680, Timeout(ms)=1800000) ran for 1800033 milliseconds before timing out.\n")
+    assert diagnose(oom, prior=False).primary_category == Category.CAPACITY
+    for log in (oom + timeout, oom + "some other line\n" * 300 + timeout):
+        assert diagnose(log, prior=False).primary_category == Category.CAPACITY, log
+    # the timeout alone stays comm, and another CUresult in the memory saver is no out-of-memory
+    assert diagnose(timeout, prior=False).primary_category == Category.COMM
+    log = "[torch_memory_saver.cpp] CUresult error  result=1 file=csrc/torch_memory_saver.cpp func=resume line=214\n"
+    assert diagnose(log, prior=False).primary_category not in (Category.CAPACITY, Category.COMM)
