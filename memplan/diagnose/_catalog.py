@@ -16,6 +16,9 @@ Catalogs, each row with the repository, path and commit it was read from:
   each argues for, as Taichi, Numba, CuPy, JAX/XLA, TensorRT and PhysX print them (dev batch 42).
 - `ort_status_codes.tsv`: onnxruntime's `StatusCode` values as `[ONNXRuntimeError] : N : NAME :` prints them
   (dev batch 42).
+- `trt_onnx_parser_codes.tsv`: TensorRT's ONNX parser `nvonnxparser::ErrorCode` values (`In node N (func): NAME:`,
+  `In function func:` then `[N] ...`), and `trt_error_codes.tsv`: TensorRT's own `nvinfer1::ErrorCode` values
+  (`[file::func::line] Error Code N: ...`), each with the category its usual cause has (dev batch 44).
 - `phrases.tsv`: the weak layer, informal / thin / Chinese wordings of each category with their sources.
 - `messages.tsv`: message texts that name a cause, each with its source; `code_contexts.tsv`: where a bare
   number in a log is an error code (compiled by `_rules`).
@@ -87,6 +90,14 @@ def cuda_driver_rows() -> tuple[dict[str, str], ...]:
 
 def ort_status_rows() -> tuple[dict[str, str], ...]:
     return _rows("ort_status_codes.tsv")
+
+
+def trt_parser_rows() -> tuple[dict[str, str], ...]:
+    return _rows("trt_onnx_parser_codes.tsv")
+
+
+def trt_error_rows() -> tuple[dict[str, str], ...]:
+    return _rows("trt_error_codes.tsv")
 
 
 def message_rows() -> tuple[dict[str, str], ...]:

@@ -324,6 +324,12 @@ _TRIGGER = re.compile(
     # performance warnings, PyTorch3D's rasterizer limits
     r"|(?i:checksum|sha-?256|hash value|not a zip ?file|central.directory|cudnn handle)|tinycudann|FullyFusedMLP|CutlassMLP"
     r"|coarse rasterization|that's too many|num_closest"
+    # dev batch 44: the runtime cuDNN / CUDA older than the build (TensorFlow, XLA, JAX), ROCm fat binaries without the
+    # chip's code object, DeepSpeed's ssh pre-flight, Gloo's interface lookup, torch.load's device check, TensorRT's
+    # parser and builder codes, pinned-memory fallbacks
+    r"|Loaded runtime CuDNN|JAX was built against|hipErrorNoBinaryForGpu|binary for current devices|code object for all"
+    r"|reachable via ssh|PasswordAuthentication=no|Unable to find (?:address|interface) for|deserialize object on"
+    r"|In node -?\d|In function \w+:?\s+\[\d|\] Error Code \d|pinned (?:system )?memory"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"
@@ -384,6 +390,19 @@ def _import_then_crash(prev: str, line: str) -> str:
     return line
 
 
+# TensorRT's older ONNX parsers print the failing function on one line and the code on the next ('ERROR:
+# ModelImporter.cpp:180 In function parseGraph:' then '[6] Invalid Node - Conv_1485'; dev batch 44): the two lines are
+# read as one, so the code is read with the function that raised it (a bare '[6] ...' elsewhere is not TensorRT's).
+_TRT_FUNC_LINE = re.compile(r"\.cpp:\d+ In function \w+:?\s*$")
+_TRT_CODE_LINE = re.compile(r"^\s*\[\d{1,2}\] \S")
+
+
+def _trt_code_after_function(prev: str, line: str) -> str:
+    if line and prev and _TRT_CODE_LINE.match(line) and _TRT_FUNC_LINE.search(prev):
+        return prev.strip() + " " + line.strip()
+    return line
+
+
 def scan(lines: Iterable[str]) -> Iterator[Evidence]:
     """Yield evidence from cleaned lines (1-based line numbers)."""
     it = iter(enumerate(lines, 1))
@@ -398,7 +417,7 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
                 no, line = next(it)
             except StopIteration:
                 return
-        line, prev = _import_then_crash(prev, line), line
+        line, prev = _trt_code_after_function(prev, _import_then_crash(prev, line)), line
         if not line or not _TRIGGER.search(line):
             continue
         # --- OOM messages (possibly wrapped)

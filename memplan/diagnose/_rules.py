@@ -60,6 +60,7 @@ def text_rules() -> tuple[TextRule, ...]:
     rules.extend(_library_status_rules())
     rules.extend(_driver_result_rules(rules))
     rules.extend(_ort_status_rules())
+    rules.extend(_tensorrt_rules())
     return tuple(rules)
 
 
@@ -90,6 +91,33 @@ def _ort_status_rules() -> list[TextRule]:
             continue
         rx = re.compile(r"\[ONNXRuntimeError\] : " + r["value"] + " : " + re.escape(r["name"]) + r"\b")
         out.append(TextRule(f"ort-{r['name']}", "ort-status", r["category"], 2, frozenset(), rx, f"ORT:{r['value']}"))
+    return out
+
+
+def _tensorrt_rules() -> list[TextRule]:
+    """TensorRT's codes (dev batch 44). The ONNX parser's `nvonnxparser::ErrorCode` (`trt_onnx_parser_codes.tsv`),
+    by name (`In node 614 (parseGraph): INVALID_NODE: Invalid Node - /ArgMax`) or by number after the function
+    (`ModelImporter.cpp:180 In function parseGraph: [6] Invalid Node - Conv_1485`; `_parse` joins the two lines
+    older parsers print), argues for its code's usual cause at strength 2: a malformed export (INVALID_GRAPH /
+    INVALID_NODE / INVALID_VALUE) invalid-param, an operator the parser cannot import (UNSUPPORTED_*) op-not-supported.
+    TensorRT's own `nvinfer1::ErrorCode` (`trt_error_codes.tsv`, `[network.cpp::validate::2726] Error Code 4:
+    Internal Error (Network must have at least one output)`) only weakly (1): the class of the code, the message in
+    parentheses and a parser error before it say more (an empty network after a failed parse reports code 4). A
+    generic code (INTERNAL_ERROR, UNSPECIFIED_ERROR, FAILED_EXECUTION, ...) argues for nothing."""
+    out = []
+    for r in cat_mod.trt_parser_rows():
+        if r["category"] in ("benign", "unknown"):
+            continue
+        cat = "memory" if r["category"] in ("capacity", "fragmentation", "foreign-memory") else r["category"]
+        rx = re.compile(r"\bIn node -?\d+\b[^\n]{0,300}?\(\w+\): " + re.escape(r["name"]) + r":"
+                        r"|\bIn function \w+:?\s+\[" + r["value"] + r"\] ")
+        out.append(TextRule(f"trt-parser-{r['name']}", "trt-parser", cat, 2, frozenset(), rx, f"TRTP:{r['value']}"))
+    for r in cat_mod.trt_error_rows():
+        if r["category"] in ("benign", "unknown"):
+            continue
+        cat = "memory" if r["category"] in ("capacity", "fragmentation", "foreign-memory") else r["category"]
+        rx = re.compile(r"::\d+\] Error Code " + r["value"] + r": ")
+        out.append(TextRule(f"trt-{r['name']}", "trt-error", cat, 1, frozenset(), rx, f"TRT:{r['value']}"))
     return out
 
 

@@ -171,6 +171,10 @@ DEV_UNSUPPORTED = {
     "cuda_benign_voxfusion6.log": "the '[W CudaIPCTypes.cpp:15]' warnings read benign, but the program's own status "
                                   "lines ('tracking process died', 'mapping process died': its normal end) are read as "
                                   "error lines; that the run finished is the reporter's prose, not the text",
+    # dev batch 44 (labelled from its thread before any rule; kept as an honest miss)
+    "cpu_capacity_koboldcpp1644.log": "an \"Out of pinned memory\" error only in the reporter's prose (no log line, no "
+                                      "size, no source text to cite for a rule); that the model did not fit in RAM "
+                                      "(fixed by enabling mmap) is the thread's finding",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]

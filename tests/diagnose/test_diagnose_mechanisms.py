@@ -2119,3 +2119,118 @@ def test_torch_memory_saver_out_of_memory_before_the_others_time_out_is_capacity
     assert diagnose(timeout, prior=False).primary_category == Category.COMM
     log = "[torch_memory_saver.cpp] CUresult error  result=1 file=csrc/torch_memory_saver.cpp func=resume line=214\n"
     assert diagnose(log, prior=False).primary_category not in (Category.CAPACITY, Category.COMM)
+
+
+def test_runtime_cudnn_or_cuda_older_than_the_build_is_environment():
+    # dev batch 44: TensorFlow / XLA's cuda_dnn.cc version check and JAX's _check_cuda_versions; the TensorFlow line
+    # has no error word and read benign before
+    for log in ("2021-10-13 17:19:29.385716: E tensorflow/stream_executor/cuda/cuda_dnn.cc:362] Loaded runtime CuDNN "
+                "library: 8.0.4 but source was compiled with: 8.1.0.  CuDNN library needs to have matching major "
+                "version and equal or higher minor version.\n",
+                "Loaded runtime CuDNN library: 7301 (compatibility version 7300) but source was compiled with 7003 "
+                "(compatibility version 7000).  If using a binary install, upgrade your CuDNN library to match.\n",
+                "CUDA backend failed to initialize: Found cuDNN version 8700, but JAX was built against version 8904, "
+                "which is newer. The copy of cuDNN that is installed must be at least as new as the version against "
+                "which JAX was built.\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near miss: the loader's own report of the version it opened is no mismatch
+    log = "I0000 00:00:1700000000.000000 1234 cuda_dnn.cc:529] Loaded cuDNN version 90300\n"
+    assert diagnose(log, prior=False).primary_category == Category.BENIGN
+
+
+def test_rocm_build_without_the_chips_code_object_is_environment():
+    # dev batch 44: hip_code_object.cpp's hipErrorNoBinaryForGpu (both wordings, quoted or in the guarantee line)
+    for log in ('/opt/src/hip/rocclr/hip_code_object.cpp:92: guarantee(false && "hipErrorNoBinaryForGpu: Coudn\'t '
+                'find binary for current devices!")\n',
+                '"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"\n'):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near miss: a build log that lists code objects is no failure
+    log = "Writing code object for gfx1030 to build/kernels.co\n"
+    assert diagnose(log, prior=False).primary_category == Category.BENIGN
+
+
+def test_deepspeed_ssh_preflight_check_is_environment():
+    # dev batch 44: runner.py's 'ssh -o PasswordAuthentication=no HOST hostname' check and the RuntimeError after it
+    for log in ("subprocess.CalledProcessError: Command 'ssh -o PasswordAuthentication=no node-a hostname' "
+                "returned non-zero exit status 255.\n",
+                "subprocess.CalledProcessError: Command '['ssh', '-o', 'PasswordAuthentication=no', '-p', '2222', "
+                "'node-b', 'hostname']' returned non-zero exit status 255.\n",
+                "RuntimeError: Using hostfile at /job/hostfile but host=worker-0 was not reachable via ssh. If you are "
+                "running with a single node please remove /job/hostfile or setup passwordless ssh.\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near miss: the launcher's INFO line about the hostfile is no failure
+    log = "[2025-03-01 08:00:00,000] [INFO] [runner.py:400:main] Using IP address of 10.1.2.3 for node node-a\n"
+    assert diagnose(log, prior=False).primary_category == Category.BENIGN
+
+
+def test_gloo_interface_lookup_is_environment_its_connection_failures_stay_comm():
+    # dev batch 44: device.cc's lookupAddrForIface / lookupAddrForHostname (GLOO_SOCKET_IFNAME naming no interface,
+    # NCCL's '^lo' syntax given to Gloo); read comm before
+    for log in ("RuntimeError: [enforce fail at /src/third_party/gloo/gloo/transport/tcp/device.cc:83] ifa != "
+                "nullptr. Unable to find address for: ^docker0,lo\n",
+                "RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:127] rp != nullptr. "
+                "Unable to find address for: node-a.cluster\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near miss: a peer that went away during a Gloo collective is a communication failure
+    log = ("RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:598] Connection closed by peer "
+           "[10.0.0.2]:41219\n")
+    assert diagnose(log, prior=False).primary_category == Category.COMM
+
+
+def test_tensorrt_parser_and_builder_codes_read_by_the_catalogs():
+    # dev batch 44: nvonnxparser::ErrorCode by name or by number after the function (two lines in older parsers),
+    # nvinfer1::ErrorCode weakly; they read unknown before
+    cases = {
+        "In node 42 (parseGraph): INVALID_NODE: Invalid Node - /Gather_3\n": Category.INVALID_PARAM,
+        "In node 0 (importModel): INVALID_GRAPH: Assertion failed: tensors.count(input_name)\n": Category.INVALID_PARAM,
+        "[E] [TRT] ModelImporter.cpp:720: ERROR: ModelImporter.cpp:170 In function parseGraph:\n[6] Invalid Node - "
+        "Slice_17\n": Category.INVALID_PARAM,
+        "In node 12 with name: /Mod and operator: Mod (parseNode): UNSUPPORTED_NODE: No importer registered for op: "
+        "Mod.\n": Category.OP_NOT_SUPPORTED,
+        "ERROR: builtin_op_importers.cpp:4788 In function importFallbackPluginImporter:\n[8] Assertion failed: creator "
+        "&& \"Plugin not found, are the plugin name, version, and namespace correct?\"\n[TRT] [E] 4: "
+        "[network.cpp::validate::2726] Error Code 4: Internal Error (Network must have at least one output)\n":
+            Category.OP_NOT_SUPPORTED,
+        "[TRT] [E] 4: [network.cpp::validate::3047] Error Code 4: Internal Error (Network has dynamic or shape inputs, "
+        "but no optimization profile has been defined.)\n": Category.INVALID_PARAM,
+    }
+    for log, cat in cases.items():
+        assert diagnose(log, prior=False).primary_category == cat, log
+    # a generic code argues for nothing (TensorRT's 'Error Code 2' still reads by its message), and a bracketed
+    # number without the parser's function line is not the parser's code
+    log = "[E] Error[2]: [virtualMemoryBuffer.cpp::resizePhysical::145] Error Code 2: OutOfMemory (no further information)\n"
+    assert diagnose(log, prior=False).primary_category == Category.CAPACITY
+    assert diagnose("[6] Invalid Node count in the summary table\n", prior=False).primary_category \
+        != Category.INVALID_PARAM
+
+
+def test_torch_load_of_a_cuda_checkpoint_without_that_device_is_invalid_param():
+    # dev batch 44: torch/serialization.py validate_cuda_device (the fix is map_location in the calling code)
+    for log in ("RuntimeError: Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is "
+                "False. If you are running on a CPU-only machine, please use torch.load with "
+                "map_location=torch.device('cpu') to map your storages to the CPU.\n",
+                "RuntimeError: Attempting to deserialize object on CUDA device 3 but torch.cuda.device_count() is 1. "
+                "Please use torch.load with map_location to map your storages to an existing device.\n"):
+        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+    # near miss: the advice alone, printed by a loader that then succeeds, is no error
+    log = "INFO: loading checkpoint with map_location=cpu (deserialize object on the host)\n"
+    assert diagnose(log, prior=False).primary_category != Category.INVALID_PARAM
+
+
+def test_pinned_memory_fallback_warning_is_benign_unless_a_real_error_follows():
+    # dev batch 44: llama.cpp's 'WARNING: failed to allocate N MB of pinned memory: out of memory' (then pageable
+    # memory), Triton server's and CuPy's fallbacks: the out-of-memory words are quoted by a warning that goes on
+    for log in ("llama_model_load_internal: mem required  = 5407.71 MB\nWARNING: failed to allocate 2048.00 MB of pinned "
+                "memory: out of memory\n",
+                "W0301 08:00:00.000000 42 pinned_memory_manager.cc:240] failed to allocate pinned system memory: no "
+                "pinned memory pool, falling back to non-pinned system memory\n",
+                "PerformanceWarning: Using synchronous transfer as pinned memory (2147483648 bytes) could not be "
+                "allocated.\n"):
+        assert diagnose(log, prior=False).primary_category == Category.BENIGN, log
+    # near misses stay memory: a real out-of-memory after the warning, and a pinned allocation failure that does not
+    # say it falls back
+    log = ("WARNING: failed to allocate 2048.00 MB of pinned memory: out of memory\n"
+           "CUDA error 2 at ggml-cuda.cu:359: out of memory\n")
+    assert diagnose(log, prior=False).primary_category == Category.CAPACITY
+    log = "ggml_cuda_host_malloc: failed to allocate 4096.00 MiB of pinned memory: out of memory\n"
+    assert diagnose(log, prior=False).primary_category == Category.CAPACITY
