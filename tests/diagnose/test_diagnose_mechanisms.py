@@ -2234,3 +2234,63 @@ def test_pinned_memory_fallback_warning_is_benign_unless_a_real_error_follows():
     assert diagnose(log, prior=False).primary_category == Category.CAPACITY
     log = "ggml_cuda_host_malloc: failed to allocate 4096.00 MiB of pinned memory: out of memory\n"
     assert diagnose(log, prior=False).primary_category == Category.CAPACITY
+
+
+def test_mps_ops_without_a_kernel_are_op_not_supported_when_cut_or_quoted():
+    # dev batch 45 (round 41's described family): the dispatcher's error for an op the MPS backends lack, cut before
+    # 'backend', kept only as its second sentence (the backend list, itself cut), quoted in prose, or in PyTorch
+    # 1.12's 'not current implemented' wording; a factory op on SparseMPS is a missing sparse kernel, not an unloaded
+    # backend (these read benign or environment before)
+    for log in ("NotImplementedError: Could not run 'aten::my_op.out' with arguments from the 'MPS' bac\n",
+                "'aten::my_op' is only available for these backends: [CPU, CUDA, Meta, BackendSelect, Pyth\n",
+                'On my M2 I get "aten::my_op is only available for these backends: [CPU, CUDA, ...]"\n',
+                "NotImplementedError: The operator 'aten::my_op.out' is not current implemented for the MPS device.\n",
+                "NotImplementedError: The operator 'aten::my_op.out' is not currently implemented for the MPS dev\n",
+                "NotImplementedError: Could not run 'aten::empty.memory_format' with arguments from the 'SparseMPS' "
+                "backend. This could be because the operator doesn't exist for this backend\n"):
+        assert diagnose(log, prior=False).primary_category == Category.OP_NOT_SUPPORTED, log
+    # near misses: an unloaded device backend's factory op stays environment, a CPU-only extension op with the CUDA
+    # backend too, and the MPS fallback warning stays benign
+    for log in ("NotImplementedError: Could not run 'aten::empty_strided' with arguments from the 'PrivateUse1' backend.\n",
+                "NotImplementedError: Could not run 'torchvision::roi_align' with arguments from the 'CUDA' backend. "
+                "'torchvision::roi_align' is only available for these backends: [CPU, QuantizedCPU, BackendSelect]\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    warn = ("x.py:3: UserWarning: The operator 'aten::my_op' is not currently supported on the MPS backend and will "
+            "fall back to run on the CPU. This may have performance implications.\n")
+    assert diagnose(warn, prior=False).primary_category == Category.BENIGN
+
+
+def test_a_weights_file_that_is_a_git_lfs_pointer_or_cut_short_is_environment():
+    # dev batch 45: pickle's first byte 'v' (a Git LFS pointer's 'version https://git-lfs...') or '<' (an HTML page),
+    # safetensors' header length read from text (HeaderTooLarge) or a file shorter than its header (they read unknown)
+    for log in ("_pickle.UnpicklingError: invalid load key, 'v'.\n",
+                "    magic_number = pickle_module.load(f, **pickle_load_args)\n_pickle.UnpicklingError: invalid load key, '<'.\n",
+                "safetensors_rust.SafetensorError: Error while deserializing header: HeaderTooLarge\n",
+                "safetensors_rust.SafetensorError: Error while deserializing header: MetadataIncompleteBuffer\n",
+                "safetensors_rust.SafetensorError: Error while deserializing header: header too large\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # another first byte is a file saved in another format, not read by this row
+    assert diagnose("_pickle.UnpicklingError: invalid load key, '\\x0a'.\n", prior=False).primary_category == Category.UNKNOWN
+
+
+def test_triton_missing_or_without_libcuda_is_environment():
+    # dev batch 45: torch._inductor's TritonMissing and Triton's libcuda_dirs assertion (read benign / invalid-param)
+    for log in ("torch._inductor.exc.TritonMissing: Cannot find a working triton installation. Either the package is "
+                "not installed or it is too old.\n",
+                "Cannot find a working triton installation. Either the package is not installed or it is too old.\n",
+                "  File \"/opt/venv/triton/common/build.py\", line 30, in libcuda_dirs\nAssertionError: libcuda.so cannot found!\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # an assertion about something else in the same file is not this row
+    log = "  File \"/opt/venv/triton/common/build.py\", line 30, in libcuda_dirs\nAssertionError: expected 3 dims\n"
+    assert diagnose(log, prior=False).primary_category != Category.ENVIRONMENT
+
+
+def test_flash_attention_backward_head_dim_limit_is_op_not_supported():
+    # dev batch 45: FlashAttention 1.x / 2.x mha_bwd's shared-memory check on GPUs other than A100 / H100 (read unknown)
+    for log in ("RuntimeError: FlashAttention backward for head dim > 64 requires A100 or H100 GPUs as the "
+                "implementation needs a large amount of shared memory.\n",
+                "RuntimeError: FlashAttention backward for head dim > 192 requires A100/A800 or H100/H800\n"):
+        assert diagnose(log, prior=False).primary_category == Category.OP_NOT_SUPPORTED, log
+    # a line naming the backward pass and a head dim without the requirement is not read
+    log = "INFO: using FlashAttention backward for head dim 128 on an A100\n"
+    assert diagnose(log, prior=False).primary_category in (Category.BENIGN, Category.UNKNOWN)
