@@ -263,6 +263,8 @@ HELDOUT39_FLOOR = 18  # first (unseen) measurement of round 39
 HELDOUT40_FLOOR = 18  # first (unseen) measurement of round 40
 HELDOUT41_FLOOR = 13  # first (unseen) measurement of round 41
 HELDOUT42_FLOOR = 17  # first (unseen) measurement of round 42
+HELDOUT43_FLOOR = 16  # first (unseen) measurement of round 43
+HELDOUT44_FLOOR = 16  # first (unseen) measurement of round 44
 FLOORS = {"heldout": 29, "heldout2": 16, "heldout3": HELDOUT3_FLOOR, "heldout4": HELDOUT4_FLOOR, "heldout5": HELDOUT5_FLOOR,
           "heldout6": HELDOUT6_FLOOR, "heldout7": HELDOUT7_FLOOR, "heldout8": HELDOUT8_FLOOR,
           "heldout9": HELDOUT9_FLOOR, "heldout10": HELDOUT10_FLOOR,
@@ -278,7 +280,8 @@ FLOORS = {"heldout": 29, "heldout2": 16, "heldout3": HELDOUT3_FLOOR, "heldout4":
           "heldout34": HELDOUT34_FLOOR, "heldout35": HELDOUT35_FLOOR, "heldout36": HELDOUT36_FLOOR,
           "heldout37": HELDOUT37_FLOOR, "heldout38": HELDOUT38_FLOOR,
           "heldout39": HELDOUT39_FLOOR, "heldout40": HELDOUT40_FLOOR,
-          "heldout41": HELDOUT41_FLOOR, "heldout42": HELDOUT42_FLOOR}
+          "heldout41": HELDOUT41_FLOOR, "heldout42": HELDOUT42_FLOOR,
+          "heldout43": HELDOUT43_FLOOR, "heldout44": HELDOUT44_FLOOR}
 # rows whose numbers were read back right at a round's first measurement, where not all of them were
 NUMBERS_FLOORS = {"heldout6": 14, "heldout8": 2, "heldout9": 11, "heldout11": 4, "heldout12": 5, "heldout17": 1, "heldout19": 8, "heldout20": 2, "heldout21": 0, "heldout25": 3, "heldout26": 5, "heldout30": 3, "heldout35": 5, "heldout36": 0, "heldout40": 5}
 
