@@ -316,6 +316,8 @@ _TRIGGER = re.compile(
     r"|Invalid buffer size|No such operator|(?i:support bf16|support bfloat16)|\bM[1-4] (?:Pro|Max|Ultra|chip)\b"
     # dev batch 38: cuFFT's half-precision checks, the MPS backend's dtype conversion, c10's old C++ warning prefix
     r"|cuFFT|to the MPS backend|\[W [\w.\-]+:\d+\]"
+    # dev batch 46: a caught error printed under a warning, Horovod's shutdown, the Intel GPU plugin's resources
+    r"|some optimizations will not be enabled|caught was|Horovod has been shut down|out of GPU resources"
     # dev batch 40: compiled extensions built without their CUDA kernels ('Not compiled with GPU support')
     r"|(?i:not compiled with)"
     # dev batch 42: compute-sanitizer / cuda-memcheck report lines ('========= Address 0x... is out of bounds')

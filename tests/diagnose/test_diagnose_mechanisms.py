@@ -2294,3 +2294,96 @@ def test_flash_attention_backward_head_dim_limit_is_op_not_supported():
     # a line naming the backward pass and a head dim without the requirement is not read
     log = "INFO: using FlashAttention backward for head dim 128 on an A100\n"
     assert diagnose(log, prior=False).primary_category in (Category.BENIGN, Category.UNKNOWN)
+
+
+def test_a_caught_import_error_printed_under_a_warning_is_benign():
+    # dev batch 46: xformers logs 'A matching Triton is not available, some optimizations will not be enabled.' and
+    # on the next line 'Error caught was: <the ImportError>' and goes on (read environment before, from 'No module
+    # named'); bitsandbytes' import banner ('... submit your error trace to ...') is not an error line
+    for log in ("A matching Triton is not available, some optimizations will not be enabled.\n"
+                "Error caught was: No module named 'triton'\n",
+                "Functorch is not available, some optimizations will not be enabled.\n"
+                "Error caught was: No module named 'functorch'\n",
+                "Starting the web UI...\nA matching Triton is not available, some optimizations will not be enabled.\n"
+                "Error caught was: No module named 'triton'\n\n"
+                "Welcome to bitsandbytes. For bug reports, please submit your error trace to: "
+                "https://github.com/TimDettmers/bitsandbytes/issues\n"):
+        assert diagnose(log, prior=False).primary_category == Category.BENIGN, log
+    # near misses: a raised ModuleNotFoundError that stops the program stays environment, with or without the
+    # warning before it
+    for log in ("Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\n    import triton\n"
+                "ModuleNotFoundError: No module named 'triton'\n",
+                "A matching Triton is not available, some optimizations will not be enabled.\n"
+                "Error caught was: No module named 'triton'\nTraceback (most recent call last):\n"
+                "  File \"app.py\", line 5, in <module>\n    import diffusers\n"
+                "ModuleNotFoundError: No module named 'diffusers'\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+
+
+def test_a_not_supported_warning_that_names_its_fallback_is_benign():
+    # dev batch 46: Whisper's 'FP16 is not supported on CPU; using FP32 instead' (the UserWarning's source line and
+    # wrappers' own prefixes) and the same shape with 'falling back to' (read op-not-supported before)
+    for log in ('x/whisper/transcribe.py:114: UserWarning: FP16 is not supported on CPU; using FP32 instead\n'
+                '  warnings.warn("FP16 is not supported on CPU; using FP32 instead")\n',
+                "transcriber._set_dtype:35 WARNING -> FP16 is not supported on CPU; using FP32 instead\n",
+                "lib.py:20: UserWarning: flash attention is not supported on this GPU, falling back to math attention\n"):
+        assert diagnose(log, prior=False).primary_category == Category.BENIGN, log
+    # near misses: a raised 'not supported' (no fallback, or an exception class on the line) stays op-not-supported
+    for log in ("RuntimeError: \"addmm_impl_cpu_\" not implemented for 'Half'\n",
+                "RuntimeError: FP16 is not supported on CPU\n",
+                "ValueError: bf16 is not supported on this device; using fp32 instead is not possible\n"):
+        assert diagnose(log, prior=False).primary_category == Category.OP_NOT_SUPPORTED, log
+
+
+def test_horovod_shut_down_is_comm_unless_the_first_rank_error_says_more():
+    # dev batch 46: horovod/common/operations.cc SHUT_DOWN_ERROR (read unknown, or invalid-param through the
+    # fallback, before)
+    for log in ("2021-07-22 05:04:29.589233: W tensorflow/core/framework/op_kernel.cc:1651] OP_REQUIRES failed at "
+                "mpi_ops.cc:316 : Unknown: Horovod has been shut down. This was caused by an exception on one of the "
+                "ranks or an attempt to allreduce, allgather or broadcast a tensor after one of the ranks finished "
+                "execution.\n",
+                "[1,0]<stderr>:Horovod has been shut down. This was caused by an exception on one of the ranks or an "
+                "attempt to allreduce, allgather or broadcast a tensor after one of the ranks finished execution.\n",
+                "AbortedError: Horovod has been shut down. This has been caused by an exception on one of the rank or "
+                "an attempt to allreduce, allgather or broadcast a tensor after one of the ranks has finished "
+                "execution.\n"):
+        assert diagnose(log, prior=False).primary_category == Category.COMM, log
+    # the rank's own OOM printed before the shutdown decides
+    log = ("[1,1]<stderr>:torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 1 has a total "
+           "capacity of 15.77 GiB of which 1.02 GiB is free.\n"
+           "[1,0]<stderr>:Horovod has been shut down. This was caused by an exception on one of the ranks or an "
+           "attempt to allreduce, allgather or broadcast a tensor after one of the ranks finished execution.\n")
+    assert diagnose(log, prior=False).primary_category != Category.COMM
+    # 'shut down' in other words is not read
+    assert diagnose("INFO: Horovod shut down cleanly after 10 epochs\n", prior=False).primary_category != Category.COMM
+
+
+def test_the_intel_gpu_plugins_out_of_resources_is_capacity():
+    # dev batch 46: OpenVINO's intel_gpu plugin ('[GPU] out of GPU resources', the CL_OUT_OF_RESOURCES rethrow)
+    for log in ("Exception from src/plugins/intel_gpu/src/runtime/ocl/ocl_engine.cpp:185:\n[GPU] out of GPU resources\n",
+                "RuntimeError: Exception from src/inference/src/cpp/infer_request.cpp:223:\n[GPU] CL_OUT_OF_RESOURCES "
+                "exception.\n",
+                "Due to the driver bug any subsequent OpenCL API call will cause application hang, so GPU plugin can't "
+                "finish correctly. Please try to update the driver or reduce memory consumption (use smaller batch "
+                "size, less streams, lower precision, etc)to avoid CL_OUT_OF_RESOURCES exception\n"):
+        assert diagnose(log, prior=False).primary_category == Category.CAPACITY, log
+    # CUDA's launch-resources status keeps its own reading
+    log = "RuntimeError: CUDA error: too many resources requested for launch (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)\n"
+    assert diagnose(log, prior=False).primary_category != Category.CAPACITY
+
+
+def test_the_dispatchers_backend_list_in_typographic_quotes_or_cut_is_read():
+    # dev batch 46: a forum or word processor renders the op name in typographic quotes and the reporter cuts the
+    # backend list ('SparseCPU … …'), or the '[' is lost: dev batch 45's row wanted "'" and "[" (read benign before)
+    for log in ("upon running the model I get ‘aten::my_op_forward’ is only available for these backends: "
+                "SparseCPU … …\n",
+                "‘aten::my_op’ is only available for these backends: … …\n",
+                "'aten::my_op' is only available for these backends: CPU, Meta, BackendSelect ...\n",
+                "`aten::my_op` is only available for these backends: ...\n"):
+        assert diagnose(log, prior=False).primary_category == Category.OP_NOT_SUPPORTED, log
+    # near misses: the sentence without a list is not read; the CPU-only torchvision op with CUDA stays environment
+    assert diagnose("aten::my_op is only available for these backends: please read the docs\n",
+                    prior=False).primary_category != Category.OP_NOT_SUPPORTED
+    log = ("NotImplementedError: Could not run 'torchvision::nms' with arguments from the 'CUDA' backend. "
+           "‘torchvision::nms’ is only available for these backends: CPU, Meta …\n")
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
