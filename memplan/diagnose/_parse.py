@@ -390,12 +390,6 @@ _PROMPT_IMPORT = re.compile(r"^\s*(?:>>>|\$|#|In \[\d+\]:)?\s*(?:python[\d.]*\s+
 _CRASH_LINE = re.compile(r"(?i)^\s*(?:Fatal Python error: )?(?:Segmentation fault|段错误)")
 
 
-def _import_then_crash(prev: str, line: str) -> str:
-    if line and prev and _CRASH_LINE.match(line) and _PROMPT_IMPORT.match(prev):
-        return prev.strip() + " " + line.strip()
-    return line
-
-
 # TensorRT's older ONNX parsers print the failing function on one line and the code on the next ('ERROR:
 # ModelImporter.cpp:180 In function parseGraph:' then '[6] Invalid Node - Conv_1485'; dev batch 44): the two lines are
 # read as one, so the code is read with the function that raised it (a bare '[6] ...' elsewhere is not TensorRT's).
@@ -403,8 +397,13 @@ _TRT_FUNC_LINE = re.compile(r"\.cpp:\d+ In function \w+:?\s*$")
 _TRT_CODE_LINE = re.compile(r"^\s*\[\d{1,2}\] \S")
 
 
-def _trt_code_after_function(prev: str, line: str) -> str:
-    if line and prev and _TRT_CODE_LINE.match(line) and _TRT_FUNC_LINE.search(prev):
+# (previous line, this line): a line read together with the one before it
+_TWO_LINE_MESSAGES = ((_PROMPT_IMPORT.match, _CRASH_LINE.match), (_TRT_FUNC_LINE.search, _TRT_CODE_LINE.match))
+
+
+def _with_previous(prev: str, line: str) -> str:
+    """`line`, or `prev` and `line` as one line where they are the two halves of one message (_TWO_LINE_MESSAGES)."""
+    if line and prev and any(first(prev) and second(line) for first, second in _TWO_LINE_MESSAGES):
         return prev.strip() + " " + line.strip()
     return line
 
@@ -423,7 +422,7 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
                 no, line = next(it)
             except StopIteration:
                 return
-        line, prev = _trt_code_after_function(prev, _import_then_crash(prev, line)), line
+        line, prev = _with_previous(prev, line), line
         if not line or not _TRIGGER.search(line):
             continue
         # --- OOM messages (possibly wrapped)
