@@ -242,12 +242,15 @@ _PADDLE_OOM = re.compile(r"Out of memory error on ([A-Za-z]+) (\d+)\. Cannot all
 # memory while trying to allocate N bytes.', 'Out of memory allocating N bytes'), TSL's BFC allocator ('ran out of memory
 # trying to allocate 1.25TiB (rounded to N)'), TensorRT's builder ('Requested amount of GPU memory (N bytes) could not be
 # allocated') and PhysX's GPU allocator ('PxgCudaDeviceMemoryAllocator fail to allocate memory N bytes!! Result = 2').
+# Dev batch 47: TensorRT 8.6+'s virtual-memory buffer (StdVirtualMemoryBufferImpl::resizePhysical, ErrorCode
+# kOUT_OF_MEMORY = 2) states the request: 'Error Code 2: OutOfMemory (Requested size was N bytes.)'.
 _BYTES_OOM = [
     re.compile(r"Failed to allocate memory for requested buffer of size (\d+)"),
     re.compile(r"Out of memory (?:while trying to allocate|allocating) (\d+) bytes"),
     re.compile(r"ran out of memory trying to allocate \S+ \(rounded to (\d+)\)"),
     re.compile(r"Requested amount of (?:GPU )?memory \((\d+) bytes\) could not be allocated"),
     re.compile(r"PxgCudaDeviceMemoryAllocator fail to allocate memory (\d+) bytes"),
+    re.compile(r"Error Code 2: OutOfMemory \(Requested size was (\d+) bytes\.?\)"),
 ]
 _ORT_AVAILABLE = re.compile(r"Available memory of (\d+) is smaller than requested bytes of (\d+)")
 _HOST = [
@@ -336,6 +339,8 @@ _TRIGGER = re.compile(
     # pointers, safetensors headers), Triton missing / without libcuda.so, FlashAttention's backward head-dim limit
     r"|is only available for these backends|not current implemented|invalid load key|deserializing header"
     r"|(?i:working triton installation)|TritonMissing|libcuda\.so cannot found|FlashAttention backward for"
+    # dev batch 47: DGL's graph-API checks printed without their exception name, mmcv / mmengine registry lookups
+    r"|Expect number of features|Must be one of the (?:node|edge) types|type name must be specified|registry"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"

@@ -2387,3 +2387,62 @@ def test_the_dispatchers_backend_list_in_typographic_quotes_or_cut_is_read():
     log = ("NotImplementedError: Could not run 'torchvision::nms' with arguments from the 'CUDA' backend. "
            "‘torchvision::nms’ is only available for these backends: CPU, Meta …\n")
     assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+
+
+def test_dgl_graph_api_checks_are_invalid_param():
+    # dev batch 47: DGL's heterograph checks (features that do not fit the graph's node / edge count, a type name the
+    # graph does not have) raised as dgl._ffi.base.DGLError read unknown before
+    for log in ("dgl._ffi.base.DGLError: Expect number of features to match number of nodes (len(u)). Got 355 and 417 "
+                "instead.\n",
+                "DGLError: Expect number of features to match number of edges. Got 26 and 38 instead.\n",
+                "error Expect number of features to match number of nodes (len(u)). Got 1978 and 2000 instead.\n",
+                '`dgl._ffi.base.DGLError: Invalid key "0". Must be one of the edge types.`\n',
+                "dgl._ffi.base.DGLError: Node type name must be specified if there are more than one node types.\n"):
+        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+    # near misses: a schema's prose about edge types, a feature count in a progress line
+    for log in ("The edge_type column must be one of the edge types listed in the schema file\n",
+                "Expect number of nodes: 2000, features loaded: 1978\n"):
+        assert diagnose(log, prior=False).primary_category != Category.INVALID_PARAM, log
+
+
+def test_an_unregistered_mm_config_type_is_invalid_param():
+    # dev batch 47: mmcv's / mmengine's build_from_cfg cannot find the config's type in a registry; the KeyError was
+    # read only when the line started with it (a reporter's prefix, a backtick or a bracket hid it)
+    for log in ("KeyError: 'RFTR is not in the models registry'\n",
+                "`KeyError: 'CoDETR is not in the mmdet::model registry.`\n",
+                "一直遇到KeyError: \"MaskRCNN: 'RMT is not in the models registry'\"\n",
+                "[Bug] KeyError: \"OrientedRCNN: 'PKINet is not in the models registry'\"\n",
+                "'MyYOLOV3 is not in the mmdet::model registry. Please check whether the value of `MyYOLOV3` is "
+                "correct or it was registered as expected.'\n"):
+        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+    # the Windows registry in a sentence is not this (no quoted type name)
+    log = "The CUDA path is not in the Windows registry, so the installer stops\n"
+    assert diagnose(log, prior=False).primary_category != Category.INVALID_PARAM
+
+
+def test_peft_target_modules_not_found_is_invalid_param():
+    # dev batch 47: PEFT's LoRA check that the configured target modules exist in the model, also in a reporter's
+    # lower-case retelling
+    for log in ("  File \"/x/peft/tuners/lora.py\", line 333, in _find_and_replace\n"
+                "some text\n"
+                "The run stops: Target modules [] not found in the base model. Please check the target modules and "
+                "try again.\n",
+                "value error: Target modules(['q_proj', 'k_proj', 'v_proj', 'o_proj'])not found in the base model\n"):
+        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+    # a module that is found, or another thing not found in the base model, is not this
+    for log in ("Target modules found in the base model: q_proj, v_proj\n",
+                "Adapter weights for lm_head not found in the base model checkpoint\n"):
+        assert diagnose(log, prior=False).primary_category != Category.INVALID_PARAM, log
+
+
+def test_tensorrt_out_of_memory_reads_the_requested_size():
+    # dev batch 47: TensorRT 8.6+'s virtual-memory buffer states the request in bytes (it was read as a bare OOM)
+    log = ("[E] [virtualMemoryBuffer.cpp::nvinfer1::StdVirtualMemoryBufferImpl::resizePhysical::154] Error Code 2: "
+           "OutOfMemory (Requested size was 3356491776 bytes.)\n")
+    d = diagnose(log, prior=False)
+    assert d.primary_category == Category.CAPACITY
+    assert d.primary.numbers.get("requested_bytes") == 3356491776
+    # the older wording has no size
+    log = "[TRT] [E] 2: [virtualMemoryBuffer.cpp::resizePhysical::145] Error Code 2: OutOfMemory (no further information)\n"
+    d = diagnose(log, prior=False)
+    assert d.primary_category == Category.CAPACITY and "requested_bytes" not in d.primary.numbers
