@@ -344,9 +344,11 @@ def _text(path) -> tuple[str, ...]:
     return tuple(line.strip() for line in path.read_text(errors="replace").splitlines() if line.strip())
 
 
-# found after the round's first measurement and kept (docs/diagnose.md, round 20's bullet): a sibling file's line
+# found after the round's first measurement and kept (docs/diagnose.md, the rounds' bullets): a sibling file's line
+# (round 20); a sibling thread of the same repository quoting the same one-line error as a dev log (round 48)
 SHARED_WITH_DEV = {("heldout20", "npu_param_cannrecipeslongcattp.log"),
-                   ("heldout20", "npu_env_mindiellmr1distill70b.log")}
+                   ("heldout20", "npu_env_mindiellmr1distill70b.log"),
+                   ("heldout48", "cuda_env_consistentteacher35.log")}
 
 
 def test_no_page_or_text_on_both_sides():
