@@ -245,6 +245,11 @@ def _special_case(s: OomState) -> Verdict | None:
         return Verdict(Category.ABSURD_REQUEST, 0.95,
                        f"One host allocation asked for {_fmt(req)} — more than any machine's RAM: a size computed "
                        "wrongly (an overflowed length, a garbage shape), not a memory shortage.", s.facts, {"host"})
+    if s.host and req is None and s.alloc is not None and total:
+        # a memory monitor's kill (Ray's raylet, dev batch 48): the node's use against its total, no one request
+        return Verdict(Category.CAPACITY, 0.8,
+                       f"Host RAM ran out: the node had {_fmt(s.alloc)} of {_fmt(total)} in use when its memory "
+                       "monitor killed the worker (not device memory).", s.facts, {"host"})
     if s.host:
         return Verdict(Category.CAPACITY, 0.8,
                        f"Host RAM ran out: one allocation of {_fmt(req)} failed on the CPU side (not device memory).",
@@ -572,6 +577,11 @@ def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
             s = max(1, s - 1)
         elif c == "benign" and anything and "completed" not in ev.flags:
             s = 1  # "this error log can be ignored" speaks for its own line, not against an error elsewhere
+        elif c == "benign" and "completed" in ev.flags and any(
+                e.line > ev.line and e.line not in warned and k != "benign" and t >= 2 for e, k, t in args):
+            # a report that the run went on (MindSpore Lite's CONVERT RESULT SUCCESS, TensorFlow's 'Ignore above
+            # cudart dlerror') covers the lines before it, not an error printed after it (dev batch 48)
+            s = 1
         out.append((ev, c, s))
     return out
 

@@ -193,6 +193,16 @@ _ACL_MALLOC = re.compile(r"aclrtMalloc\w* failed, ret ?=? ?207001\b[^\n]{0,40}?\
                          r"|Failed to allocate device memory, device_id=\d+, size=(\d+)")
 _MS_OOM = re.compile(r"Out of Memory!+ total\[(\d+)\] \(dynamic\[(\d+)\] memory poll\[(\d+)\]\) malloc\[(\d+)\] failed")
 _TF_HOST = re.compile(r"failed to alloc (\d+) bytes on host: CUDA_ERROR_OUT_OF_MEMORY")
+# Ray's memory monitor (dev batch 48): the raylet kills a worker when the node's host memory passes the threshold and
+# states the used and total memory in GB (binary, FormatFloat(bytes / 1024^3)): ray-project/ray
+# src/ray/raylet/node_manager.cc CreateOomKillMessageDetails ('Memory on the node (IP: ..., ID: ...) where the task
+# (...) was running was 54.86GB / 57.60GB (0.952354), which exceeds the memory usage threshold of 0.95', raised as
+# ray.exceptions.OutOfMemoryError; https://github.com/ray-project/ray/pull/30312, docs ray-core/scheduling/
+# ray-oom-prevention) and Ray 2.0's wording ('System memory low at node with IP ... Used memory (54.90GB) / total
+# capacity (57.60GB) (0.95307) exceeds threshold 0.95, killing latest task'; https://github.com/ray-project/ray/issues/28774)
+_RAY_MEMORY = re.compile(r"(?:\bwhere the task\b[^\n]{0,400}? was running was |\bUsed memory \()(\d+(?:\.\d+)?) ?([KMGT]i?B)\)?"
+                         r" / (?:total capacity \()?(\d+(?:\.\d+)?) ?([KMGT]i?B)\)? \(\d*\.\d+\),? (?:which )?exceeds "
+                         r"(?:the memory usage )?threshold")
 # PyTorch's shared-memory / file mapping (aten/src/ATen/MapAllocator.cpp MapAllocator: 'unable to mmap N bytes from
 # file <name>: Cannot allocate memory (12)', the strerror and errno of mmap(2)): one host mapping of N bytes refused
 # with ENOMEM (DataLoader workers' shared tensors, torch.load / safetensors mappings; dev batch 32). ENOMEM comes from
@@ -561,6 +571,11 @@ def _other_oom(no: int, line: str) -> Evidence | None:
         bm = rx.search(line)
         if bm:
             return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": int(bm.group(1))})
+    ry = _RAY_MEMORY.search(line)
+    if ry:
+        return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host"}),
+                        numbers={"allocated_bytes": parse_log_size(ry.group(1), ry.group(2)),
+                                 "total_bytes": parse_log_size(ry.group(3), ry.group(4)), "device": "cpu"})
     hm = _TF_HOST.search(line)
     if hm:
         return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host"}),

@@ -136,8 +136,11 @@ def possible_cause_rules() -> tuple[TextRule, ...]:
 # dev batch 42: NVIDIA's samples helper (cuda-samples Common/helper_cuda.h __getLastCudaError: '%s(%i) :
 # getLastCudaError() CUDA error : %s : (%d) %s.', the caller's message, then the number and cudaGetErrorString's text),
 # whose ' : (N) text' may land on a line of its own when the report is wrapped
+# dev batch 48: CTranslate2 (faster-whisper, whisperX, WhisperJAV ...) CUDA_CHECK, OpenNMT/CTranslate2 src/cuda/utils.h:
+# THROW_RUNTIME_ERROR("CUDA failed with error " + std::string(cudaGetErrorString(code))), no colon before the text
+# (https://github.com/CheshireCC/faster-whisper-GUI/issues/298 'CUDA failed with error invalid argument')
 _SHORT_PREFIX = (r"(?:(?i:\b(?:cuda|hip)(?: runtime)? error)\s*(?:\(\d+\))?\s*:\s*|\(\d+ vs\. 0\)\s+|\berror=\d+ : "
-                 r"|\s:\s\(\d{1,3}\)\s)")
+                 r"|\s:\s\(\d{1,3}\)\s|(?i:\b(?:cuda|hip) failed with error )(?:\d+ )?)")
 _DEVICE_OPEN_NAMES = ("cudaErrorDevicesUnavailable", "cudaErrorDeviceAlreadyInUse")
 # results that report the GPU's own hardware failing under a running job (dev batch 30): kernel-fault by the
 # labelling guide, but the advice is the hardware's (MP031), not the hunt for a faulty kernel

@@ -9,7 +9,7 @@ import pytest
 from memplan.diagnose import _catalog as cat_mod
 from memplan.diagnose import diagnose
 from memplan.diagnose._classify import classify_oom, code_category
-from memplan.diagnose._parse import _TRIGGER
+from memplan.diagnose._parse import _TRIGGER, parse_size_text
 from memplan.diagnose._rules import code_contexts, codes_in_context, text_rules
 from memplan.diagnose._types import Category
 
@@ -2446,3 +2446,72 @@ def test_tensorrt_out_of_memory_reads_the_requested_size():
     log = "[TRT] [E] 2: [virtualMemoryBuffer.cpp::resizePhysical::145] Error Code 2: OutOfMemory (no further information)\n"
     d = diagnose(log, prior=False)
     assert d.primary_category == Category.CAPACITY and "requested_bytes" not in d.primary.numbers
+
+
+def test_ctranslate2_cuda_failed_with_error_reads_the_runtime_text():
+    # dev batch 48: CTranslate2's CUDA_CHECK ('CUDA failed with error ' + cudaGetErrorString) puts no colon before the
+    # runtime's text, so the short texts ('invalid argument', 'invalid device ordinal') were not read after it
+    for log, cat in (("RuntimeError:CUDA failed with error invalid argument\n", Category.INVALID_PARAM),
+                     ("RuntimeError: CUDA failed with error invalid device ordinal\n", Category.INVALID_PARAM),
+                     ("RuntimeError: CUDA failed with error out of memory\n", Category.CAPACITY),
+                     ("ERROR - RuntimeError: CUDA failed with error CUDA driver version is insufficient for CUDA "
+                      "runtime version\n", Category.ENVIRONMENT)):
+        assert diagnose(log, prior=False).primary_category == cat, log
+    # the same words in other prose (no CUDA before 'failed with error') are not a runtime result
+    log = "the parser failed with error invalid argument near line 3\n"
+    assert diagnose(log, prior=False).primary_category != Category.INVALID_PARAM
+
+
+def test_tensorflow_cudart_dlerror_without_a_gpu_is_benign():
+    # dev batch 48: TensorFlow's dso_loader cannot open libcudart and cudart_stub says to ignore it on a machine without
+    # a GPU: TF runs on the CPU
+    log = ("2022-08-11 14:21:29.345331: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load "
+           "dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found\n"
+           "2022-08-11 14:21:29.345439: I tensorflow/stream_executor/cuda/cudart_stub.cc:29] Ignore above cudart dlerror "
+           "if you do not have a GPU set up on your machine.\n"
+           "TensorFlow version: 2.9.1\n")
+    assert diagnose(log, prior=False).primary_category == Category.BENIGN
+    # near miss: TF found a GPU and then cannot load the CUDA libraries for it: environment
+    log = (log + "2020-04-22 21:10:46.270844: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1555] Found device 0 "
+           "with properties:\n"
+           "2020-04-22 21:10:46.290302: W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load "
+           "dynamic library 'cublas64_10.dll'; dlerror: cublas64_10.dll not found\n")
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    # a dlerror alone (no note that it may be ignored) is the missing library: environment
+    log = ("W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library "
+           "'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared object file: No such file or directory\n")
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+
+
+def test_nccl_ib_devices_not_found_then_sockets_is_benign_but_a_later_failure_decides():
+    # dev batch 48 (family of held-out rounds 47-48): NCCL's INFO that no InfiniBand device was found, then sockets
+    log = ("ip-172-31-12-21:45361:45361 [0] NCCL INFO NET/IB : No device found.\n"
+           "ip-172-31-12-210:45305:45305 [0] NCCL INFO NET/Socket : Using [0]ens3:172.31.12.210<0>\n")
+    assert diagnose(log, prior=False).primary_category == Category.BENIGN
+    log += ("ip-172-31-12-21:45361:45400 [0] include/socket.h:403 NCCL WARN Connect to 172.31.12.210<45527> failed : "
+            "Connection refused\n"
+            "RuntimeError: NCCL error in: ../torch/lib/c10d/ProcessGroupNCCL.cpp:825, unhandled system error, NCCL "
+            "version 2.7.8\n")
+    assert diagnose(log, prior=False).primary_category == Category.COMM
+
+
+def test_ray_memory_monitor_kill_reads_the_node_memory_as_numbers():
+    # dev batch 48: Ray's raylet kills a worker when the node's host memory passes the threshold and prints the use and
+    # the total (GB, binary); both wordings (Ray >= 2.1's OutOfMemoryError and Ray 2.0's 'System memory low')
+    for log, used, total in (
+            ("ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.\n"
+             "Memory on the node (IP: 192.168.0.107, ID: fc2b) where the task (actor ID: f9cc, name=SimEnv.__init__, "
+             "pid=4331, memory used=2.22GB) was running was 59.49GB / 62.58GB (0.950744), which exceeds the memory "
+             "usage threshold of 0.95. Ray killed this worker (ID: d98a) because it was the most recently scheduled "
+             "task\n", "59.49 GB", "62.58 GB"),
+            ("(raylet, ip=172.31.66.10) node_manager.cc:2966: System memory low at node with IP 172.31.66.10. Used "
+             "memory (54.90GB) / total capacity (57.60GB) (0.95307) exceeds threshold 0.95, killing latest task with "
+             "name  and task ID NIL_ID to avoid running out of memory.\n", "54.90 GB", "57.60 GB")):
+        d = diagnose(log, prior=False)
+        assert d.primary_category == Category.CAPACITY, log
+        assert d.primary.numbers.get("allocated_bytes") == parse_size_text(used), d.primary.numbers
+        assert d.primary.numbers.get("total_bytes") == parse_size_text(total), d.primary.numbers
+    # near miss: Ray's object-store summary states a use and a total too, but no kill and no threshold: no numbers
+    log = "(raylet) Object store memory usage: 10.5GB / 20.0GB (0.525) of the object store in use\n"
+    d = diagnose(log, prior=False)
+    assert not (d.primary and d.primary.numbers.get("total_bytes")), d.primary.numbers if d.primary else None
