@@ -269,6 +269,8 @@ HELDOUT45_FLOOR = 16  # first (unseen) measurement of round 45
 HELDOUT46_FLOOR = 9  # first (unseen) measurement of round 46
 HELDOUT47_FLOOR = 14  # first (unseen) measurement of round 47
 HELDOUT48_FLOOR = 10  # first (unseen) measurement of round 48
+HELDOUT49_FLOOR = 9  # first (unseen) measurement of round 49
+HELDOUT50_FLOOR = 6  # first (unseen) measurement of round 50
 FLOORS = {"heldout": 29, "heldout2": 16, "heldout3": HELDOUT3_FLOOR, "heldout4": HELDOUT4_FLOOR, "heldout5": HELDOUT5_FLOOR,
           "heldout6": HELDOUT6_FLOOR, "heldout7": HELDOUT7_FLOOR, "heldout8": HELDOUT8_FLOOR,
           "heldout9": HELDOUT9_FLOOR, "heldout10": HELDOUT10_FLOOR,
@@ -287,9 +289,10 @@ FLOORS = {"heldout": 29, "heldout2": 16, "heldout3": HELDOUT3_FLOOR, "heldout4":
           "heldout41": HELDOUT41_FLOOR, "heldout42": HELDOUT42_FLOOR,
           "heldout43": HELDOUT43_FLOOR, "heldout44": HELDOUT44_FLOOR,
           "heldout45": HELDOUT45_FLOOR, "heldout46": HELDOUT46_FLOOR,
-          "heldout47": HELDOUT47_FLOOR, "heldout48": HELDOUT48_FLOOR}
+          "heldout47": HELDOUT47_FLOOR, "heldout48": HELDOUT48_FLOOR,
+          "heldout49": HELDOUT49_FLOOR, "heldout50": HELDOUT50_FLOOR}
 # rows whose numbers were read back right at a round's first measurement, where not all of them were
-NUMBERS_FLOORS = {"heldout6": 14, "heldout8": 2, "heldout9": 11, "heldout11": 4, "heldout12": 5, "heldout17": 1, "heldout19": 8, "heldout20": 2, "heldout21": 0, "heldout25": 3, "heldout26": 5, "heldout30": 3, "heldout35": 5, "heldout36": 0, "heldout40": 5, "heldout46": 2, "heldout48": 0}
+NUMBERS_FLOORS = {"heldout6": 14, "heldout8": 2, "heldout9": 11, "heldout11": 4, "heldout12": 5, "heldout17": 1, "heldout19": 8, "heldout20": 2, "heldout21": 0, "heldout25": 3, "heldout26": 5, "heldout30": 3, "heldout35": 5, "heldout36": 0, "heldout40": 5, "heldout46": 2, "heldout48": 0, "heldout49": 1, "heldout50": 1}
 
 
 HELDOUT = {name: (corpus_rows(f"{name}.tsv"), FLOORS.get(name)) for name in corpus_benchmark().HELD_OUT}
