@@ -84,6 +84,12 @@ def cuda_lib_rows() -> tuple[dict[str, str], ...]:
     return _rows("cuda_lib_status.tsv")
 
 
+def rule_category(category: str) -> str:
+    """A catalog row's category as the rules argue it: the three out-of-memory categories are one `memory` (the
+    allocator's numbers, not the code, decide between them)."""
+    return "memory" if category in ("capacity", "fragmentation", "foreign-memory") else category
+
+
 def cuda_driver_rows() -> tuple[dict[str, str], ...]:
     return _rows("cuda_driver_codes.tsv")
 

@@ -88,7 +88,7 @@ def code_category(code: str) -> tuple[str | None, int, str]:
         row = getattr(cat_mod, table)().get(value)
         if not row:
             return None, 0, f"{label} {value}"
-        return _memory(row["category"]), (1 if row["category"] == "unknown" else 2), row["name"]
+        return cat_mod.rule_category(row["category"]), (1 if row["category"] == "unknown" else 2), row["name"]
     try:
         info = cat_mod.decode(code)
     except Exception:  # a code that does not decode is just context
@@ -96,15 +96,11 @@ def code_category(code: str) -> tuple[str | None, int, str]:
     c = info.category.value
     if not info.known:
         # not catalogued: only the family its shape implies (weak), or nothing
-        return (None, 0, code) if c == "unknown" else (_memory(c), 1, code)
+        return (None, 0, code) if c == "unknown" else (cat_mod.rule_category(c), 1, code)
     strength = 2
     if code in _GENERIC_CODES or c == "unknown" or (code.startswith("E") and code.endswith("9999")):
         strength = 1
-    return _memory(c), strength, code
-
-
-def _memory(category: str) -> str:
-    return "memory" if category in ("capacity", "fragmentation", "foreign-memory") else category
+    return cat_mod.rule_category(c), strength, code
 
 
 def _fmt(n: int | None) -> str:

@@ -507,6 +507,25 @@ def _ggml_oom(no: int, line: str, vram: dict[int, int]) -> Evidence | None:
     return Evidence(no, "oom", line[:2000], "memory", 3, numbers=nums)
 
 
+def _counted_oom(no: int, line: str) -> Evidence | None:
+    """Out-of-memory lines whose sizes are bare byte counts (onnxruntime's arena, XLA / JAX, TSL, TensorRT, PhysX:
+    _BYTES_OOM, _ORT_AVAILABLE) or a memory monitor's used / total host memory (Ray: _RAY_MEMORY)."""
+    om = _ORT_AVAILABLE.search(line)
+    if om:
+        return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"free_bytes": int(om.group(1)),
+                                                                      "requested_bytes": int(om.group(2))})
+    for rx in _BYTES_OOM:
+        bm = rx.search(line)
+        if bm:
+            return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": int(bm.group(1))})
+    ry = _RAY_MEMORY.search(line)
+    if ry:
+        return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host"}),
+                        numbers={"allocated_bytes": parse_log_size(ry.group(1), ry.group(2)),
+                                 "total_bytes": parse_log_size(ry.group(3), ry.group(4)), "device": "cpu"})
+    return None
+
+
 def _other_oom(no: int, line: str) -> Evidence | None:
     """Out-of-memory lines of other layouts whose sizes are known: vLLM's start-up check, MindSpore's pool,
     PaddlePaddle's, TensorFlow's (CUDA and ROCm), Theano's, numpy's and MLX's allocators, MPS's per-buffer check, PyTorch's host
@@ -563,19 +582,9 @@ def _other_oom(no: int, line: str) -> Evidence | None:
     if mp:
         return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host"}),
                         numbers={"requested_bytes": int(mp.group(1)), "device": "cpu"})
-    om = _ORT_AVAILABLE.search(line)
-    if om:
-        return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"free_bytes": int(om.group(1)),
-                                                                      "requested_bytes": int(om.group(2))})
-    for rx in _BYTES_OOM:
-        bm = rx.search(line)
-        if bm:
-            return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": int(bm.group(1))})
-    ry = _RAY_MEMORY.search(line)
-    if ry:
-        return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host"}),
-                        numbers={"allocated_bytes": parse_log_size(ry.group(1), ry.group(2)),
-                                 "total_bytes": parse_log_size(ry.group(3), ry.group(4)), "device": "cpu"})
+    counted = _counted_oom(no, line)
+    if counted is not None:
+        return counted
     hm = _TF_HOST.search(line)
     if hm:
         return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host"}),

@@ -73,7 +73,7 @@ def _driver_result_rules(existing: list[TextRule]) -> list[TextRule]:
     covered = " ".join(r.rx.pattern for r in existing if r.kind != "phrase")
     out = []
     for r in cat_mod.cuda_driver_rows():
-        cat = "memory" if r["category"] in ("capacity", "fragmentation", "foreign-memory") else r["category"]
+        cat = cat_mod.rule_category(r["category"])
         if cat == "benign" or r["name"] in covered:
             continue
         out.append(TextRule(f"cu-{r['name']}", "cuda-driver-result", cat, 1 if cat == "unknown" else 2,
@@ -108,14 +108,14 @@ def _tensorrt_rules() -> list[TextRule]:
     for r in cat_mod.trt_parser_rows():
         if r["category"] in ("benign", "unknown"):
             continue
-        cat = "memory" if r["category"] in ("capacity", "fragmentation", "foreign-memory") else r["category"]
+        cat = cat_mod.rule_category(r["category"])
         rx = re.compile(r"\bIn node -?\d+\b[^\n]{0,300}?\(\w+\): " + re.escape(r["name"]) + r":"
                         r"|\bIn function \w+:?\s+\[" + r["value"] + r"\] ")
         out.append(TextRule(f"trt-parser-{r['name']}", "trt-parser", cat, 2, frozenset(), rx, f"TRTP:{r['value']}"))
     for r in cat_mod.trt_error_rows():
         if r["category"] in ("benign", "unknown"):
             continue
-        cat = "memory" if r["category"] in ("capacity", "fragmentation", "foreign-memory") else r["category"]
+        cat = cat_mod.rule_category(r["category"])
         rx = re.compile(r"::\d+\] Error Code " + r["value"] + r": ")
         out.append(TextRule(f"trt-{r['name']}", "trt-error", cat, 1, frozenset(), rx, f"TRT:{r['value']}"))
     return out
@@ -174,7 +174,7 @@ def _runtime_text_rules() -> list[TextRule]:
             body = _SHORT_PREFIX + body + r"\b"
         else:
             body = "(?i:" + body + ")"  # a long text is distinctive in any case; threads often retype it
-        cat = "memory" if r["category"] in ("capacity", "fragmentation", "foreign-memory") else r["category"]
+        cat = cat_mod.rule_category(r["category"])
         strength = 2 if cat == "unknown" else 3
         flags = {"cuda"} if family == "cuda" else set()
         if r["name"] in _DEVICE_OPEN_NAMES:
