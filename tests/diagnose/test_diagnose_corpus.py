@@ -6,7 +6,7 @@ import pytest
 from memplan.diagnose import diagnose
 from memplan.diagnose._types import Category
 
-from corpus_helpers import LOGS, corpus_benchmark, corpus_rows
+from corpus_helpers import LOGS, ROOT, corpus_benchmark, corpus_rows
 
 ROWS = corpus_rows()
 _expected = corpus_benchmark().expected_numbers  # index.tsv's numbers column -> Incident.numbers keys
@@ -221,78 +221,20 @@ def test_every_incident_has_summary_and_advice():
 # measurement guards, not per-log expectations: they fail if accuracy drops below the level measured when each
 # set was first run (round 1: 29/34, round 2: 16/20, round 3: 9/10, round 4: 6/6;
 # benchmarks/results/diagnose_corpus.md), if a size is misread, or if anything crashes. A later round
-# (fixtures/logs/heldoutN.tsv) is picked up by name; until its first measurement is recorded here it is only
-# guarded against crashes.
-HELDOUT3_FLOOR = 9
-HELDOUT4_FLOOR = 6
-HELDOUT5_FLOOR = 53  # first (unseen) measurement of round 5
-HELDOUT6_FLOOR = 36  # first (unseen) measurement of round 6
-HELDOUT7_FLOOR = 40  # first (unseen) measurement of round 7
-HELDOUT8_FLOOR = 30  # first (unseen) measurement of round 8
-HELDOUT9_FLOOR = 57  # first (unseen) measurement of round 9
-HELDOUT10_FLOOR = 36  # first (unseen) measurement of round 10
-HELDOUT11_FLOOR = 34  # first (unseen) measurement of round 11
-HELDOUT12_FLOOR = 35  # first (unseen) measurement of round 12
-HELDOUT13_FLOOR = 25  # first (unseen) measurement of round 13
-HELDOUT14_FLOOR = 16  # first (unseen) measurement of round 14
-HELDOUT15_FLOOR = 24  # first (unseen) measurement of round 15
-HELDOUT16_FLOOR = 25  # first (unseen) measurement of round 16
-HELDOUT17_FLOOR = 23  # first (unseen) measurement of round 17
-HELDOUT18_FLOOR = 11  # first (unseen) measurement of round 18
-HELDOUT19_FLOOR = 17  # first (unseen) measurement of round 19
-HELDOUT20_FLOOR = 32  # first (unseen) measurement of round 20
-HELDOUT21_FLOOR = 16  # first (unseen) measurement of round 21
-HELDOUT22_FLOOR = 14  # first (unseen) measurement of round 22
-HELDOUT23_FLOOR = 24  # first (unseen) measurement of round 23
-HELDOUT24_FLOOR = 25  # first (unseen) measurement of round 24
-HELDOUT25_FLOOR = 31  # first (unseen) measurement of round 25
-HELDOUT26_FLOOR = 27  # first (unseen) measurement of round 26
-HELDOUT27_FLOOR = 28  # first (unseen) measurement of round 27
-HELDOUT28_FLOOR = 26  # first (unseen) measurement of round 28
-HELDOUT29_FLOOR = 29  # first (unseen) measurement of round 29
-HELDOUT30_FLOOR = 18  # first (unseen) measurement of round 30
-HELDOUT31_FLOOR = 27  # first (unseen) measurement of round 31
-HELDOUT32_FLOOR = 16  # first (unseen) measurement of round 32
-HELDOUT33_FLOOR = 12  # first (unseen) measurement of round 33
-HELDOUT34_FLOOR = 13  # first (unseen) measurement of round 34
-HELDOUT35_FLOOR = 22  # first (unseen) measurement of round 35
-HELDOUT36_FLOOR = 13  # first (unseen) measurement of round 36
-HELDOUT37_FLOOR = 13  # first (unseen) measurement of round 37
-HELDOUT38_FLOOR = 20  # first (unseen) measurement of round 38
-HELDOUT39_FLOOR = 18  # first (unseen) measurement of round 39
-HELDOUT40_FLOOR = 18  # first (unseen) measurement of round 40
-HELDOUT41_FLOOR = 13  # first (unseen) measurement of round 41
-HELDOUT42_FLOOR = 17  # first (unseen) measurement of round 42
-HELDOUT43_FLOOR = 16  # first (unseen) measurement of round 43
-HELDOUT44_FLOOR = 16  # first (unseen) measurement of round 44
-HELDOUT45_FLOOR = 16  # first (unseen) measurement of round 45
-HELDOUT46_FLOOR = 9  # first (unseen) measurement of round 46
-HELDOUT47_FLOOR = 14  # first (unseen) measurement of round 47
-HELDOUT48_FLOOR = 10  # first (unseen) measurement of round 48
-HELDOUT49_FLOOR = 9  # first (unseen) measurement of round 49
-HELDOUT50_FLOOR = 6  # first (unseen) measurement of round 50
-FLOORS = {"heldout": 29, "heldout2": 16, "heldout3": HELDOUT3_FLOOR, "heldout4": HELDOUT4_FLOOR, "heldout5": HELDOUT5_FLOOR,
-          "heldout6": HELDOUT6_FLOOR, "heldout7": HELDOUT7_FLOOR, "heldout8": HELDOUT8_FLOOR,
-          "heldout9": HELDOUT9_FLOOR, "heldout10": HELDOUT10_FLOOR,
-          "heldout11": HELDOUT11_FLOOR, "heldout12": HELDOUT12_FLOOR, "heldout13": HELDOUT13_FLOOR,
-          "heldout14": HELDOUT14_FLOOR, "heldout15": HELDOUT15_FLOOR,
-          "heldout16": HELDOUT16_FLOOR, "heldout17": HELDOUT17_FLOOR,
-          "heldout18": HELDOUT18_FLOOR, "heldout19": HELDOUT19_FLOOR,
-          "heldout20": HELDOUT20_FLOOR, "heldout21": HELDOUT21_FLOOR,
-          "heldout22": HELDOUT22_FLOOR, "heldout23": HELDOUT23_FLOOR, "heldout24": HELDOUT24_FLOOR, "heldout25": HELDOUT25_FLOOR, "heldout26": HELDOUT26_FLOOR, "heldout27": HELDOUT27_FLOOR,
-          "heldout28": HELDOUT28_FLOOR, "heldout29": HELDOUT29_FLOOR,
-          "heldout30": HELDOUT30_FLOOR, "heldout31": HELDOUT31_FLOOR,
-          "heldout32": HELDOUT32_FLOOR, "heldout33": HELDOUT33_FLOOR,
-          "heldout34": HELDOUT34_FLOOR, "heldout35": HELDOUT35_FLOOR, "heldout36": HELDOUT36_FLOOR,
-          "heldout37": HELDOUT37_FLOOR, "heldout38": HELDOUT38_FLOOR,
-          "heldout39": HELDOUT39_FLOOR, "heldout40": HELDOUT40_FLOOR,
-          "heldout41": HELDOUT41_FLOOR, "heldout42": HELDOUT42_FLOOR,
-          "heldout43": HELDOUT43_FLOOR, "heldout44": HELDOUT44_FLOOR,
-          "heldout45": HELDOUT45_FLOOR, "heldout46": HELDOUT46_FLOOR,
-          "heldout47": HELDOUT47_FLOOR, "heldout48": HELDOUT48_FLOOR,
-          "heldout49": HELDOUT49_FLOOR, "heldout50": HELDOUT50_FLOOR}
-# rows whose numbers were read back right at a round's first measurement, where not all of them were
-NUMBERS_FLOORS = {"heldout6": 14, "heldout8": 2, "heldout9": 11, "heldout11": 4, "heldout12": 5, "heldout17": 1, "heldout19": 8, "heldout20": 2, "heldout21": 0, "heldout25": 3, "heldout26": 5, "heldout30": 3, "heldout35": 5, "heldout36": 0, "heldout40": 5, "heldout46": 2, "heldout48": 0, "heldout49": 1, "heldout50": 1}
+# (fixtures/logs/heldoutN.tsv) is picked up by name; until its first measurement is recorded in FIRST (by
+# scripts/diagnose_round_docs.py, with the docs) it is only guarded against crashes.
+FIRST = ROOT / "benchmarks" / "data" / "diagnose_first_measurements.tsv"   # one row per measured round
+
+
+def _first_measurements() -> tuple[dict[str, int], dict[str, int]]:
+    """Each measured round's first right count, and its numbers read right where not all of them were."""
+    lines = FIRST.read_text().splitlines()
+    rows = [dict(zip(lines[0].split("\t"), line.split("\t"))) for line in lines[1:] if line.strip()]
+    return ({r["set"]: int(r["right"]) for r in rows},
+            {r["set"]: int(r["numbers_right"]) for r in rows if r["numbers_right"]})
+
+
+FLOORS, NUMBERS_FLOORS = _first_measurements()
 
 
 HELDOUT = {name: (corpus_rows(f"{name}.tsv"), FLOORS.get(name)) for name in corpus_benchmark().HELD_OUT}
@@ -314,6 +256,15 @@ def test_heldout_accuracy_and_no_crash(name, capsys):
         print(f"\n{name} accuracy: {right}/{len(rows)}, numbers {numbers_right}/{with_numbers}")
     if floor is not None:
         assert right >= floor and numbers_right >= NUMBERS_FLOORS.get(name, with_numbers)
+
+
+def test_first_measurements_are_of_the_rounds_as_they_stand():
+    """A measured round keeps its logs: the first measurement's log count is the round's size now."""
+    lines = FIRST.read_text().splitlines()
+    assert lines[0].split("\t") == ["set", "logs", "right", "numbers_right"]
+    for line in lines[1:]:
+        name, logs, right, _ = line.split("\t")
+        assert name in HELDOUT and len(HELDOUT[name][0]) == int(logs) >= int(right), line
 
 
 def test_later_held_out_rounds_are_found_by_name():
