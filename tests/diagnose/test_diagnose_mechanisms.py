@@ -1634,7 +1634,8 @@ def test_i915_gpu_hang_is_kernel_fault():
 
 def test_gptq_kernels_not_loaded_breaks_the_job_as_environment():
     # dev batch 36: GPTQ-for-LLaMa prints 'CUDA extension not installed.' and then fails on its kernels module (read
-    # unknown before); the warning alone, with the job going on, stays benign
+    # unknown before); the warning alone, with the job going on slower, is the same install without its kernels
+    # (environment since dev batch 49's merge: AutoGPTQ #246's fix was a build from source)
     log = ("CUDA extension not installed.\nLoading model ...\nDone.\n"
            '  File "repositories/GPTQ-for-LLaMa/quant.py", line 426, in forward\n'
            "    quant_cuda.vecquant4matmul(x, self.qweight, y, self.scales, self.qzeros, self.groupsize)\n"
@@ -1643,7 +1644,7 @@ def test_gptq_kernels_not_loaded_breaks_the_job_as_environment():
     warn = ("2023-08-10 18:25:55 WARNING:CUDA extension not installed.\n"
             "2023-08-10 18:25:55 WARNING:CUDA kernels for auto_gptq are not installed, this will result in very slow "
             "inference speed.\n")
-    assert diagnose(warn, prior=False).primary_category == Category.BENIGN
+    assert diagnose(warn, prior=False).primary_category == Category.ENVIRONMENT
     # cpp_extension's ninja path failing to compile the objects is the same installation failure
     assert diagnose("RuntimeError: Error compiling objects for extension\n",
                     prior=False).primary_category == Category.ENVIRONMENT
@@ -2515,3 +2516,77 @@ def test_ray_memory_monitor_kill_reads_the_node_memory_as_numbers():
     log = "(raylet) Object store memory usage: 10.5GB / 20.0GB (0.525) of the object store in use\n"
     d = diagnose(log, prior=False)
     assert not (d.primary and d.primary.numbers.get("total_bytes")), d.primary.numbers if d.primary else None
+
+
+def test_autogptq_cuda_extension_not_installed_is_environment():
+    # dev batch 49 (family of held-out rounds 49-50): AutoGPTQ's qlinear_cuda prints 'CUDA extension not installed.' when
+    # its compiled autogptq_cuda kernels cannot be imported: the install lacks them (or they do not load with this torch)
+    for log in ("CUDA extension not installed.\n",
+                "CUDA extension not installed.\nCUDA extension not installed.\n| NVIDIA-SMI 550.54.14   Driver Version: "
+                "550.54.14   CUDA Version: 12.4 |\n",
+                "CUDA Extension not installed.\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # under a logger's WARNING prefix it is the same line (dev batch 36's AutoGPTQ #246, relabelled environment)
+    log = ("WARNING:CUDA extension not installed.\n"
+           "2023-08-10 18:25:55 WARNING:CUDA kernels for auto_gptq are not installed, this will result in very slow "
+           "inference speed.\n")
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    # near misses: the same words inside a sentence about something else, another extension's warning
+    for log in ("the CUDA extension not installed by pip is built on first import, please wait\n",
+                "WARNING: flash-attn extension not installed, using the PyTorch path\n"):
+        assert diagnose(log, prior=False).primary_category != Category.ENVIRONMENT, log
+
+
+def test_jax_cuda_backend_that_fails_to_initialize_is_environment():
+    # dev batch 49: jax/_src/xla_bridge.py's three wordings for a CUDA backend that does not come up (jaxlib / plugin /
+    # CUDA mismatch, no usable GPU)
+    for log in ("I0105 14:05:05.749943 140453630969664 xla_bridge.py:660] Unable to initialize backend 'cuda': module "
+                "'jaxlib.xla_extension' has no attribute 'GpuAllocatorConfig'\n",
+                "WARNING:jax._src.xla_bridge:CUDA backend failed to initialize: Unable to load CUDA. (Set "
+                "TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)\n",
+                "RuntimeError: Backend 'cuda' failed to initialize: Unable to use CUDA because of the following issues "
+                "with CUDA components:\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near miss: JAX probing the TPU and ROCm platforms a CUDA machine does not have is not a failure of the GPU
+    log = ("I0919 21:58:29.074738 139995721590592 xla_bridge.py:350] Unable to initialize backend 'tpu_driver': "
+           "NOT_FOUND: Unable to find driver in registry given worker: \n"
+           "I0919 21:58:29.121373 139995721590592 xla_bridge.py:350] Unable to initialize backend 'tpu': module "
+           "'jaxlib.xla_extension' has no attribute 'get_tpu_client'\n")
+    assert not [r for r in text_rules() if r.id == "jax-cuda-backend-init" and r.rx.search(log)]
+
+
+def test_managedcuda_error_illegal_address_is_kernel_fault():
+    # dev batch 49: managedCuda's CudaException prints the CUResult enum name and cuda.h's description
+    log = ("ManagedCuda.CudaException: 'ErrorIllegalAddress: While executing a kernel, the device encountered a load "
+           "or store instruction on an invalid memory address. This leaves the process in an inconsistent state and any "
+           "further CUDA work will return the same error.'\n")
+    assert diagnose(log, prior=False).primary_category == Category.KERNEL_FAULT
+    log = "GPU 0: Critical error in main cuda loop ErrorIllegalAddress: see the miner log\n"
+    assert diagnose(log, prior=False).primary_category == Category.KERNEL_FAULT
+    # near miss: a word that only ends in ErrorIllegalAddress (an identifier of some other program) is not the enum
+    assert not [r for r in text_rules() if r.id == "illegal-address" and r.rx.search("checkNoErrorIllegalAddressXY()")]
+
+
+def test_paddle_bare_bad_alloc_is_an_out_of_memory():
+    # dev batch 49: Paddle's allocators throw paddle::memory::allocation::BadAlloc; operator.cc logs it at W level
+    for log in ("W1125 20:59:23.948345 21299 operator.cc:187] batch_norm raises an exception "
+                "paddle::memory::allocation::BadAlloc,\n",
+                "terminate called after throwing an instance of 'paddle::memory::allocation::BadAlloc'\n  what():  \n"):
+        assert diagnose(log, prior=False).primary_category == Category.CAPACITY, log
+    # near miss: a frame of the allocator in a C++ stack of some other failure is not an allocation failure
+    log = ("6   paddle::memory::allocation::Allocator::Allocate(unsigned long)\n"
+           "7   paddle::memory::allocation::BadAllocHandler::Register(int)\n")
+    assert not [r for r in text_rules() if r.id == "paddle-badalloc" and r.rx.search(log)]
+
+
+def test_nccl_invalid_usage_is_invalid_param():
+    # dev batch 49: ncclInvalidUsage is the caller's misuse (the catalog and the guide: invalid-param), no longer comm
+    log = ("RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:957, invalid usage, NCCL "
+           "version 21.0.3\nncclInvalidUsage: This usually reflects invalid usage of NCCL library (such as too many async "
+           "ops, too many collectives at once, mixing streams in a group, etc).\n")
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+    # near miss: another NCCL result named the same way stays what it was
+    log = ("RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1191, unhandled system "
+           "error, NCCL version 2.10.3\nncclSystemError: System call (e.g. socket, malloc) or external library call "
+           "failed or device error.\n")
+    assert diagnose(log, prior=False).primary_category == Category.COMM
