@@ -28,8 +28,8 @@ from memplan.diagnose._rules import codes_in_context, possible_cause_rules, rule
 # ---------------------------------------------------------------- sizes
 
 _UNIT = {"b": 1, "bytes": 1, "byte": 1, "kib": 1 << 10, "kb": 1 << 10, "k": 1 << 10, "mib": 1 << 20, "mb": 1 << 20,
-         "m": 1 << 20, "gib": 1 << 30, "gb": 1 << 30, "g": 1 << 30, "tib": 1 << 40, "tb": 1 << 40,
-         "pib": 1 << 50, "pb": 1 << 50, "eib": 1 << 60, "eb": 1 << 60}
+         "m": 1 << 20, "gib": 1 << 30, "gb": 1 << 30, "g": 1 << 30, "tib": 1 << 40, "tb": 1 << 40, "t": 1 << 40,
+         "pib": 1 << 50, "pb": 1 << 50, "p": 1 << 50, "eib": 1 << 60, "eb": 1 << 60, "e": 1 << 60}
 SIZE = r"(\d+(?:\.\d+)?)\s*(EiB|PiB|TiB|GiB|MiB|KiB|EB|PB|TB|GB|MB|KB|bytes|byte|B)\b"
 
 
@@ -261,7 +261,27 @@ _BYTES_OOM = [
     re.compile(r"Requested amount of (?:GPU )?memory \((\d+) bytes\) could not be allocated"),
     re.compile(r"PxgCudaDeviceMemoryAllocator fail to allocate memory (\d+) bytes"),
     re.compile(r"Error Code 2: OutOfMemory \(Requested size was (\d+) bytes\.?\)"),
+    # dev batch 50: faiss's GPU allocations (facebookresearch/faiss gpu/utils/MemorySpace.cpp 'failed to cudaMalloc %zu
+    # bytes (error %d %s)', gpu/StandardGpuResources.cpp 'Failed to cudaMalloc %zu bytes on device %d (error %d %s' and
+    # 'StandardGpuResources: alloc fail type ... size %zu bytes (cudaMalloc error %s [%d])'), out-of-memory (2) only
+    re.compile(r"\b[Ff]ailed to cudaMalloc (\d+) bytes(?: on device \d+)? \(error 2 out of memory\b"),
+    re.compile(r"\bsize (\d+) bytes \(cudaMalloc error out of memory \[2\]\)"),
 ]
+# Dev batch 50: XLA's sizes in one-letter binary units, '%.2f' and K / M / G / T (openxla/xla docs/errors: error_1000.md
+# 'RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. Used 49.34G of 32.00G hbm.
+# Exceeded hbm capacity by 17.34G.', error_0101.md 'Attempting to reserve 29.49G at the bottom of memory. That was not
+# possible. There are 147.64M free, 0B reserved, and 147.64M reservable.'), also in the allocation texts _BYTES_OOM reads
+# with a byte count ('Out of memory while trying to allocate 8.38G.'). The compile-time 'Used X of Y' is what the whole
+# program needs against the chip's HBM (Y, the total), not one request. TensorFlow's older BFC warning in IEC units
+# ('ran out of memory trying to allocate 538.33MiB. The caller indicates that this is not a failure') is not read here.
+_XLA_SIZE = r"(\d+(?:\.\d+)?)([KMGTPE])(?![\w])"  # one letter only: TSL's '538.33MiB' is another format
+_XLA_ALLOC = [
+    re.compile(r"Out of memory (?:while trying to allocate|allocating) " + _XLA_SIZE),
+    re.compile(r"ran out of memory trying to allocate " + _XLA_SIZE + r"(?! \(rounded to)"),
+]
+_XLA_HBM = re.compile(r"Ran out of memory in memory space (\w+)\. Used " + _XLA_SIZE + r" of " + _XLA_SIZE + r" \1\b")
+_XLA_RESERVE = re.compile(r"Attempting to reserve " + _XLA_SIZE + r" at the bottom of memory\. That was not possible\. "
+                          r"There are " + _XLA_SIZE + r" free\b")
 _ORT_AVAILABLE = re.compile(r"Available memory of (\d+) is smaller than requested bytes of (\d+)")
 _HOST = [
     re.compile(r"not enough memory: you tried to allocate (\d+)\s*GB"),
@@ -508,8 +528,9 @@ def _ggml_oom(no: int, line: str, vram: dict[int, int]) -> Evidence | None:
 
 
 def _counted_oom(no: int, line: str) -> Evidence | None:
-    """Out-of-memory lines whose sizes are bare byte counts (onnxruntime's arena, XLA / JAX, TSL, TensorRT, PhysX:
-    _BYTES_OOM, _ORT_AVAILABLE) or a memory monitor's used / total host memory (Ray: _RAY_MEMORY)."""
+    """Out-of-memory lines whose sizes are bare byte counts (onnxruntime's arena, XLA / JAX, TSL, TensorRT, PhysX,
+    faiss: _BYTES_OOM, _ORT_AVAILABLE), XLA's one-letter binary units (_XLA_ALLOC, _XLA_HBM, _XLA_RESERVE) or a memory
+    monitor's used / total host memory (Ray: _RAY_MEMORY)."""
     om = _ORT_AVAILABLE.search(line)
     if om:
         return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"free_bytes": int(om.group(1)),
@@ -518,6 +539,20 @@ def _counted_oom(no: int, line: str) -> Evidence | None:
         bm = rx.search(line)
         if bm:
             return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": int(bm.group(1))})
+    for rx in _XLA_ALLOC:
+        xm = rx.search(line)
+        if xm:
+            return Evidence(no, "oom", line[:2000], "memory", 3,
+                            numbers={"requested_bytes": parse_log_size(xm.group(1), xm.group(2))})
+    hb = _XLA_HBM.search(line)
+    if hb:
+        return Evidence(no, "oom", line[:2000], "memory", 3,
+                        numbers={"total_bytes": parse_log_size(hb.group(4), hb.group(5))})
+    rv = _XLA_RESERVE.search(line)
+    if rv:
+        return Evidence(no, "oom", line[:2000], "memory", 3,
+                        numbers={"requested_bytes": parse_log_size(rv.group(1), rv.group(2)),
+                                 "free_bytes": parse_log_size(rv.group(3), rv.group(4))})
     ry = _RAY_MEMORY.search(line)
     if ry:
         return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host"}),
