@@ -64,15 +64,16 @@ def rows(name: str) -> list[dict[str, str]]:
 
 def expected_numbers(spec: str) -> dict[str, int]:
     """A label's numbers column as Incident.numbers keys. Figures are written as the message prints them, digit
-    grouping included ('25,600,000 bytes', CuPy), numpy's bare trailing point ('926. GiB') and XLA's one-letter
-    binary units ('58.64M', tsl's HumanReadableNumBytes): the commas and that point are dropped and the letter read
-    as KiB / MiB / GiB / TiB here, in the harness only."""
+    grouping included ('25,600,000 bytes', CuPy), numpy's bare trailing point ('926. GiB'), XLA's one-letter binary
+    units ('58.64M', tsl's HumanReadableNumBytes) and a negative request ('-13128960 bytes'): here, in the harness
+    only, the commas and that point are dropped, the letter read as KiB / MiB / GiB / TiB, the sign kept."""
     out = {}
     for part in filter(None, (p.strip() for p in spec.split(";"))):
         key, _, val = part.partition("=")
         val = re.sub(r"(?<=\d)\.(?=\s*[A-Za-z])", "", re.sub(r"(?<=\d),(?=\d{3}\b)", "", val))
         val = re.sub(r"(?<=\d)\s*([KMGT])\s*$", r" \1iB", val)
-        out[KEYS[key]] = int(val) if key == "timeout_ms" else parse_size_text(val)
+        sign, val = (-1, val.strip()[1:]) if val.strip().startswith("-") else (1, val)   # a negative request as printed
+        out[KEYS[key]] = sign * (int(val) if key == "timeout_ms" else parse_size_text(val))
     return out
 
 
