@@ -119,6 +119,8 @@ class Verdict:
 def classify_oom(n: dict[str, Any], flags: set[str]) -> Verdict:
     """Classify one OOM message from its own numbers (see the module docstring for the rules)."""
     s = OomState.read(n, flags)
+    if "arena" in flags and s.req is not None:
+        return _arena_verdict(s)
     if "startup" in flags and s.req is not None and s.total is not None and s.free is not None:
         return _startup_verdict(s)
     special = _special_case(s)
@@ -273,6 +275,17 @@ def _special_case(s: OomState) -> Verdict | None:
                        "limit, the driver, or another job that released memory in between is the likely cause.",
                        s.facts, {"free_ok"})
     return None
+
+
+def _arena_verdict(s: OomState) -> Verdict:
+    """MuJoCo's preallocated arena (dev batch 51): one step asked its stack for more than is left of it. The arena's size
+    is the model's setting, not the machine's RAM, so a request above its max is a step that needs a larger arena (more
+    contacts or constraints than it was sized for), not a size bug."""
+    return Verdict(Category.CAPACITY, 0.8,
+                   f"MuJoCo's arena ran out: one step asked its stack for {_fmt(s.req)} with {_fmt(s.free)} left of "
+                   f"{_fmt(s.total)}. The model's preallocated arena is too small for this step (more contacts or "
+                   "constraints than it was sized for): raise it with <size memory=\"...\"/> in the model, or reduce "
+                   "what one step has to hold.", s.facts, {"host"})
 
 
 def _xpu_block_limit(s: OomState) -> bool:

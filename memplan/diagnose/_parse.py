@@ -287,6 +287,11 @@ _HOST = [
     re.compile(r"not enough memory: you tried to allocate (\d+)\s*GB"),
     re.compile(r"DefaultCPUAllocator: (?:not enough memory|can't allocate memory): you tried to allocate (\d+) bytes"),
 ]
+# MuJoCo's arena (google-deepmind/mujoco's engine, mj_stackAlloc: mju_error("mj_stackAlloc: out of memory, stack
+# overflow%s\n  max = %zu, available = %zu, requested = %zu\n nefc = %d, ncon = %d", " at <caller>, line N", ...); dev
+# batch 51): one step's stack request against the stack part of MjData's preallocated arena (max) and what is left of it
+# (available), in bytes. The message spans lines; the line of numbers is read with the one before it (_TWO_LINE_MESSAGES).
+_MJ_STACK = re.compile(r"\bmj_stackAlloc: out of memory\b.{0,200}?\bmax = (\d+), available = (\d+), requested = (\d+)")
 
 # ---------------------------------------------------------------- codes and sentences
 # The texts themselves are data (`data/messages.tsv`, `data/cuda_nccl_codes.tsv`, `data/code_contexts.tsv`,
@@ -371,6 +376,8 @@ _TRIGGER = re.compile(
     r"|(?i:working triton installation)|TritonMissing|libcuda\.so cannot found|FlashAttention backward for"
     # dev batch 47: DGL's graph-API checks printed without their exception name, mmcv / mmengine registry lookups
     r"|Expect number of features|Must be one of the (?:node|edge) types|type name must be specified|registry"
+    # dev batch 51: tfjs's WebGL texture-size check, attention kernels' head-size conditions
+    r"|Requested texture size|head_(?:size|dim)"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"
@@ -432,8 +439,13 @@ _TRT_FUNC_LINE = re.compile(r"\.cpp:\d+ In function \w+:?\s*$")
 _TRT_CODE_LINE = re.compile(r"^\s*\[\d{1,2}\] \S")
 
 
+# MuJoCo's mj_stackAlloc message puts its numbers on the line after its first (dev batch 51)
+_MJ_STACK_HEAD = re.compile(r"\bmj_stackAlloc: out of memory\b")
+_MJ_STACK_NUMBERS = re.compile(r"^\s*max = \d+, available = \d+, requested = \d+")
+
 # (previous line, this line): a line read together with the one before it
-_TWO_LINE_MESSAGES = ((_PROMPT_IMPORT.match, _CRASH_LINE.match), (_TRT_FUNC_LINE.search, _TRT_CODE_LINE.match))
+_TWO_LINE_MESSAGES = ((_PROMPT_IMPORT.match, _CRASH_LINE.match), (_TRT_FUNC_LINE.search, _TRT_CODE_LINE.match),
+                      (_MJ_STACK_HEAD.search, _MJ_STACK_NUMBERS.match))
 
 
 def _with_previous(prev: str, line: str) -> str:
@@ -564,7 +576,7 @@ def _counted_oom(no: int, line: str) -> Evidence | None:
 def _other_oom(no: int, line: str) -> Evidence | None:
     """Out-of-memory lines of other layouts whose sizes are known: vLLM's start-up check, MindSpore's pool,
     PaddlePaddle's, TensorFlow's (CUDA and ROCm), Theano's, numpy's and MLX's allocators, MPS's per-buffer check, PyTorch's host
-    mappings (mmap)."""
+    mappings (mmap), MuJoCo's arena."""
     vm = _VLLM_FREE.search(line)
     if vm:
         free, total, _util, want = (float(g) for g in vm.groups()[1:])
@@ -617,6 +629,11 @@ def _other_oom(no: int, line: str) -> Evidence | None:
     if mp:
         return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host"}),
                         numbers={"requested_bytes": int(mp.group(1)), "device": "cpu"})
+    js = _MJ_STACK.search(line)
+    if js:
+        total, free, req = (int(g) for g in js.groups())
+        return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host", "arena"}),
+                        numbers={"requested_bytes": req, "total_bytes": total, "free_bytes": free, "device": "cpu"})
     counted = _counted_oom(no, line)
     if counted is not None:
         return counted

@@ -1405,9 +1405,10 @@ def test_cudnn_plan_failed_warning_is_benign_unless_an_error_follows():
             "CUDNN_STATUS_NOT_SUPPORTED (Triggered internally at ../aten/src/ATen/native/cudnn/Conv_v8.cpp:919.)\n"
             "  return F.conv2d(input, weight, bias, self.stride,\n")
     assert diagnose(warn, prior=False).primary_category == Category.BENIGN
-    # a real cuDNN failure raised on another line still decides
+    # a real cuDNN failure raised on another line still decides (read invalid-param since dev batch 51: PyTorch's hint
+    # on the raised line names the non-contiguous input, row cudnn-noncontiguous-hint; op-not-supported before)
     raised = warn + "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a non-contiguous input.\n"
-    assert diagnose(raised, prior=False).primary_category == Category.OP_NOT_SUPPORTED
+    assert diagnose(raised, prior=False).primary_category == Category.INVALID_PARAM
     # the same status raised without the warning is not benign
     bare = "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED\n"
     assert diagnose(bare, prior=False).primary_category == Category.OP_NOT_SUPPORTED
@@ -2726,3 +2727,124 @@ def test_faiss_and_xla_out_of_memory_sizes_are_read():
                  "allocate 538.33MiB. The caller indicates that this is not a failure, but may mean that there could be "
                  "performance gains if more memory were available.\n", prior=False)
     assert not (d.primary and d.primary.numbers.get("requested_bytes"))
+
+
+def test_webgl_texture_larger_than_the_gpu_limit_is_invalid_param():
+    # dev batch 51 (family of held-out rounds 57-62): tfjs lays a tensor out as a texture; one larger than the GPU's
+    # WEBGL_MAX_TEXTURE_SIZE is refused whatever memory is free (tfjs-backend-webgl webgl_util.ts validateTextureSize)
+    for log in ("webgl_util.ts:214 Uncaught (in promise) Error: Requested texture size [6567x6567] greater than WebGL "
+                "maximum on this browser / GPU [4096x4096].\n    at Jt (webgl_util.ts:214)\n",
+                "Requested texture size [4344x4345] greater than WebGL maximum on this browser / GPU [4096x4096].\n",
+                "Error: Requested texture size [0x128] is invalid.\n"):
+        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+    # near miss: three.js resizing an image for its texture limit is a warning about another library's texture, not
+    # this check
+    assert not [r for r in text_rules() if r.id == "tfjs-texture-size" and r.rx.search(
+        "THREE.WebGLRenderer: Texture has been resized from (8192x8192) to (4096x4096).\n")]
+
+
+def test_egl_device_not_found_for_the_cuda_device_is_environment():
+    # dev batch 51: Magnum's windowless EGL context (habitat-sim) finds no EGL device backed by the NVIDIA driver for the
+    # CUDA device it was given: a graphics-driver / EGL set-up fault
+    for log in ("Platform::WindowlessEglApplication::tryCreateContext(): unable to find CUDA device 0 among 2 EGL devices "
+                "in total\nWindowlessContext: Unable to create windowless context\n",
+                "Platform::WindowlessEglApplication::tryCreateContext(): unable to find EGL device for CUDA device 0\n"
+                "WindowlessContext: Unable to create windowless context\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near miss: Magnum's debug listing of the EGL devices it found is not a failure
+    assert not [r for r in text_rules() if r.id == "egl-cuda-device" and r.rx.search(
+        "Platform::WindowlessEglApplication: found 2 EGL devices, choosing EGL device 1 for CUDA device 0\n")]
+
+
+def test_ipex_seeing_no_xpu_device_is_environment_even_as_a_warning():
+    # dev batch 51: IPEX warns 'XPU Device count is zero!' at init and then fails on device 0: no device is visible;
+    # the warning names the cause of the index error after it (flag keep)
+    log = ("/site-packages/intel_extension_for_pytorch/xpu/lazy_init.py:80: UserWarning: XPU Device count is zero! "
+           "(Triggered internally at /build/intel-pytorch-extension/csrc/gpu/runtime/Device.cpp:127.)\n"
+           "  _C._initExtension()\nterminate called after throwing an instance of 'c10::Error'\n"
+           "  what():  dpcppSetDevice: device_id is out of range\n")
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    log = ("/site-packages/intel_extension_for_pytorch/xpu/lazy_init.py:73: UserWarning: DPCPP Device count is zero! "
+           "(Triggered internally at /build/intel-pytorch-extension/csrc/gpu/runtime/Device.cpp:120.)\n")
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    # near miss: a device count that is not zero is not read
+    assert not [r for r in text_rules() if r.id == "xpu-device-count-zero" and r.rx.search(
+        "XPU Device count is 2, using device 0\n")]
+
+
+def test_a_driver_call_with_no_context_is_invalid_param():
+    # dev batch 51: a driver-API binding calling cuMemGetInfo etc. before any context was created (PyCUDA without
+    # pycuda.autoinit / make_context, Haskell's cuda package without a context)
+    for log in ("pycuda._driver.LogicError: cuMemGetInfo failed: invalid device context\n",
+                "LogicError: cuMemAlloc failed: invalid context\n",
+                "Main.hs: CUDA Exception: invalid device context\n"):
+        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+    # near miss: the runtime's own text with no driver call named (cudaErrorDeviceUninitialized) keeps its reading
+    log = "RuntimeError: CUDA error: invalid device context\n"
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+
+
+def test_attention_head_size_checks_are_op_not_supported():
+    # dev batch 51: an attention kernel's head-size condition printed as the TORCH_CHECK condition itself, FlashInfer's
+    # dispatch assert, and FlashAttention-3's capitalised 'Only support head size ...' (row attn-no-kernel)
+    for log in ("RuntimeError: Expected (head_size % 8 == 0) && (head_size <= 128) to be true, but got false.\n",
+                "Error: assert(head_size == 128 || head_size == 256);\n",
+                " RuntimeError: Only support head size 64, 128, and 256 for now\n"):
+        assert diagnose(log, prior=False).primary_category == Category.OP_NOT_SUPPORTED, log
+    # near miss: a TORCH_CHECK on another quantity stays an argument check
+    log = "RuntimeError: Expected (q.size(0) == k.size(0)) to be true, but got false.\n"
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+
+
+def test_cudnn_not_supported_with_pytorchs_non_contiguous_hint_is_invalid_param():
+    # dev batch 51: PyTorch adds 'This error may appear if you passed in a non-contiguous input.' to cuDNN's
+    # NOT_SUPPORTED: the message names the input (a permuted tensor; .contiguous() fixes it)
+    for log in ("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a "
+                "non-contiguous input.\n",
+                "CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a non-contiguous input.\n"):
+        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+    # near misses: the bare status stays op-not-supported, and the cuDNN v8 plan warning stays benign
+    assert diagnose("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED\n",
+                    prior=False).primary_category == Category.OP_NOT_SUPPORTED
+    log = ("/torch/nn/modules/conv.py:456: UserWarning: Plan failed with a cudnnException: "
+           "CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR: cudnnFinalize Descriptor Failed cudnn_status: "
+           "CUDNN_STATUS_NOT_SUPPORTED (Triggered internally at ../aten/src/ATen/native/cudnn/Conv_v8.cpp:919.)\n")
+    assert diagnose(log, prior=False).primary_category == Category.BENIGN
+
+
+def test_mujoco_arena_overflow_is_capacity_with_its_numbers():
+    # dev batch 51: mj_stackAlloc's message with the stack's max, what is left and the request on the next line; a
+    # request above the arena's max is a step needing a larger arena (the model's setting), not a size bug
+    log = ("mujoco.FatalError: mj_stackAlloc: out of memory, stack overflow at mj_collision, line 290\n"
+           "  max = 16777216, available = 16777192, requested = 19288260\n nefc = 0, ncon = 0\n")
+    d = diagnose(log, prior=False)
+    assert d.primary_category == Category.CAPACITY
+    assert d.primary.numbers["requested_bytes"] == 19288260
+    assert d.primary.numbers["total_bytes"] == 16777216 and d.primary.numbers["free_bytes"] == 16777192
+    assert "arena" in d.primary.summary
+    for log in ("mujoco.FatalError: Could not allocate memory\n",
+                "mj_loadXML error: b'Error: engine error: Could not allocate memory'\n"):
+        assert diagnose(log, prior=False).primary_category == Category.CAPACITY, log
+    # near miss: the same numbers without MuJoCo's message are not read as an out-of-memory
+    d = diagnose("  max = 16777216, available = 16777192, requested = 19288260\n", prior=False)
+    assert d.primary_category != Category.ABSURD_REQUEST and "requested_bytes" not in (
+        d.primary.numbers if d.incidents else {})
+
+
+def test_xla_rematerialization_short_of_its_limit_is_capacity_and_its_negative_limit_no_request():
+    # dev batch 51: XLA warns that rematerialization could not bring the program under the memory it may use: the
+    # program needs more memory than the device gives it; the limit may be negative and is not a request
+    log = ("2024-08-21 21:58:26.434829: W external/xla/xla/service/hlo_rematerialization.cc:3005] Can't reduce memory "
+           "use below -795.17MiB (-833792853 bytes) by rematerialization; only reduced to 12.70GiB (13641024129 bytes), "
+           "down from 12.76GiB (13698962697 bytes) originally\n")
+    d = diagnose(log, prior=False)
+    assert d.primary_category == Category.CAPACITY
+    assert "requested_bytes" not in d.primary.numbers
+    # an allocator's own numbers beside it decide (dev batch 42's 1.25 TiB request stays absurd)
+    log += ("2024-08-21 21:58:39.330747: W external/xla/xla/tsl/framework/bfc_allocator.cc:482] Allocator (GPU_0_bfc) "
+            "ran out of memory trying to allocate 1.25TiB (rounded to 1374521760000)\n")
+    assert diagnose(log, prior=False).primary_category == Category.ABSURD_REQUEST
+    # near miss: XLA's note that rematerialization met its limit is not an out-of-memory
+    assert not [r for r in text_rules() if r.id == "xla-remat-limit" and r.rx.search(
+        "I external/xla/xla/service/hlo_rematerialization.cc:2970] Rematerialized 12 instructions; memory use reduced "
+        "from 12.76GiB (13698962697 bytes) to 10.50GiB (11274289152 bytes)\n")]
