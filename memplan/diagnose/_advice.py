@@ -48,7 +48,8 @@ def choose_advice(category: Category, *, numbers: Mapping[str, Any], flags: set[
             if not breakdown_top:
                 ids.append("MP026")
     elif category == Category.FRAGMENTATION:
-        ids = ["MP005" if npu and not cuda else "MP004", "MP006"]
+        # the TPU runtime's reserve failure (dev batch 52): PyTorch's allocator settings do not apply there
+        ids = ["MP006"] if "xla_reserve" in flags else ["MP005" if npu and not cuda else "MP004", "MP006"]
         if not breakdown_top:
             ids.append("MP026")
     elif category == Category.FOREIGN_MEMORY:

@@ -123,6 +123,10 @@ def classify_oom(n: dict[str, Any], flags: set[str]) -> Verdict:
         return _arena_verdict(s)
     if "startup" in flags and s.req is not None and s.total is not None and s.free is not None:
         return _startup_verdict(s)
+    if "xla_reserve" in flags:
+        split = _reserve_split(s, n.get("reservable_bytes"))
+        if split is not None:
+            return split
     special = _special_case(s)
     if special is not None:
         return special
@@ -286,6 +290,24 @@ def _arena_verdict(s: OomState) -> Verdict:
                    f"{_fmt(s.total)}. The model's preallocated arena is too small for this step (more contacts or "
                    "constraints than it was sized for): raise it with <size memory=\"...\"/> in the model, or reduce "
                    "what one step has to hold.", s.facts, {"host"})
+
+
+def _reserve_split(s: OomState, reservable: int | None) -> Verdict | None:
+    """The TPU runtime's 'Attempting to reserve R at the bottom of memory. That was not possible. There are F free, ...
+    and V reservable' (dev batch 52): when the free memory F covers the request but the part that can be reserved as one
+    block, V, does not, a perfect allocator would have served it: the free memory is split into pieces
+    (fragmentation, the labelling guide's 'could have served'). A request above F is a shortage and takes the usual
+    path (capacity)."""
+    req, free = s.req, s.free
+    if req is None or free is None or reservable is None or req > free or reservable >= req:
+        return None
+    s.facts["reservable_bytes"] = reservable
+    return Verdict(Category.FRAGMENTATION, 0.7,
+                   f"The runtime could not reserve {_fmt(req)} at the bottom of memory although {_fmt(free)} was free: "
+                   f"only {_fmt(reservable)} of it could be reserved as one block. A perfect allocator would have "
+                   "served the request, so the free memory is split into pieces too small for it. This is "
+                   "fragmentation (memory that grows over steps or epochs, varying shapes that recompile).",
+                   s.facts, {"xla_reserve"})
 
 
 def _xpu_block_limit(s: OomState) -> bool:
@@ -553,6 +575,11 @@ _CONTEXT_READINGS = (
     # a line that shows no CUDA device is usable (a CUDA initialization failure, vLLM's no-platform line): the check
     # failed for want of a device, a set-up fault; alone it means the card lacks the dtype (dev batch 37)
     ("cuda_unusable", "gpu_dtype", "environment"),
+    # the runtime's initialization error inside a DataLoader worker (`Caught RuntimeError in DataLoader worker process
+    # N`, `_worker_loop`): CUDA used in a forked worker, which PyTorch's multiprocessing notes rule out ('The CUDA
+    # runtime does not support the fork start method'): the program's call, not the install; alone the error keeps its
+    # environment reading (dev batch 52)
+    ("dl_worker", "cuda_init", "invalid-param"),
 )
 
 

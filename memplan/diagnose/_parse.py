@@ -266,6 +266,10 @@ _BYTES_OOM = [
     # 'StandardGpuResources: alloc fail type ... size %zu bytes (cudaMalloc error %s [%d])'), out-of-memory (2) only
     re.compile(r"\b[Ff]ailed to cudaMalloc (\d+) bytes(?: on device \d+)? \(error 2 out of memory\b"),
     re.compile(r"\bsize (\d+) bytes \(cudaMalloc error out of memory \[2\]\)"),
+    # dev batch 52: XLA's StreamExecutor allocator (openxla/xla xla/stream_executor/device_memory_allocator.cc,
+    # StreamExecutorMemoryAllocator::Allocate: 'Failed to allocate request for %s (%uB) on device ordinal %d', JAX's
+    # RESOURCE_EXHAUSTED and the older 'Resource exhausted:' of PjRt's replica execution)
+    re.compile(r"\bFailed to allocate request for \S+ \((\d+)B\) on device ordinal \d+"),
 ]
 # Dev batch 50: XLA's sizes in one-letter binary units, '%.2f' and K / M / G / T (openxla/xla docs/errors: error_1000.md
 # 'RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. Used 49.34G of 32.00G hbm.
@@ -280,8 +284,11 @@ _XLA_ALLOC = [
     re.compile(r"ran out of memory trying to allocate " + _XLA_SIZE + r"(?! \(rounded to)"),
 ]
 _XLA_HBM = re.compile(r"Ran out of memory in memory space (\w+)\. Used " + _XLA_SIZE + r" of " + _XLA_SIZE + r" \1\b")
+# Dev batch 52: the reserve message's last figure, what of the free memory can be reserved as one block (the TPU
+# runtime's 'There are F free, R reserved, and V reservable'): free memory that covers the request while the
+# reservable part does not is memory split into pieces (pytorch/xla #3470: 6.48G asked, 6.78G free, 3.33G reservable).
 _XLA_RESERVE = re.compile(r"Attempting to reserve " + _XLA_SIZE + r" at the bottom of memory\. That was not possible\. "
-                          r"There are " + _XLA_SIZE + r" free\b")
+                          r"There are " + _XLA_SIZE + r" free\b(?:, \S+ reserved, and " + _XLA_SIZE + r" reservable\b)?")
 _ORT_AVAILABLE = re.compile(r"Available memory of (\d+) is smaller than requested bytes of (\d+)")
 _HOST = [
     re.compile(r"not enough memory: you tried to allocate (\d+)\s*GB"),
@@ -299,7 +306,9 @@ _MJ_STACK = re.compile(r"\bmj_stackAlloc: out of memory\b.{0,200}?\bmax = (\d+),
 
 _CANN = re.compile(r"(?:^|[\s(\[|'\"])(E[0-9A-Z]\d{3}[0-9A-Z])(?=[:\s)\]\[!.,]|$)")
 _ERRNPU = re.compile(r"\bERR(\d{5})\b")
-_NAMES = re.compile(r"\b(ACL_ERROR_[A-Z_]+|ACLNN_ERR_[A-Z_]+|HCCL_E_[A-Z_]+|cudaError[A-Z]\w+|nccl(?:Unhandled\w+|System|Internal|InvalidArgument|InvalidUsage|Remote)Error|ncclInvalid\w+)\b")
+# A CUDA result name right after `== ` is the operand of a check's condition, not the error (MXNet's CUDA_CALL:
+# 'Check failed: e == cudaSuccess || e == cudaErrorCudartUnloading CUDA: <the error's text>', dev batch 52).
+_NAMES = re.compile(r"\b(ACL_ERROR_[A-Z_]+|ACLNN_ERR_[A-Z_]+|HCCL_E_[A-Z_]+|(?<!== )cudaError[A-Z]\w+|nccl(?:Unhandled\w+|System|Internal|InvalidArgument|InvalidUsage|Remote)Error|ncclInvalid\w+)\b")
 
 # A cheap first filter: a line without any of these words cannot match a rule (keeps a 200 MB log fast).
 # Every rule in the data files must contain one of them; a test checks it.
@@ -378,6 +387,8 @@ _TRIGGER = re.compile(
     r"|Expect number of features|Must be one of the (?:node|edge) types|type name must be specified|registry"
     # dev batch 51: tfjs's WebGL texture-size check, attention kernels' head-size conditions
     r"|Requested texture size|head_(?:size|dim)"
+    # dev batch 52: InfiniBand transport retries (UCX, ibverbs), video decoders' codec checks, ggml's assertion
+    r"|retry count|(?i:codec)|GGML_ASSERT"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"
@@ -387,10 +398,12 @@ _TRIGGER = re.compile(
     r"|(?i:other (?:process|model|instance|job|program)|another (?:process|model|instance|job|program|code)|(?:two|several|multiple) (?:model|instance|server|process))"
 )
 # A line that looks like an error (it forbids a `benign` verdict): English words, glog's `F0101 12:00:00` and
-# k2/loguru's `[F]` fatal prefixes, `Check failed`, a traceback, and the Chinese words for error / failure.
+# k2/loguru's `[F]` fatal prefixes, `Check failed`, a traceback, and the Chinese words for error / failure; ggml's
+# assertion ('GGML_ASSERT: <file>:<line>: <condition>' before ggml_abort, whose older form has no error word; dev batch
+# 52, the near miss of the pinned-memory fallback).
 _ERROR_LIKE = re.compile(r"(?i)error\b|exception\b|\bfailed\b|\bfailure\b|\bfatal\b|\babort|segmentation fault"
                          r"|\bdied\b|\bcrash(?:ed)?\b|\bkilled\b|\[F\]|^\s*F\d{4} \d\d:\d\d|Traceback \(most recent"
-                         r"|错误|失败")
+                         r"|\bGGML_ASSERT: |错误|失败")
 _FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
 _OP = [
     re.compile(r"call (aclnn\w+) failed"),
@@ -562,9 +575,12 @@ def _counted_oom(no: int, line: str) -> Evidence | None:
                         numbers={"total_bytes": parse_log_size(hb.group(4), hb.group(5))})
     rv = _XLA_RESERVE.search(line)
     if rv:
-        return Evidence(no, "oom", line[:2000], "memory", 3,
-                        numbers={"requested_bytes": parse_log_size(rv.group(1), rv.group(2)),
-                                 "free_bytes": parse_log_size(rv.group(3), rv.group(4))})
+        nums = {"requested_bytes": parse_log_size(rv.group(1), rv.group(2)),
+                "free_bytes": parse_log_size(rv.group(3), rv.group(4))}
+        if rv.group(5):
+            nums["reservable_bytes"] = parse_log_size(rv.group(5), rv.group(6))
+        return Evidence(no, "oom", line[:2000], "memory", 3, numbers=nums,
+                        flags=frozenset({"xla_reserve"}) if rv.group(5) else frozenset())
     ry = _RAY_MEMORY.search(line)
     if ry:
         return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host"}),

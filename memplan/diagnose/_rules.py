@@ -139,12 +139,18 @@ def possible_cause_rules() -> tuple[TextRule, ...]:
 # dev batch 48: CTranslate2 (faster-whisper, whisperX, WhisperJAV ...) CUDA_CHECK, OpenNMT/CTranslate2 src/cuda/utils.h:
 # THROW_RUNTIME_ERROR("CUDA failed with error " + std::string(cudaGetErrorString(code))), no colon before the text
 # (https://github.com/CheshireCC/faster-whisper-GUI/issues/298 'CUDA failed with error invalid argument')
+# dev batch 52: MXNet's CUDA_CALL (apache/mxnet src/common/cuda/utils.h, mshadow's CUDA checks: CHECK(e == cudaSuccess ||
+# e == cudaErrorCudartUnloading) << "CUDA: " << cudaGetErrorString(e)), printed after glog's 'Check failed: <condition>'
 _SHORT_PREFIX = (r"(?:(?i:\b(?:cuda|hip)(?: runtime)? error)\s*(?:\(\d+\))?\s*:\s*|\(\d+ vs\. 0\)\s+|\berror=\d+ : "
-                 r"|\s:\s\(\d{1,3}\)\s|(?i:\b(?:cuda|hip) failed with error )(?:\d+ )?)")
+                 r"|\s:\s\(\d{1,3}\)\s|(?i:\b(?:cuda|hip) failed with error )(?:\d+ )?"
+                 r"|\b(?:cudaSuccess|cudaErrorCudartUnloading):?\s+CUDA: )")
 _DEVICE_OPEN_NAMES = ("cudaErrorDevicesUnavailable", "cudaErrorDeviceAlreadyInUse")
 # results that report the GPU's own hardware failing under a running job (dev batch 30): kernel-fault by the
 # labelling guide, but the advice is the hardware's (MP031), not the hunt for a faulty kernel
 _HW_FAULT_NAMES = ("cudaErrorECCUncorrectable",)
+# the runtime's initialization error, which CUDA used in a forked child reports (dev batch 52): in a DataLoader worker
+# (context `dl_worker`, `_classify._CONTEXT_READINGS`) it is a call the program must not make, not a broken install
+_FORK_INIT_NAMES = ("cudaErrorInitializationError",)
 # NCCL reports a failed CUDA call of its own as `WARN Cuda failure 'text'` (CUDACHECK, runtime API) or
 # `Cuda failure N 'text'` (CUCHECK, driver API) (NVIDIA/nccl src/include/checks.h), PyTorch repeats it after
 # `Last error:`, nccl-tests prints `Test CUDA failure file.cu:N 'text'`. NCCL passed the arguments, not the user,
@@ -181,6 +187,8 @@ def _runtime_text_rules() -> list[TextRule]:
             flags.add("device_open")
         if r["name"] in _HW_FAULT_NAMES:
             flags.add("hw_fault")
+        if r["name"] in _FORK_INIT_NAMES:
+            flags.add("cuda_init")
         prefix = {"cuda": "CUDA", "cuda-legacy": "CUDA10"}.get(r["family"], "NCCL")
         out.append(TextRule(f"{r['family']}-{r['value']}", f"{family}-text", cat, strength, frozenset(flags),
                             re.compile(body), f"{prefix}:{r['value']}"))
