@@ -17,9 +17,14 @@ def corpus_rows(index: str = "index.tsv") -> list[dict[str, str]]:
 
 
 @functools.lru_cache(maxsize=None)
-def corpus_benchmark():
-    """benchmarks/diagnose_corpus.py as a module: the one reader of the corpus's `numbers` column and held-out rounds."""
-    spec = importlib.util.spec_from_file_location("diagnose_corpus", ROOT / "benchmarks" / "diagnose_corpus.py")
+def load_script(path: str):
+    """A script of the repository (benchmarks/..., scripts/...) as a module, loaded once per session."""
+    spec = importlib.util.spec_from_file_location(Path(path).stem, ROOT / path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def corpus_benchmark():
+    """benchmarks/diagnose_corpus.py as a module: the one reader of the corpus's `numbers` column and held-out rounds."""
+    return load_script("benchmarks/diagnose_corpus.py")

@@ -1,7 +1,6 @@
 """The statistical fallback of `memplan diagnose` (`memplan/diagnose/_prior.py`, `data/prior.json`)."""
 from __future__ import annotations
 
-import importlib.util
 import json
 from collections import Counter
 
@@ -15,14 +14,11 @@ from memplan.diagnose._prior import MAX_CONFIDENCE, MAX_LINES, MAX_TOKENS_PER_LI
     log_features, tokens, train
 from memplan.diagnose._types import Category
 
-from corpus_helpers import LOGS, ROOT, corpus_rows
+from corpus_helpers import LOGS, corpus_rows, load_script
 
 
 def _trainer():
-    spec = importlib.util.spec_from_file_location("train_diagnose_prior", ROOT / "scripts" / "train_diagnose_prior.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("scripts/train_diagnose_prior.py")
 
 
 # ---------------------------------------------------------------- tokeniser

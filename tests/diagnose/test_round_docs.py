@@ -2,17 +2,13 @@
 (scripts/diagnose_round_docs.py writes them; this checks nobody typed one by hand since)."""
 from __future__ import annotations
 
-import importlib.util
 import json
 
-from corpus_helpers import ROOT
+from corpus_helpers import load_script
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("diagnose_round_docs", ROOT / "scripts" / "diagnose_round_docs.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("scripts/diagnose_round_docs.py")
 
 
 def test_words_and_percentages():
