@@ -40,6 +40,7 @@ CASES = [
 DIST_CASES = [
     # label, HF config, seq, precision, device, world size, sharding
     ("Llama-2-7B", "fixtures/hf/llama-2-7b.json", 4096, "bf16-amp", "910B3", 8, "zero3"),
+    ("Llama-2-70B shape", "fixtures/hf/llama-2-70b.json", 4096, "bf16-amp", "910B3", 8, "fsdp"),
 ]
 FILE_CASES = [
     # label, fixture, (its layer-count text, with {n} for the count), layers, batch, seq, precision, device
