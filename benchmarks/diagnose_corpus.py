@@ -72,7 +72,8 @@ def expected_numbers(spec: str) -> dict[str, int]:
         key, _, val = part.partition("=")
         val = re.sub(r"(?<=\d)\.(?=\s*[A-Za-z])", "", re.sub(r"(?<=\d),(?=\d{3}\b)", "", val))
         val = re.sub(r"(?<=\d)\s*([KMGT])\s*$", r" \1iB", val)
-        sign, val = (-1, val.strip()[1:]) if val.strip().startswith("-") else (1, val)   # a negative request as printed
+        sign = -1 if val.strip().startswith("-") else 1   # a negative request as printed
+        val = val.strip().lstrip("-")
         out[KEYS[key]] = sign * (int(val) if key == "timeout_ms" else parse_size_text(val))
     return out
 

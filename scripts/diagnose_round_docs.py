@@ -29,19 +29,28 @@ FIRST = ROOT / "benchmarks" / "data" / "diagnose_first_measurements.tsv"
 CORPUS = ROOT / "benchmarks" / "results" / "diagnose_corpus.json"
 AGREEMENT = ROOT / "benchmarks" / "results" / "diagnose_agreement.json"
 ASCEND = ("npu_", "hccl_")   # a held-out file name's backend prefix for Ascend logs (docs/diagnose_labels.md)
-_ONES = ["", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
-         "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth",
-         "nineteenth"]
-_TENS = {2: "twent", 3: "thirt", 4: "fort", 5: "fift", 6: "sixt", 7: "sevent", 8: "eight", 9: "ninet"}
-_CARD = ["", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+_ORDINALS = ["", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+             "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth",
+             "nineteenth"]
+_CARDINALS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+              "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+_TENS = {2: "twenty", 3: "thirty", 4: "forty", 5: "fifty", 6: "sixty", 7: "seventy", 8: "eighty", 9: "ninety"}
 
 
 def ordinal(n: int) -> str:
     """'thirty-fifth' for 35 (1-99)."""
-    if n < 20:
-        return _ONES[n]
     tens, ones = divmod(n, 10)
-    return f"{_TENS[tens]}ieth" if not ones else f"{_TENS[tens]}y-{_ONES[ones]}"
+    if n < 20:
+        return _ORDINALS[n]
+    return f"{_TENS[tens][:-1]}ieth" if not ones else f"{_TENS[tens]}-{_ORDINALS[ones]}"
+
+
+def _words(n: int) -> str:
+    """'thirty-five' for 35 (0-99)."""
+    tens, ones = divmod(n, 10)
+    if n < 20:
+        return _CARDINALS[n]
+    return _TENS[tens] if not ones else f"{_TENS[tens]}-{_CARDINALS[ones]}"
 
 
 def pct(right: int, logs: int) -> str:
@@ -56,6 +65,11 @@ def round_no(name: str) -> int:
 def first_measurements() -> dict[str, dict[str, str]]:
     lines = FIRST.read_text().splitlines()
     return {row["set"]: row for row in (dict(zip(lines[0].split("\t"), ln.split("\t"))) for ln in lines[1:] if ln)}
+
+
+def first_total(first: dict[str, dict[str, str]]) -> tuple[int, int]:
+    """(right, logs) over every round at its first measurement."""
+    return sum(int(r["right"]) for r in first.values()), sum(int(r["logs"]) for r in first.values())
 
 
 def ascend(name: str, misses: list[dict] | None = None) -> tuple[int, int]:
@@ -80,8 +94,7 @@ def record(names: list[str]) -> None:
                   f"numbers {r['numbers_right']}/{r['with_numbers']}")
 
 
-def _new_row_note(name: str, corpus: dict) -> str:
-    first = first_measurements()[name]
+def _new_row_note(name: str, first: dict[str, str], corpus: dict) -> str:
     logs, right = int(first["logs"]), int(first["right"])
     n_asc, asc_right = ascend(name, corpus[name]["misses"])
     return f"first measured {right}/{logs} = {pct(right, logs)}; Ascend {f'{asc_right}/{n_asc}' if n_asc else 'none'}"
@@ -103,10 +116,9 @@ def corpus_table(doc: str, corpus: dict, seen: set[int]) -> str:
     doc = row.sub(counts, doc)
     first = first_measurements()
     new = [name for name in first if round_no(name) not in present]
-    added = "".join(f"| held-out round {round_no(n)} ({_new_row_note(n, corpus)}) | {corpus[n]['right']} / "
+    added = "".join(f"| held-out round {round_no(n)} ({_new_row_note(n, first[n], corpus)}) | {corpus[n]['right']} / "
                     f"{corpus[n]['logs']} | {pct(corpus[n]['right'], corpus[n]['logs'])} |\n" for n in new)
-    a_right = sum(int(r["right"]) for r in first.values())
-    a_logs = sum(int(r["logs"]) for r in first.values())
+    a_right, a_logs = first_total(first)
     al = corpus["heldout_all"]
     all_row = (f"| held-out, all (first measured {a_right}/{a_logs} = {pct(a_right, a_logs)}) | {al['right']} / "
                f"{al['logs']} | {pct(al['right'], al['logs'])} |")
@@ -132,8 +144,7 @@ def readme_rounds(readme: str) -> str:
         logs, right = int(first[name]["logs"]), int(first[name]["right"])
         n_asc = ascend(name)[0]
         items.append(f"{pct(right, logs)} ({logs} logs, {f'{n_asc} Ascend' if n_asc else 'none Ascend'})")
-    a_right = sum(int(r["right"]) for r in first.values())
-    a_logs = sum(int(r["logs"]) for r in first.values())
+    a_right, a_logs = first_total(first)
     text = f"{', '.join(items)}; all {len(names)} rounds {a_right}/{a_logs} = {pct(a_right, a_logs)};"
     readme, k = re.subn(r"(the ten newest rounds\n).*?; all \S+ rounds \d+/\d+ = [\d.]+ %;",
                         lambda m: m[1] + text, readme, count=1, flags=re.S)
@@ -180,17 +191,6 @@ def agreement_table(doc: str, agree: dict) -> str:
                      f"labelled a second time, in {_words(len(studies))}\nstudies", doc, count=1)
     assert k == 1, "the agreement intro was not found"
     return re.sub(r"then rounds 19 to \d+ one by one", f"then rounds 19 to {hi} one by one", doc, count=1)
-
-
-def _words(n: int) -> str:
-    """'thirty-five' for 35 (1-99)."""
-    names = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-             "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
-    if n < 20:
-        return names[n]
-    tens, ones = divmod(n, 10)
-    word = {2: "twenty", 3: "thirty", 4: "forty", 5: "fifty", 6: "sixty", 7: "seventy", 8: "eighty", 9: "ninety"}[tens]
-    return word if not ones else f"{word}-{_CARD[ones]}"
 
 
 def main() -> None:

@@ -298,7 +298,9 @@ _HOST = [
 # overflow%s\n  max = %zu, available = %zu, requested = %zu\n nefc = %d, ncon = %d", " at <caller>, line N", ...); dev
 # batch 51): one step's stack request against the stack part of MjData's preallocated arena (max) and what is left of it
 # (available), in bytes. The message spans lines; the line of numbers is read with the one before it (_TWO_LINE_MESSAGES).
-_MJ_STACK = re.compile(r"\bmj_stackAlloc: out of memory\b.{0,200}?\bmax = (\d+), available = (\d+), requested = (\d+)")
+_MJ_HEAD, _MJ_NUMBERS = r"\bmj_stackAlloc: out of memory\b", r"max = (\d+), available = (\d+), requested = (\d+)"
+_MJ_STACK = re.compile(_MJ_HEAD + r".{0,200}?\b" + _MJ_NUMBERS)
+_MJ_STACK_HEAD, _MJ_STACK_NUMBERS = re.compile(_MJ_HEAD), re.compile(r"^\s*" + _MJ_NUMBERS)
 
 # ---------------------------------------------------------------- codes and sentences
 # The texts themselves are data (`data/messages.tsv`, `data/cuda_nccl_codes.tsv`, `data/code_contexts.tsv`,
@@ -452,11 +454,8 @@ _TRT_FUNC_LINE = re.compile(r"\.cpp:\d+ In function \w+:?\s*$")
 _TRT_CODE_LINE = re.compile(r"^\s*\[\d{1,2}\] \S")
 
 
-# MuJoCo's mj_stackAlloc message puts its numbers on the line after its first (dev batch 51)
-_MJ_STACK_HEAD = re.compile(r"\bmj_stackAlloc: out of memory\b")
-_MJ_STACK_NUMBERS = re.compile(r"^\s*max = \d+, available = \d+, requested = \d+")
-
-# (previous line, this line): a line read together with the one before it
+# (previous line, this line): a line read together with the one before it (MuJoCo's mj_stackAlloc message puts its
+# numbers on the line after its first, dev batch 51)
 _TWO_LINE_MESSAGES = ((_PROMPT_IMPORT.match, _CRASH_LINE.match), (_TRT_FUNC_LINE.search, _TRT_CODE_LINE.match),
                       (_MJ_STACK_HEAD.search, _MJ_STACK_NUMBERS.match))
 

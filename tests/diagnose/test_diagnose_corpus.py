@@ -6,7 +6,7 @@ import pytest
 from memplan.diagnose import diagnose
 from memplan.diagnose._types import Category
 
-from corpus_helpers import LOGS, ROOT, corpus_benchmark, corpus_rows
+from corpus_helpers import LOGS, corpus_benchmark, corpus_rows, load_script
 
 ROWS = corpus_rows()
 _expected = corpus_benchmark().expected_numbers  # index.tsv's numbers column -> Incident.numbers keys
@@ -228,18 +228,10 @@ def test_every_incident_has_summary_and_advice():
 # benchmarks/results/diagnose_corpus.md), if a size is misread, or if anything crashes. A later round
 # (fixtures/logs/heldoutN.tsv) is picked up by name; until its first measurement is recorded in FIRST (by
 # scripts/diagnose_round_docs.py, with the docs) it is only guarded against crashes.
-FIRST = ROOT / "benchmarks" / "data" / "diagnose_first_measurements.tsv"   # one row per measured round
-
-
-def _first_measurements() -> tuple[dict[str, int], dict[str, int]]:
-    """Each measured round's first right count, and its numbers read right where not all of them were."""
-    lines = FIRST.read_text().splitlines()
-    rows = [dict(zip(lines[0].split("\t"), line.split("\t"))) for line in lines[1:] if line.strip()]
-    return ({r["set"]: int(r["right"]) for r in rows},
-            {r["set"]: int(r["numbers_right"]) for r in rows if r["numbers_right"]})
-
-
-FLOORS, NUMBERS_FLOORS = _first_measurements()
+FIRST = load_script("scripts/diagnose_round_docs.py").first_measurements()   # set -> its first measurement
+FLOORS = {name: int(r["right"]) for name, r in FIRST.items()}
+# rows whose numbers were read back right at a round's first measurement, where not all of them were
+NUMBERS_FLOORS = {name: int(r["numbers_right"]) for name, r in FIRST.items() if r["numbers_right"]}
 
 
 HELDOUT = {name: (corpus_rows(f"{name}.tsv"), FLOORS.get(name)) for name in corpus_benchmark().HELD_OUT}
@@ -265,11 +257,9 @@ def test_heldout_accuracy_and_no_crash(name, capsys):
 
 def test_first_measurements_are_of_the_rounds_as_they_stand():
     """A measured round keeps its logs: the first measurement's log count is the round's size now."""
-    lines = FIRST.read_text().splitlines()
-    assert lines[0].split("\t") == ["set", "logs", "right", "numbers_right"]
-    for line in lines[1:]:
-        name, logs, right, _ = line.split("\t")
-        assert name in HELDOUT and len(HELDOUT[name][0]) == int(logs) >= int(right), line
+    for name, r in FIRST.items():
+        assert list(r) == ["set", "logs", "right", "numbers_right"], r
+        assert name in HELDOUT and len(HELDOUT[name][0]) == int(r["logs"]) >= int(r["right"]), r
 
 
 def test_later_held_out_rounds_are_found_by_name():
