@@ -247,6 +247,12 @@ def _special_case(s: OomState) -> Verdict | None:
         return Verdict(Category.ABSURD_REQUEST, 0.95,
                        f"One host allocation asked for {_fmt(req)} — more than any machine's RAM: a size computed "
                        "wrongly (an overflowed length, a garbage shape), not a memory shortage.", s.facts, {"host"})
+    if req is not None and req < 0:
+        # dev batch 53: a negative byte count (_parse._NEGATIVE_ALLOC): the size went below zero before it was printed
+        return Verdict(Category.ABSURD_REQUEST, 0.9,
+                       f"One allocation asked for {req} bytes — a negative size. No allocator serves it: the size was "
+                       "computed wrongly or overflowed (a signed print of a length that went below zero) before it "
+                       "reached the allocator.", s.facts, set())
     if s.host and req is None and s.alloc is not None and total:
         # a memory monitor's kill (Ray's raylet, dev batch 48): the node's use against its total, no one request
         return Verdict(Category.CAPACITY, 0.8,
@@ -593,6 +599,23 @@ def _in_context(args: list[tuple[Evidence, str, int]], evidence: list[Evidence])
     return args
 
 
+def _stall_before_failure(args: list[tuple[Evidence, str, int]],
+                          evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
+    """Horovod's stall report (row `horovod-stall`, flag `horovod_stall`) is a warning: alone the job goes on. When a
+    failure follows it that names no cause of its own (an error line no row reads, or a reading of `unknown`), the
+    stall is what it shows, ranks waiting on peers: comm at strength 2, so that a failure with its own reading
+    (strength 3, or 2 on a line that is not a warning) still decides (dev batch 53)."""
+    stalls = [ev.line for ev in evidence if "horovod_stall" in ev.flags]
+    if not stalls:
+        return args
+    first = min(stalls)
+    failed = any(ev.line > first and "horovod_stall" not in ev.flags and ev.kind != "warning"
+                 and (ev.kind == "error-line" or ev.category == "unknown") for ev in evidence)
+    if not failed:
+        return args
+    return [(ev, "comm", 2) if "horovod_stall" in ev.flags else (ev, c, s) for ev, c, s in args]
+
+
 def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     """The error that stopped the run outranks what a warning said before it: an argument made on a warning
     line (`Warning:`, `[W...]`) counts one tier lower when a line that is not a warning argues for another
@@ -604,6 +627,7 @@ def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     (torch_npu's "This error log can be ignored") never outranks an argument for a real failure: the allocator
     prints it when a device allocation failed, so an ACL memory code next to it is an out-of-memory."""
     args = _in_context(_argument_check(_unwrapped(_named_cuda_failure(_arguments(evidence)))), evidence)
+    args = _stall_before_failure(args, evidence)
     warned = _warned_lines(evidence)
     stopped = {c for ev, c, s in args if ev.line not in warned and s >= 2 and c != "benign"}
     anything = any(c != "benign" for _, c, _ in args)

@@ -180,6 +180,10 @@ DEV_UNSUPPORTED = {
                                    "meaning); that it came from forked DataLoader workers is in the thread's prose, "
                                    "not the text (the rule that reads it inside a worker's traceback needs that "
                                    "traceback)",
+    # dev batch 53 (labelled from its thread before any rule; kept as an honest miss)
+    "cuda_comm_horovod336.log": "Horovod's stall report alone reads benign (stall_inspector.cc logs it as a warning "
+                                "and the job goes on; it reads comm only before a failure with no reading of its "
+                                "own); that this run hung is the thread's reading, the excerpt shows no failure",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]

@@ -3012,3 +3012,121 @@ def test_ggml_pinned_memory_fallback_is_benign():
     log = ("ggml_vulkan: Device memory allocation of size 4294967296 failed.\nggml_vulkan: Requested buffer size exceeds "
            "device memory allocation limit: ErrorOutOfDeviceMemory\n")
     assert diagnose(log, prior=False).primary_category != Category.BENIGN
+
+
+def test_cnmem_out_of_memory_is_capacity():
+    # dev batch 53: Theano's initCnmem with CNMeM's status name (the pool's start-up reservation does not fit)
+    log = ("ERROR (theano.sandbox.cuda): ERROR: Not using GPU. Initialisation of device gpu failed:\n"
+           "initCnmem: cnmemInit call failed! Reason=CNMEM_STATUS_OUT_OF_MEMORY. numdev=1\n")
+    assert diagnose(log, prior=False).primary_category == Category.CAPACITY
+    # near miss: CNMeM's other status names are not an out-of-memory
+    assert not [r for r in text_rules() if r.id == "cnmem-oom" and r.rx.search(
+        "initCnmem: cnmemInit call failed! Reason=CNMEM_STATUS_NOT_INITIALIZED. numdev=1\n")]
+
+
+def test_old_allocators_out_of_memory_sizes_are_read():
+    # dev batch 53: PaddlePaddle Fluid's chunk check (both enforce wordings), Paddle v0.8's GPU allocator, DyNet's CPU
+    # and GPU pools
+    d = diagnose("paddle.fluid.core.EnforceNotMet: enforce allocating <= available failed, 10513462067 > 1369702144\n"
+                 "at [/paddle/paddle/fluid/platform/gpu_info.cc:89]\n", prior=False)
+    assert d.primary_category == Category.CAPACITY
+    assert d.primary.numbers["requested_bytes"] == 10513462067 and d.primary.numbers["free_bytes"] == 1369702144
+    d = diagnose("Enforce failed. Expected allocating <= available, but received allocating:11177147796 > "
+                 "available:996212480.\nInsufficient GPU memory to allocation. at [/paddle/paddle/fluid/platform/"
+                 "gpu_info.cc:262]\n", prior=False)
+    assert d.primary.numbers["requested_bytes"] == 11177147796 and d.primary.numbers["free_bytes"] == 996212480
+    d = diagnose("F0919 11:01:25.650348 39674 Allocator.h:83] Check failed: ptr Fail to allocate GPU memory 7168 "
+                 "bytes\n", prior=False)
+    assert d.primary_category == Category.CAPACITY and d.primary.numbers["requested_bytes"] == 7168
+    d = diagnose("CPU memory allocation failed n=2097152000 align=32\nRuntimeError: CPU memory allocation failed\n",
+                 prior=False)
+    assert d.primary_category == Category.CAPACITY and d.primary.numbers["requested_bytes"] == 2097152000
+    assert "host" in d.primary.summary.lower() or "RAM" in d.primary.summary
+    d = diagnose("CUDA failure in cudaMalloc(&ptr, n)\nout of memory\nCUDA is unable to allocate enough GPU memory on "
+                 "GPU:0, at current stage only 6 MB out of 2004 MB is free.\n", prior=False)
+    assert d.primary_category == Category.CAPACITY
+    assert d.primary.numbers["free_bytes"] == 6 * MiB and d.primary.numbers["total_bytes"] == 2004 * MiB
+    # near misses: another Paddle enforce, and DyNet's start-up line that allocated its pools
+    d = diagnose("paddle.fluid.core.EnforceNotMet: enforce x_dims.size() <= 2 failed, 3 > 2\n", prior=False)
+    assert "requested_bytes" not in (d.primary.numbers if d.incidents else {})
+    d = diagnose("[dynet] allocating memory: 512MB\n[dynet] memory allocation done.\n", prior=False)
+    assert d.primary_category != Category.CAPACITY
+
+
+def test_negative_allocation_size_is_absurd_request():
+    # dev batch 53: a byte count printed with a minus sign in an allocation sentence (constructed lines of the wordings
+    # of held-out rounds 67-68's family: RMM's and custom allocators' 'allocation of -N bytes' / 'allocate -N bytes')
+    for log, req in (("MemoryError: std::bad_alloc: out_of_memory: Device allocation of -8589934592 bytes failed\n",
+                      -8589934592),
+                     ("RuntimeError: HIP error: failed to allocate -4294967296 bytes on device 0\n", -4294967296)):
+        d = diagnose(log, prior=False)
+        assert d.primary_category == Category.ABSURD_REQUEST, log
+        assert d.primary.numbers["requested_bytes"] == req
+    # near misses: the same sentence without the minus sign is an ordinary request, and XLA's negative
+    # rematerialization limit is no request (dev batch 51)
+    d = diagnose("MemoryError: std::bad_alloc: out_of_memory: Device allocation of 8589934592 bytes failed\n",
+                 prior=False)
+    assert d.primary_category != Category.ABSURD_REQUEST
+    d = diagnose("W external/xla/xla/service/hlo_rematerialization.cc:3005] Can't reduce memory use below -795.17MiB "
+                 "(-833792853 bytes) by rematerialization; only reduced to 12.70GiB (13641024129 bytes)\n", prior=False)
+    assert d.primary_category != Category.ABSURD_REQUEST
+
+
+def test_tensorflow_kernel_missing_for_the_device_is_op_not_supported():
+    # dev batch 53: the placer finding no kernel of the op for the pinned device type, and the kernel registry
+    for log in ("InvalidArgumentError: Cannot assign a device for operation 'Adam_1': Could not satisfy explicit device "
+                "specification '/device:GPU:0' because no supported kernel for GPU devices is available.\n",
+                "InvalidArgumentError: No OpKernel was registered to support Op 'MaxPoolWithArgmax' with these attrs\n",
+                "java.lang.IllegalArgumentException: No OpKernel was registered to support Op 'LessEqual' with these "
+                "attrs.  Registered devices: [CPU], Registered kernels:\n  <no registered kernels>\n"):
+        assert diagnose(log, prior=False).primary_category == Category.OP_NOT_SUPPORTED, log
+    # near miss: the placer's other ending, a device the process does not have, is not a missing kernel
+    assert not [r for r in text_rules() if r.id in ("tf-no-device-kernel", "tf-no-opkernel") and r.rx.search(
+        "Cannot assign a device for operation 'a': Could not satisfy explicit device specification '/device:GPU:1' "
+        "because no devices matching that specification are registered in this process; available devices: "
+        "/job:localhost/replica:0/task:0/device:CPU:0\n")]
+
+
+def test_detectron_ops_library_missing_is_environment():
+    # dev batch 53: Detectron's assertion when the Caffe2 install has no Detectron ops library
+    log = ("  File \"detectron/utils/env.py\", line 71, in get_detectron_ops_lib\n"
+           "    ('Detectron ops lib not found; make sure that your Caffe2 '\n"
+           "AssertionError: Detectron ops lib not found; make sure that your Caffe2 version includes Detectron module\n")
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    # near miss: Detectron's line on success
+    assert not [r for r in text_rules() if r.id == "detectron-ops-lib" and r.rx.search(
+        "INFO c2.py:  46: Found Detectron ops lib: /usr/local/lib/libcaffe2_detectron_ops_gpu.so\n")]
+
+
+def test_ps_lite_started_without_its_environment_is_environment():
+    # dev batch 53: MXNet's dist kvstore (ps-lite) without the launcher's DMLC_* variables, or used before Start()
+    for log in ("MXNetError: [06:04:43] src/postoffice.cc:18: Check  notnull: Environment::Get()->find(\"DMLC_NUM_SERVER\")\n",
+                "mxnet.base.MXNetError: [13:04:31] ./ps-lite/include/ps/internal/van.h:56: Check failed: ready_ call "
+                "Start() first\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near miss: a glog check of another condition in the same library
+    assert not [r for r in text_rules() if r.id == "pslite-env" and r.rx.search(
+        "[13:04:31] src/van.cc:291: Check failed: (my_node_.port) != (-1) bind failed\n")]
+
+
+def test_horovod_stall_report_is_benign_alone_and_comm_before_a_failure():
+    # dev batch 53: Horovod's stall inspector (newer 'Stalled ranks:' header, older 'WARNING: ...' with 'Stalled ops:'):
+    # a warning, the job goes on; a failure after it that names no cause of its own is read as the stall's
+    stall = ("[1,0]<stderr>:[2020-04-20 20:29:29. 89665: W horovod/common/stall_inspector.cc:105] One or more "
+             "tensors were submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting for "
+             "remainder of ranks for more than 60 seconds. This may indicate that different ranks are trying to "
+             "submit different tensors or that only subset of ranks is submitting tensors, which will cause "
+             "deadlock. \nStalled ranks:\n0: [allreduce.conv1.weight]\n")
+    old = ("WARNING: One or more tensors were submitted to be reduced, gathered or broadcasted by subset of ranks "
+           "and are waiting for remainder of ranks for more than 60 seconds. Stalled ops: "
+           "HorovodAllreduce_loss_Mean_0 [ready ranks: 3]\n")
+    for log in (stall, old):
+        assert diagnose(log, prior=False).primary_category == Category.BENIGN, log
+        failed = log + "[1,1]<stderr>:Traceback (most recent call last):\n[1,1]<stderr>:SystemError: job failed\n"
+        assert diagnose(failed, prior=False).primary_category == Category.COMM, failed
+    # near misses: a failure with its own reading after the stall decides; a subset of ranks in another sentence is
+    # no stall
+    log = stall + "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    assert diagnose(log, prior=False).primary_category == Category.KERNEL_FAULT
+    assert not [r for r in text_rules() if r.id == "horovod-stall" and r.rx.search(
+        "INFO: creating a process group for a subset of ranks [0, 1]; the others are waiting for remainder of data\n")]
