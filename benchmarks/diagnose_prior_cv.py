@@ -8,7 +8,10 @@ a prior is trained on the other nine folds' logs (`scripts/train_diagnose_prior.
     many of those the fallback gets right / wrong / leaves `unknown`, and that no rule answer changes;
 (c) the margin threshold is chosen from the pooled out-of-fold curve of the prior alone (for every margin t, the
     guesses at or above t that are right vs wrong): the t that maximises right - `WRONG_COST` x wrong, i.e. below
-    it the prior's guesses are wrong too often to be shown. (b) is then measured at that threshold.
+    it the prior's guesses are wrong too often to be shown. A retrain keeps the committed threshold unless the new
+    best beats it in at least `SWITCH_CONFIDENCE` of `BOOTSTRAP` paired bootstrap resamples of the out-of-fold
+    guesses (`keep_or_switch`): where the curve is flat the argmax moves on noise, and the fallback's answers
+    would change from one retrain to the next for no measured gain. (b) is then measured at that threshold.
 Finally the committed model is rebuilt from the whole dev corpus with the chosen threshold (prior.json), so
 
     python benchmarks/diagnose_prior_cv.py
@@ -39,6 +42,8 @@ FOLDS = 10
 SEED = 20261201
 WRONG_COST = 2
 BAND = 10
+BOOTSTRAP = 2000
+SWITCH_CONFIDENCE = 0.95
 RESULTS = os.path.join(HERE, "results", "diagnose_prior_cv")
 
 
@@ -105,6 +110,42 @@ def choose_threshold(guesses: list[dict]) -> tuple[float, list[dict]]:
     return threshold, curve
 
 
+def committed_threshold() -> float | None:
+    """The threshold of the last committed cross-validation (None before the first one)."""
+    try:
+        with open(RESULTS + ".json", encoding="utf-8") as f:
+            return float(json.load(f)["threshold"])
+    except (FileNotFoundError, KeyError, ValueError):
+        return None
+
+
+def objective_gain(guesses: list[dict], old: float, new: float) -> list[int]:
+    """Per accepted guess, what moving the threshold from `old` to `new` adds to right - WRONG_COST x wrong:
+    a guess with a margin between the two counts with the lower threshold only."""
+    lo, hi = min(old, new), max(old, new)
+    sign = 1 if new < old else -1      # a lower threshold accepts the guesses in between
+    gain = []
+    for g in guesses:
+        if g["guess"] in (None, "unknown"):
+            continue
+        between = lo <= g["margin"] < hi
+        gain.append(sign * (1 if g["guess"] == g["label"] else -WRONG_COST) if between else 0)
+    return gain
+
+
+def keep_or_switch(guesses: list[dict], best: float, committed: float | None) -> dict:
+    """The threshold to use: the cross-validation's best, unless a committed one exists and the best does not beat it
+    in at least SWITCH_CONFIDENCE of BOOTSTRAP paired resamples of the out-of-fold guesses (fixed seed)."""
+    if committed is None or committed == best:
+        return {"threshold": best, "best": best, "committed": committed, "switch_share": None}
+    gain = objective_gain(guesses, committed, best)
+    rng, n = random.Random(SEED), len(gain)
+    wins = sum(sum(gain[rng.randrange(n)] for _ in range(n)) > 0 for _ in range(BOOTSTRAP))
+    share = wins / BOOTSTRAP
+    return {"threshold": best if share >= SWITCH_CONFIDENCE else committed, "best": best, "committed": committed,
+            "switch_share": round(share, 3), "gain": sum(gain)}
+
+
 def full_path(rows: list[dict], trainer, threshold: float) -> list[dict]:
     """(b): the rules alone, then the API path with the fold's prior at the threshold."""
     out = []
@@ -165,6 +206,14 @@ def summarise(alone: list[dict], path: list[dict], threshold: float, curve: list
     }
 
 
+def _choice_words(c: dict) -> str:
+    if c["switch_share"] is None:
+        return "the best: no other committed" if c["committed"] is None else "the best, as committed"
+    verb = "switched to the best" if c["threshold"] == c["best"] else "the committed one kept"
+    return (f"{verb}: the best gains {c['gain']} over the committed {c['committed']} and beats it in "
+            f"{c['switch_share']:.1%} of {BOOTSTRAP} bootstrap resamples; switching needs {SWITCH_CONFIDENCE:.0%}")
+
+
 def markdown(rep: dict) -> str:
     a, f = rep["prior_alone"], rep["full_path"]
     w = f["weak_layer"]
@@ -174,7 +223,8 @@ def markdown(rep: dict) -> str:
              "| measure | value |", "|---|---:|",
              f"| (a) prior alone, out-of-fold accuracy | {a['right']} / {a['logs']} = {a['accuracy_pct']} % |",
              f"| (c) margin threshold (maximises right − {rep['wrong_cost']} × wrong) | "
-             f"{rep['threshold']} |",
+             f"{rep['threshold_choice']['best']} |",
+             f"| (c) threshold used ({_choice_words(rep['threshold_choice'])}) | {rep['threshold']} |",
              f"| (a) guesses at or above the threshold (right) | {a['accepted_at_threshold']} "
              f"({a['accepted_right']}) |",
              f"| (b) rules alone right | {f['rules_right']} / {f['logs']} |",
@@ -203,9 +253,12 @@ def main() -> int:
     trainer = _trainer()
     rows = all_rows(trainer)
     alone = prior_alone(rows, trainer)
-    threshold, curve = choose_threshold(alone)
+    best, curve = choose_threshold(alone)
+    choice = keep_or_switch(alone, best, committed_threshold())
+    threshold = choice["threshold"]
     path = full_path(rows, trainer, threshold)
     rep = summarise(alone, path, threshold, curve)
+    rep["threshold_choice"] = choice
     rep["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                                    text=True).stdout.strip()
     rep["python"] = f"Python {platform.python_version()}"

@@ -156,3 +156,35 @@ def test_committed_prior_changes_only_rule_unknowns_on_the_dev_corpus():
             assert full.to_dict() == rules.to_dict(), r["file"]
         elif full.primary_category != Category.UNKNOWN:
             assert full.primary.basis == "prior" and full.primary.confidence <= MAX_CONFIDENCE
+
+
+def _guesses(*bands):
+    """Out-of-fold guesses: for each (margin, right, wrong), that many right and wrong guesses at that margin."""
+    out = []
+    for margin, right, wrong in bands:
+        out += [{"file": f"r{margin}_{i}", "label": "comm", "guess": "comm", "margin": margin} for i in range(right)]
+        out += [{"file": f"w{margin}_{i}", "label": "comm", "guess": "environment", "margin": margin}
+                for i in range(wrong)]
+    return out
+
+
+def test_retrain_keeps_the_committed_threshold_on_a_flat_curve():
+    cv = load_script("benchmarks/diagnose_prior_cv.py")
+    # between margins 1 and 2: 61 right, 30 wrong -> right - 2 x wrong = +1 for the lower threshold: noise
+    guesses = _guesses((5.0, 200, 5), (1.5, 61, 30), (0.5, 20, 40))
+    best, _ = cv.choose_threshold(guesses)
+    assert best == 1.5
+    kept = cv.keep_or_switch(guesses, best, committed=2.0)
+    assert kept["threshold"] == 2.0 and kept["switch_share"] < cv.SWITCH_CONFIDENCE and kept["gain"] == 1
+    assert cv.keep_or_switch(guesses, best, committed=None)["threshold"] == best   # the first run takes the best
+
+
+def test_retrain_switches_when_the_best_is_clearly_better():
+    cv = load_script("benchmarks/diagnose_prior_cv.py")
+    guesses = _guesses((5.0, 200, 5), (1.5, 90, 5), (0.5, 20, 40))   # +80 for accepting the 1.5 band
+    best, _ = cv.choose_threshold(guesses)
+    switched = cv.keep_or_switch(guesses, best, committed=2.0)
+    assert switched["threshold"] == best == 1.5 and switched["switch_share"] >= cv.SWITCH_CONFIDENCE
+    # and the other way: a committed threshold far too low gives way to a higher best
+    worse = cv.keep_or_switch(guesses, best, committed=0.1)
+    assert worse["threshold"] == 1.5 and worse["gain"] == -(20 - 2 * 40)   # the 0.5 band no longer accepted
