@@ -106,6 +106,10 @@ def trt_error_rows() -> tuple[dict[str, str], ...]:
     return _rows("trt_error_codes.tsv")
 
 
+def opencl_rows() -> tuple[dict[str, str], ...]:
+    return _rows("opencl_codes.tsv")
+
+
 def message_rows() -> tuple[dict[str, str], ...]:
     return _rows("messages.tsv")
 

@@ -393,6 +393,10 @@ _TRIGGER = re.compile(
     r"|some optimizations will not be enabled|caught was|Horovod has been shut down|out of GPU resources"
     # dev batch 40: compiled extensions built without their CUDA kernels ('Not compiled with GPU support')
     r"|(?i:not compiled with)"
+    # dev batch 54: OpenCL status names / calls, HailoRT, QNN op validation, the TFLite GPU delegate's partition notice,
+    # aws-ofi-nccl, NVENC, MatX, the CPU-only asserts of PyG's extensions, torch.compile's platform checks
+    r"|OpenCL|\bCL_[A-Z_]{4,}|\bcl[A-Z][A-Za-z]+ failed|HAILO_|HEF format|Validation FAILED|IsOpSupported|validateOpConfig"
+    r"|GPU delegate|on the GPU, and|NET/OFI|NVENC|nvenc|libnvidia-encode|matxOutOfMemory|must be CPU tensor|torch\.compile"
     # dev batch 42: compute-sanitizer / cuda-memcheck report lines ('========= Address 0x... is out of bounds')
     r"|^[\s>|]*={9}"
     # dev batch 43: corrupt / truncated downloads (checksums, zip archives), cuDNN's handle, tiny-cuda-nn's binding and

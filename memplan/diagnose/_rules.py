@@ -61,6 +61,7 @@ def text_rules() -> tuple[TextRule, ...]:
     rules.extend(_driver_result_rules(rules))
     rules.extend(_ort_status_rules())
     rules.extend(_tensorrt_rules())
+    rules.extend(_opencl_rules())
     return tuple(rules)
 
 
@@ -294,3 +295,32 @@ def _legacy_cuda_key(value: str, line: str) -> str:
     if old:
         return f"CUDA10:{value}"
     return f"CUDA:{value}"
+
+
+# an OpenCL call or the word OpenCL on the line: where a bare negative number is an OpenCL status ('OpenCL Error -1001',
+# 'clEnqueueReadBuffer failed - -5', 'OpenCL Error (-61): ... clCreateBuffer', 'clGetPlatformIDs(): -1001')
+_OPENCL_CONTEXT = r"(?:\bOpenCL\b|\bcl[A-Z][A-Za-z]+\b)[^\n]{0,120}?"
+
+
+def _opencl_rules() -> list[TextRule]:
+    """OpenCL's status codes (`opencl_codes.tsv`, Khronos `CL/cl.h` / `CL/cl_ext.h`; dev batch 54), read by name
+    (`CL_MEM_OBJECT_ALLOCATION_FAILURE`; pyopencl's `clEnqueueReadBuffer failed: OUT_OF_RESOURCES` without the `CL_`)
+    and by number on a line that names OpenCL or an OpenCL call (`OpenCL Error -1001`, `clCreateBuffer ... -61`), for
+    the category of the code's meaning in the specification (strength 2): allocation failures memory, a missing
+    platform / device environment, the CL_INVALID_* family invalid-param. A code whose cause is elsewhere (a build
+    failure: the build log names it) argues for nothing, and so does -1 by number (too common a number). A name
+    quoted in a warning of what may happen (hashcat's 'This may cause "CL_OUT_OF_RESOURCES" or related errors') is
+    not read."""
+    out = []
+    for r in cat_mod.opencl_rows():
+        if r["category"] in ("benign", "unknown"):
+            continue
+        cat = cat_mod.rule_category(r["category"])
+        bare = r["name"][3:]
+        alts = [r"(?<!may cause )(?<!may cause \")\b" + r["name"] + r"\b",
+                r"\bcl[A-Z][A-Za-z]+ failed: " + bare + r"\b"]
+        if r["value"] != "-1":
+            alts.append(_OPENCL_CONTEXT + r"(?<![\w.\-])" + r["value"] + r"(?![\d.])")
+        out.append(TextRule(f"ocl-{r['name']}", "opencl-status", cat, 2, frozenset(), re.compile("|".join(alts)),
+                            f"CL:{r['value']}"))
+    return out

@@ -3130,3 +3130,137 @@ def test_horovod_stall_report_is_benign_alone_and_comm_before_a_failure():
     assert diagnose(log, prior=False).primary_category == Category.KERNEL_FAULT
     assert not [r for r in text_rules() if r.id == "horovod-stall" and r.rx.search(
         "INFO: creating a process group for a subset of ranks [0, 1]; the others are waiting for remainder of data\n")]
+
+
+# ---------------------------------------------------------------- dev batch 54
+
+def _rule_matches(rule_id: str, text: str) -> bool:
+    return any(r.id == rule_id and r.rx.search(text) for r in text_rules())
+
+
+def test_opencl_status_codes_by_name_and_by_number():
+    # dev batch 54: Khronos CL/cl.h / cl_ext.h codes (opencl_codes.tsv), by name, pyopencl's name without CL_, and by
+    # number on a line that names OpenCL or an OpenCL call
+    cases = [
+        ("W: ocl_pfn_notify error: CL_MEM_OBJECT_ALLOCATION_FAILURE error executing CL_COMMAND_WRITE_BUFFER on "
+         "GeForce GTX 1080 Ti (Device 0).\nE: running init kernel failed.\n", Category.CAPACITY),
+        ("pyopencl._cl.RuntimeError: clEnqueueReadBuffer failed: OUT_OF_RESOURCES\n", Category.CAPACITY),
+        ("Error getting OpenCL Platform Count: OpenCL Error -1001: (caldgemm_opencl.cpp: 498)\n", Category.ENVIRONMENT),
+        ("pyopencl._cl.LogicError: clGetPlatformIDs failed: PLATFORM_NOT_FOUND_KHR\n", Category.ENVIRONMENT),
+        ("OpenCL Error (-61): Invalid Buffer Size when calling clCreateBuffer\n", Category.INVALID_PARAM),
+        ("Error: clSetKernelArg() returned CL_INVALID_ARG_SIZE\n", Category.INVALID_PARAM),
+    ]
+    for log, want in cases:
+        assert diagnose(log, prior=False).primary_category == want, log
+    # near misses: hashcat's warning of what may happen, a build failure (its log names the cause), -1 by number,
+    # and a negative number on a line with no OpenCL in it
+    assert diagnose("* Device #1: WARNING! Kernel exec timeout is not disabled.\n"
+                    "             This may cause \"CL_OUT_OF_RESOURCES\" or related errors.\n",
+                    prior=False).primary_category == Category.BENIGN
+    assert not [r for r in text_rules() if r.kind == "opencl-status" and r.rx.search(
+        "clBuildProgram(): CL_BUILD_PROGRAM_FAILURE (-11)\n")]
+    assert not [r for r in text_rules() if r.kind == "opencl-status" and r.rx.search("clGetDeviceIDs returned -1\n")]
+    assert not [r for r in text_rules() if r.kind == "opencl-status" and r.rx.search("step -4 of the schedule\n")]
+    rows = cat_mod.opencl_rows()
+    assert {r["name"]: r["value"] for r in rows}["CL_INVALID_BUFFER_SIZE"] == "-61"
+    assert {r["name"]: r["value"] for r in rows}["CL_PLATFORM_NOT_FOUND_KHR"] == "-1001"
+
+
+def test_viennacl_unknown_opencl_error_is_environment():
+    log = ("terminate called after throwing an instance of 'viennacl::ocl::unknown_error'\n"
+           "  what():  ViennaCL: FATAL ERROR: ViennaCL encountered an unknown OpenCL error. Most likely your OpenCL "
+           "SDK or driver is not installed properly. In some cases, this e.\n")
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    # near miss: ViennaCL's named errors are not this row
+    assert not _rule_matches("viennacl-ocl-unknown", "ViennaCL: FATAL ERROR: CL_INVALID_KERNEL_ARGS.\n")
+
+
+def test_nvenc_session_limit_is_environment_not_memory():
+    # dev batch 54: FFmpeg's nvenc.c: NV_ENC_ERR_OUT_OF_MEMORY (10) at OpenEncodeSessionEx is the GeForce driver's
+    # session limit; missing encode library / no capable device: the driver set-up
+    for log in ("[h264_nvenc @ 0x46d8300] OpenEncodeSessionEx failed: out of memory (10): (no details)\n"
+                "ERROR: encoder.c:199] Error opening video encoder : Cannot allocate memory\n",
+                "[h264_nvenc @ 0x7f616007d540] No NVENC capable devices found\n",
+                "[h264_nvenc @ 0x55] Cannot load libnvidia-encode.so.1\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near miss: a CUDA out-of-memory in the same transcoder is memory
+    assert not _rule_matches("nvenc-session", "[scale_cuda @ 0x5] cu->cuMemAlloc(&data, size) failed -> "
+                                              "CUDA_ERROR_OUT_OF_MEMORY: out of memory\n")
+
+
+def test_hailort_statuses_and_hef_architecture():
+    log = ("[HailoRT] [error] HEF format is not compatible with device. Device arch: HAILO8L, HEF arch: HAILO8\n"
+           "[HailoRT] [error] CHECK_SUCCESS failed with status=HAILO_INVALID_HEF(26)\n")
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+    assert diagnose("[HailoRT] [error] CHECK_SUCCESS failed with status=HAILO_OUT_OF_HOST_MEMORY(3)\n",
+                    prior=False).primary_category == Category.CAPACITY
+    assert diagnose("[HailoRT] [error] Failed to open device file /dev/hailo0 with error HAILO_DRIVER_FAIL\n",
+                    prior=False).primary_category == Category.ENVIRONMENT
+    # near miss: HAILO_SUCCESS and a status name not in the rows argue nothing of these
+    assert not [r for r in text_rules() if r.id.startswith("hailo-") and r.rx.search(
+        "[HailoRT] [info] status=HAILO_SUCCESS(0)\n")]
+
+
+def test_tflite_gpu_delegate_partition_is_benign_but_a_refused_delegate_is_not():
+    notice = ("Following operations are not supported by GPU delegate:\n"
+              "    SOFTMAX: OP is supported, but tensor type isn't matched!\n"
+              "    No operations will run on the GPU, and all 31 operations will run on the CPU.\n")
+    assert diagnose(notice, prior=False).primary_category == Category.BENIGN
+    assert diagnose("WARNING: 25 cannot be handled by this delegate.  Only the first 30 ops will run on the GPU, "
+                    "and the remaining 1 on the CPU\n", prior=False).primary_category == Category.BENIGN
+    # near miss: the same list inside 'Failed to apply delegate' (the graph was not modified, the app failed)
+    failed = ("java.lang.IllegalArgumentException: Internal error: Failed to apply delegate: Following operations "
+              "are not supported by GPU delegate:\n")
+    assert not _rule_matches("tflite-gpu-delegate-partial", failed)
+
+
+def test_torch_compile_platform_refusal_is_op_not_supported():
+    assert diagnose("RuntimeError: Windows not yet supported for torch.compile\n",
+                    prior=False).primary_category == Category.OP_NOT_SUPPORTED
+    assert diagnose("RuntimeError: Python 3.12+ not yet supported for torch.compile\n",
+                    prior=False).primary_category == Category.OP_NOT_SUPPORTED
+    # near miss: a backend that is not installed is another row's business
+    assert not _rule_matches("torch-compile-platform",
+                             "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised: not supported\n")
+
+
+def test_pyg_extension_cpu_assert_is_op_not_supported():
+    log = ("RuntimeError: src.device().is_cpu() INTERNAL ASSERT FAILED at \"csrc/cpu/scatter_cpu.cpp\":11, please "
+           "report a bug to PyTorch. src must be CPU tensor\n")
+    assert diagnose(log, prior=False).primary_category == Category.OP_NOT_SUPPORTED
+    # near miss: another internal assert of PyTorch itself
+    assert not _rule_matches("pyg-ext-cpu-only", "RuntimeError: t.is_cuda() INTERNAL ASSERT FAILED at "
+                                                 "\"../aten/src/ATen/native/cuda/Loss.cu\":242, please report a bug\n")
+
+
+def test_qnn_op_validation_is_op_not_supported():
+    for log in ("[ERROR] [Qnn ExecuTorch]:  <E> QnnBackend_validateOpConfig failed 3110\n"
+                "[ERROR] [Qnn ExecuTorch]:  <E> Failed to validate op aten_index_tensor_5 with error 0xc26\n",
+                "QNN.backendValidateOpConfig() failed for node `LeakyRelu__61` of type `Prelu` with error code 3110\n"):
+        assert diagnose(log, prior=False).primary_category == Category.OP_NOT_SUPPORTED, log
+    # near miss: QNN's graph finalize failing is not op validation
+    assert not _rule_matches("qnn-op-validation", "[ERROR] [Qnn ExecuTorch]: <E> Failed to finalize Qnn Graph with "
+                                                  "error: 1002\n")
+
+
+def test_aws_ofi_nccl_setup_is_environment_and_gbdt_device_checks():
+    assert diagnose("ip-1:1929:1937 [0] nccl_net_ofi_rdma_init:7978 NCCL WARN NET/OFI OFI fi_getinfo() call failed: "
+                    "No data available\n", prior=False).primary_category == Category.ENVIRONMENT
+    assert diagnose("_catboost.CatboostError: catboost/libs/train_lib/train_model.cpp:738: GPU Device not found.\n",
+                    prior=False).primary_category == Category.ENVIRONMENT
+    assert diagnose("WARNING: src/common/common.h: No visible GPU is found, setting device to CPU.\n"
+                    "xgboost.core.XGBoostError: [10:21:20] src/gbm/gbtree.cc: gpu_hist requires a GPU\n",
+                    prior=False).primary_category == Category.ENVIRONMENT
+    assert diagnose("matx::detail::matxException: matxOutOfMemory: cudaMallocAsync failed\n",
+                    prior=False).primary_category == Category.CAPACITY
+    # near miss: a failure after set-up (a request completed with an error) is not the set-up row
+    assert not _rule_matches("aws-ofi-nccl-init", "NCCL WARN NET/OFI Request completed with error. RC: 21. Error: "
+                                                  "unknown error\n")
+
+
+def test_tensorrt_tactic_skips_in_a_build_that_goes_on_are_benign():
+    # the guide's batch-53 sentence: the builder drops the tactic and tries the next
+    log = ("[W] [TRT] Tactic Device request: 4352MB Available: 2048MB. Device memory is insufficient to use tactic.\n"
+           "[W] [TRT] Skipping tactic 3 due to insufficient memory on requested size of 4352 detected for tactic "
+           "0x0000000000000004.\n[I] [TRT] Total Activation Memory: 1024\n")
+    assert diagnose(log, prior=False).primary_category == Category.BENIGN
