@@ -306,6 +306,10 @@ _PADDLE_V08 = re.compile(r"\bFail to allocate GPU memory (\d+) bytes\b")
 _DYNET_CPU = re.compile(r"\bCPU memory allocation failed n=(\d+) align=\d+")
 _DYNET_GPU = re.compile(r"\bCUDA is unable to allocate enough GPU memory on GPU:(\d+), at current stage only (\d+) MB "
                         r"out of (\d+) MB is free")
+# Dev batch 54: GPU miners' DAG check (T-Rex: 'Device does not have enough free memory to hold the DAG for epoch N.
+# Required: 3.11 GB, free: 3.10 GB.'): the DAG the epoch needs, and what the device has free
+_MINER_DAG = re.compile(r"\benough (?:free )?memory to hold the (?:full )?DAG for epoch \d+\.?\s*Required: ([\d.]+) ?([KMG]i?B), "
+                        r"free: ([\d.]+) ?([KMG]i?B)")
 # Dev batch 53: a negative byte count in an allocation sentence ('allocation of -N bytes', 'allocate -N bytes',
 # 'allocating -N bytes'): a size printed signed after it overflowed or was computed wrongly (an allocator's '%ld' /
 # std::to_string of a size that went below zero, e.g. a length difference taken the wrong way round). No allocator can
@@ -397,6 +401,7 @@ _TRIGGER = re.compile(
     # aws-ofi-nccl, NVENC, MatX, the CPU-only asserts of PyG's extensions, torch.compile's platform checks
     r"|OpenCL|\bCL_[A-Z_]{4,}|\bcl[A-Z][A-Za-z]+ failed|HAILO_|HEF format|Validation FAILED|IsOpSupported|validateOpConfig"
     r"|GPU delegate|on the GPU, and|NET/OFI|NVENC|nvenc|libnvidia-encode|matxOutOfMemory|must be CPU tensor|torch\.compile"
+    r"|the DAG|DAG for epoch|cudaAllocMapped|maximum buffer size|max buffer size"
     # dev batch 42: compute-sanitizer / cuda-memcheck report lines ('========= Address 0x... is out of bounds')
     r"|^[\s>|]*={9}"
     # dev batch 43: corrupt / truncated downloads (checksums, zip archives), cuDNN's handle, tiny-cuda-nn's binding and
@@ -621,7 +626,8 @@ def _counted_oom(no: int, line: str) -> Evidence | None:
 
 
 def _old_allocator_oom(no: int, line: str) -> Evidence | None:
-    """Dev batch 53: PaddlePaddle Fluid's chunk check and v0.8's GPU allocator, DyNet's CPU and GPU pools."""
+    """Dev batch 53: PaddlePaddle Fluid's chunk check and v0.8's GPU allocator, DyNet's CPU and GPU pools; dev batch 54:
+    the GPU miners' DAG check."""
     pe = _PADDLE_ENFORCE.search(line)
     if pe:
         req, free = (int(g) for g in pe.groups() if g is not None)
@@ -635,6 +641,11 @@ def _old_allocator_oom(no: int, line: str) -> Evidence | None:
     if dc:
         return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host"}),
                         numbers={"requested_bytes": int(dc.group(1)), "device": "cpu"})
+    md = _MINER_DAG.search(line)
+    if md:
+        return Evidence(no, "oom", line[:2000], "memory", 3,
+                        numbers={"requested_bytes": parse_log_size(md.group(1), md.group(2)),
+                                 "free_bytes": parse_log_size(md.group(3), md.group(4))})
     dg = _DYNET_GPU.search(line)
     if dg:
         return Evidence(no, "oom", line[:2000], "memory", 3,

@@ -3264,3 +3264,24 @@ def test_tensorrt_tactic_skips_in_a_build_that_goes_on_are_benign():
            "[W] [TRT] Skipping tactic 3 due to insufficient memory on requested size of 4352 detected for tactic "
            "0x0000000000000004.\n[I] [TRT] Total Activation Memory: 1024\n")
     assert diagnose(log, prior=False).primary_category == Category.BENIGN
+
+
+def test_miner_dag_jetson_mapped_memory_and_webgpu_buffer_limit():
+    # dev batch 54, rows without an even dev log (mechanism tests on constructed lines, from the libraries' texts)
+    d = diagnose("TREX: Can't find nonce with device [ID=0, GPU #0], Device does not have enough free memory to hold "
+                 "the DAG for epoch 270. Required: 3.11 GB, free: 3.10 GB.\n", prior=False)
+    assert d.primary_category == Category.CAPACITY
+    assert d.primary.numbers["requested_bytes"] == round(3.11 * GiB)
+    assert d.primary.numbers["free_bytes"] == round(3.10 * GiB)
+    assert diagnose("Exception: jetson.utils -- cudaAllocMapped() failed to allocate memory\n",
+                    prior=False).primary_category == Category.CAPACITY
+    for log in ("    In wgpuDeviceCreateBuffer\n      note: label = `Data_0`\n    Buffer size 640000000 is greater than "
+                "the maximum buffer size (268435456)\n",
+                "Buffer size (870585948) exceeds the max buffer size limit (536870912). This adapter supports a higher "
+                "maxBufferSize of 4294967296, which can be specified in requiredLimits when calling requestDevice().\n"):
+        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+    # near misses: the miner building its DAG, a mapped allocation that worked, a binding-size limit of another kind
+    assert not _rule_matches("miner-dag-oom", "GPU#1: building DAG for epoch 400 (4.27 GB)\n")
+    assert not _rule_matches("jetson-alloc-mapped", "[cuda] cudaAllocMapped 921600 bytes, CPU 0x1008 GPU 0x1008\n")
+    assert not _rule_matches("webgpu-buffer-limit", "Buffer binding size 300000000 is greater than the maximum storage "
+                                                    "buffer binding size\n")
