@@ -401,6 +401,12 @@ _TRIGGER = re.compile(
     # aws-ofi-nccl, NVENC, MatX, the CPU-only asserts of PyG's extensions, torch.compile's platform checks
     r"|OpenCL|\bCL_[A-Z_]{4,}|\bcl[A-Z][A-Za-z]+ failed|HAILO_|HEF format|Validation FAILED|IsOpSupported|validateOpConfig"
     r"|GPU delegate|on the GPU, and|NET/OFI|NVENC|nvenc|libnvidia-encode|matxOutOfMemory|must be CPU tensor|torch\.compile"
+    # dev batch 55: Open MPI's daemon loss, Ray's heartbeats and object store, TensorPipe's RPC agent, Dask's nanny and
+    # streams, GCC killed, the Windows commit limit, the kubelet's eviction, MNN / ncnn / tract / onnxruntime EP texts
+    r"|ORTE|PRTE|heartbeats|marked (?:as )?dead|ObjectStore|object store|PlasmaStore|RPC agent|StreamClosed|CommClosed"
+    r"|memory budget|was killed by|signal terminated|1455|paging file|页面文件|low on resource|Can't Find type|not exists or"
+    r"|ExecutionProvider|xecutionProvider|Require cuDNN|compile with USE_|Driver report|fi_mr_reg|Translating node"
+    r"|Failed analyse|Failed to create CUDAE"
     r"|the DAG|DAG for epoch|cudaAllocMapped|maximum buffer size|max buffer size"
     # dev batch 42: compute-sanitizer / cuda-memcheck report lines ('========= Address 0x... is out of bounds')
     r"|^[\s>|]*={9}"
