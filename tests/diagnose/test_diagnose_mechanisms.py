@@ -3378,3 +3378,10 @@ def test_converter_layers_missing_are_op_not_supported():
     assert _rule_matches("tract-translate", "Error: Translating node #12 \"Conv_3\" Conv ToTypedTranslator\n")
     # near miss: ncnn's blob lookup failure after a bad param file is not a missing layer
     assert not _rule_matches("ncnn-layer-missing", "find_blob_index_by_name data failed\n")
+
+
+def test_orte_trigger_is_a_word():
+    # dev batch 55: 'ORTE' as a trigger word only as a word: 'SUPPORTED' / 'REPORTED' contain it (a benign QNN
+    # support listing became op-not-supported while the trigger was a bare substring)
+    assert _TRIGGER.search("An ORTE daemon has unexpectedly failed after launch and before\n")
+    assert not _TRIGGER.search("All 12 cases REPORTED as SUPPORTED\n")
