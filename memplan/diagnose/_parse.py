@@ -402,6 +402,12 @@ _TRIGGER = re.compile(
     r"|OpenCL|\bCL_[A-Z_]{4,}|\bcl[A-Z][A-Za-z]+ failed|HAILO_|HEF format|Validation FAILED|IsOpSupported|validateOpConfig"
     r"|GPU delegate|on the GPU, and|NET/OFI|NVENC|nvenc|libnvidia-encode|matxOutOfMemory|must be CPU tensor|torch\.compile"
     r"|the DAG|DAG for epoch|cudaAllocMapped|maximum buffer size|max buffer size"
+    # dev batch 55: Open MPI's daemon loss, Ray's heartbeats and object store, TensorPipe's RPC agent, Dask's nanny and
+    # streams, GCC killed, the Windows commit limit, the kubelet's eviction, MNN / ncnn / tract / onnxruntime EP texts
+    r"|\bORTE\b|\bPRTE\b|heartbeats|marked (?:as )?dead|ObjectStore|object store|PlasmaStore|RPC agent"
+    r"|StreamClosed|CommClosed|memory budget|was killed by|signal terminated|WinError 1455|os error 1455|errno=1455"
+    r"|paging file|页面文件|low on resource|Can't Find type|not exists or|ExecutionProvider|xecutionProvider"
+    r"|Require cuDNN|compile with USE_|Driver report|fi_mr_reg|Translating node|Failed analyse|Failed to create CUDAE"
     # dev batch 42: compute-sanitizer / cuda-memcheck report lines ('========= Address 0x... is out of bounds')
     r"|^[\s>|]*={9}"
     # dev batch 43: corrupt / truncated downloads (checksums, zip archives), cuDNN's handle, tiny-cuda-nn's binding and

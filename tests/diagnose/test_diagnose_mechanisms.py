@@ -3290,3 +3290,98 @@ def test_miner_dag_jetson_mapped_memory_and_webgpu_buffer_limit():
     assert not _rule_matches("jetson-alloc-mapped", "[cuda] cudaAllocMapped 921600 bytes, CPU 0x1008 GPU 0x1008\n")
     assert not _rule_matches("webgpu-buffer-limit", "Buffer binding size 300000000 is greater than the maximum storage "
                                                     "buffer binding size\n")
+
+
+# ---------------------------------------------------------------- dev batch 55
+
+def test_open_mpi_daemon_loss_is_comm():
+    # dev batch 55: Open MPI's help texts for a daemon that never called back / dropped off the TCP connection
+    for log in ("--------------------------------------------------------------------------\n"
+                "An ORTE daemon has unexpectedly failed after launch and before\n"
+                "communicating back to mpirun. This could be caused by a number\n",
+                "ORTE has lost communication with a remote daemon.\n\n"
+                "  HNP daemon   : [[64112,0],0] on node wmaster-desktop\n"):
+        assert diagnose(log, prior=False).primary_category == Category.COMM, log
+    # near miss: the launch failure that lists set-up causes (PATH, authority, /tmp) is not this row
+    assert not _rule_matches("orte-daemon-lost", "ORTE was unable to reliably start one or more daemons.\n")
+
+
+def test_ray_node_marked_dead_is_comm():
+    log = ("2024-04-11 16:38:16,464\tWARNING worker.py:2037 -- The node with node id: abc and address: 10.0.0.2 and "
+           "node name: 10.0.0.2 has been marked dead because the detector has missed too many heartbeats from it. "
+           "This can happen when a raylet crashes unexpectedly or has lagging heartbeats.\n")
+    assert diagnose(log, prior=False).primary_category == Category.COMM
+    # near miss: the raylet's notice of a slow heartbeat alone names no lost node
+    assert not _rule_matches("ray-node-dead", "node_manager.cc:157: Last heartbeat was sent 6901 ms ago.\n")
+
+
+def test_tensorpipe_peer_closed_is_comm():
+    log = ("[W tensorpipe_agent.cpp:725] RPC agent for worker1 encountered error when reading incoming request from "
+           "worker0: eof (this error originated at tensorpipe/transport/shm/connection_impl.cc:259)\n")
+    assert diagnose(log, prior=False).primary_category == Category.COMM
+    assert _rule_matches("tensorpipe-peer-closed", "[W tensorpipe_agent.cpp:641] RPC agent for Test0 encountered error "
+                                                   "when sending outgoing request #0 to Test1: ECONNREFUSED: "
+                                                   "connection refused\n")
+    # near miss: an InfiniBand feature TensorPipe probed for is not a closed peer
+    assert not _rule_matches("tensorpipe-peer-closed", "In operator() at tensorpipe/common/ibv.h:172 \"\": "
+                                                       "Operation not supported\n")
+
+
+def test_host_memory_families_are_capacity():
+    # dev batch 55: Ray's object store, GCC killed, the Windows commit limit, Dask's nanny, the kubelet's eviction
+    for log in ("ray.exceptions.ObjectStoreFullError: Failed to put object ffff in object store because it is full. "
+                "Object size is 516884584 bytes.\n",
+                "c++: fatal error: Killed signal terminated program cc1plus\ncompilation terminated.\n",
+                "OSError: [WinError 1455] The paging file is too small for this operation to complete. Error loading "
+                "\"C:\\x\\torch\\lib\\caffe2_detection_ops.dll\" or one of its dependencies.\n",
+                "distributed.nanny - WARNING - Worker exceeded 95% memory budget. Restarting\n",
+                "distributed.nanny - WARNING - Worker process 22204 was killed by unknown signal\n",
+                "Message: The node was low on resource: memory. Container main was using 30Gi, which exceeds its "
+                "request of 0.\n"):
+        assert diagnose(log, prior=False).primary_category == Category.CAPACITY, log
+    # near misses: another signal killing the compiler (an internal compiler error), a DLL that is not found, a
+    # disk eviction, and Dask's unmanaged-memory warning alone (a warning: the worker goes on)
+    assert not _rule_matches("compiler-killed", "g++: internal compiler error: Segmentation fault signal terminated "
+                                                "program cc1plus\n")
+    assert not _rule_matches("win-commit-limit", "OSError: [WinError 126] The specified module could not be found. "
+                                                 "Error loading \"c10.dll\"\n")
+    assert not _rule_matches("k8s-evicted-memory", "The node was low on resource: ephemeral-storage.\n")
+    assert diagnose("distributed.worker.memory - WARNING - Unmanaged memory use is high. This may indicate a memory "
+                    "leak or the memory may not be released to the OS\n",
+                    prior=False).primary_category == Category.BENIGN
+
+
+def test_missing_backends_and_builds_are_environment():
+    for log in ("Can't Find type=3 backend, use 0 instead\n",
+                "2022-02-08 07:41:18.681124990 [W:onnxruntime:Default, onnxruntime_pybind_state.cc:535 "
+                "CreateExecutionProviderInstance] Failed to create CUDAExecutionProvider. Please reference "
+                "https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionProvider.html#requirements to ensure "
+                "all dependencies are met.\n",
+                "mxnet.base.MXNetError: [13:07:50] src/kvstore/kvstore.cc:37: compile with USE_DIST_KVSTORE=1 to use "
+                "dist_device_sync\n",
+                "RuntimeError: Cuda error: Driver report 0 bytes free and 0 bytes total\n",
+                "NET/OFI Unable to register memory (type = 2) for device 0. RC: -22, Error: Invalid argument\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # onnxruntime 1.19's wording, hard-wrapped after 'CUDAE' as the thread shows it
+    assert diagnose("[W:onnxruntime:Default, onnxruntime_pybind_state.cc:\n965 onnxruntime::python::"
+                    "CreateExecutionProviderInstance] Failed to create CUDAE\nxecutionProvider. Require cuDNN 9.* and "
+                    "CUDA 12.*, and the latest MSVC runtime.\n", prior=False).primary_category == Category.ENVIRONMENT
+    # near misses: Theano's sizes when the driver does report memory, and ORT's provider list
+    assert not _rule_matches("theano-driver-zero", "Driver report 12345 bytes free and 4096000 bytes total\n")
+    assert not _rule_matches("ort-ep-create", "Available providers: 'CUDAExecutionProvider, CPUExecutionProvider'\n")
+    assert not _rule_matches("build-flag-missing", "compile with USE_CUDA=0 for a CPU build\n")
+
+
+def test_converter_layers_missing_are_op_not_supported():
+    assert diagnose("layer LayerNorm not exists or registered\n", prior=False).primary_category == \
+        Category.OP_NOT_SUPPORTED
+    assert _rule_matches("tract-translate", "Error: Translating node #12 \"Conv_3\" Conv ToTypedTranslator\n")
+    # near miss: ncnn's blob lookup failure after a bad param file is not a missing layer
+    assert not _rule_matches("ncnn-layer-missing", "find_blob_index_by_name data failed\n")
+
+
+def test_orte_trigger_is_a_word():
+    # dev batch 55: 'ORTE' as a trigger word only as a word: 'SUPPORTED' / 'REPORTED' contain it (a benign QNN
+    # support listing became op-not-supported while the trigger was a bare substring)
+    assert _TRIGGER.search("An ORTE daemon has unexpectedly failed after launch and before\n")
+    assert not _TRIGGER.search("All 12 cases REPORTED as SUPPORTED\n")
