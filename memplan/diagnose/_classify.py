@@ -243,7 +243,7 @@ class OomState:
 def _special_case(s: OomState) -> Verdict | None:
     """Host RAM, an impossible size, or a device that was not short of memory."""
     req, total, free = s.req, s.total, s.free
-    if s.host and req is not None and req >= PiB:
+    if s.host and req is not None and req >= 64 * TiB:  # 1 PiB before dev batch 56 (a 127 TiB tcmalloc request)
         return Verdict(Category.ABSURD_REQUEST, 0.95,
                        f"One host allocation asked for {_fmt(req)} — more than any machine's RAM: a size computed "
                        "wrongly (an overflowed length, a garbage shape), not a memory shortage.", s.facts, {"host"})
@@ -555,12 +555,37 @@ def _unwrapped(args: list[tuple[Evidence, str, int]]) -> list[tuple[Evidence, st
     return [a for a in args if a[0].line not in wrapped or "wraps" in a[0].flags]
 
 
+_EXC_LINE = re.compile(r"^\s*[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)\b")
+
+
+def _ignored_lines(evidence: list[Evidence]) -> set[int]:
+    """The traceback CPython prints under `Exception ignored in: <... __del__ ...>` (a row with flag `ignored_exc`,
+    the DataLoader iterator's shutdown, dev batch 56): an exception raised in a finalizer is not propagated, so its
+    frames and its exception line (ConnectionResetError, EOFError) did not stop the run. The block runs from that
+    line over the evidence that follows it closely (frames every line or two) to the first exception line."""
+    out: set[int] = set()
+    evs = sorted(evidence, key=lambda e: e.line)
+    for i, ev in enumerate(evs):
+        if "ignored_exc" not in ev.flags:
+            continue
+        last = ev.line
+        for nxt in evs[i + 1:]:
+            if nxt.line - last > 3 or "ignored_exc" in nxt.flags:
+                break
+            out.add(nxt.line)
+            last = nxt.line
+            if _EXC_LINE.search(nxt.text):
+                break
+    return out
+
+
 def _warned_lines(evidence: list[Evidence]) -> set[int]:
     """The lines that are warnings (`Warning:`, `[W...]`, logging's WARNING prefixes): what they argue counts less.
     So are the lines before a tool's own report that the run completed (a row with flag `completed`, MindSpore
-    Lite's `CONVERT RESULT SUCCESS:0`): the errors they print did not stop it (dev batch 27)."""
+    Lite's `CONVERT RESULT SUCCESS:0`): the errors they print did not stop it (dev batch 27); and an ignored
+    finalizer's traceback (_ignored_lines, dev batch 56)."""
     done = max((ev.line for ev in evidence if "completed" in ev.flags), default=0)
-    return {ev.line for ev in evidence if ev.kind == "warning" or ev.line < done}
+    return {ev.line for ev in evidence if ev.kind == "warning" or ev.line < done} | _ignored_lines(evidence)
 
 
 # (context flag somewhere in the incident, flag of the argument it re-reads, category it becomes)
@@ -628,6 +653,8 @@ def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     prints it when a device allocation failed, so an ACL memory code next to it is an out-of-memory."""
     args = _in_context(_argument_check(_unwrapped(_named_cuda_failure(_arguments(evidence)))), evidence)
     args = _stall_before_failure(args, evidence)
+    ignored = _ignored_lines(evidence)
+    args = [a for a in args if a[0].line not in ignored]  # an ignored finalizer's traceback argues for nothing
     warned = _warned_lines(evidence)
     stopped = {c for ev, c, s in args if ev.line not in warned and s >= 2 and c != "benign"}
     anything = any(c != "benign" for _, c, _ in args)

@@ -318,7 +318,13 @@ _MINER_DAG = re.compile(r"\benough (?:free )?memory to hold the (?:full )?DAG fo
 # constructed lines. A size without its minus sign is not this reading.
 _NEGATIVE_ALLOC = re.compile(r"\b(?:[Aa]llocation of|[Aa]llocate|[Aa]llocating|[Aa]lloc)\s+(-\d+)\s*(?:bytes|B)\b")
 _ORT_AVAILABLE = re.compile(r"Available memory of (\d+) is smaller than requested bytes of (\d+)")
+# gperftools tcmalloc's report of a large allocation that succeeded ('tcmalloc: large alloc N bytes == 0x... @ ...'),
+# and the signs that the process died after it (dev batch 56; read together at the end of scan)
+_TCMALLOC_NOTICE = re.compile(r"tcmalloc: large alloc (\d+) bytes == 0x[0-9a-f]+")
+_PROCESS_DIED = re.compile(r"\bKernelRestarter: restarting kernel\b|^\s*Killed\s*$")
 _HOST = [
+    # dev batch 56: tcmalloc's large-alloc report of an allocation that failed ('== (nil)'): the request that failed
+    re.compile(r"tcmalloc: large alloc (\d+) bytes == \(nil\)"),
     re.compile(r"not enough memory: you tried to allocate (\d+)\s*GB"),
     re.compile(r"DefaultCPUAllocator: (?:not enough memory|can't allocate memory): you tried to allocate (\d+) bytes"),
 ]
@@ -401,6 +407,10 @@ _TRIGGER = re.compile(
     # aws-ofi-nccl, NVENC, MatX, the CPU-only asserts of PyG's extensions, torch.compile's platform checks
     r"|OpenCL|\bCL_[A-Z_]{4,}|\bcl[A-Z][A-Za-z]+ failed|HAILO_|HEF format|Validation FAILED|IsOpSupported|validateOpConfig"
     r"|GPU delegate|on the GPU, and|NET/OFI|NVENC|nvenc|libnvidia-encode|matxOutOfMemory|must be CPU tensor|torch\.compile"
+    # dev batch 56: the DataLoader iterator's ignored __del__ exception, tcmalloc's large-alloc report, Arrow's 2 GiB
+    # array limit, onnxruntime-web's buffer allocation, TorchSharp's device initialisation
+    r"|Exception ignored in|large alloc|ArrowCapacityError|cannot contain more than|allocate a buffer of"
+    r"|did not initiali[sz]e|did not match|CUDA non available"
     r"|the DAG|DAG for epoch|cudaAllocMapped|maximum buffer size|max buffer size"
     # dev batch 55: Open MPI's daemon loss, Ray's heartbeats and object store, TensorPipe's RPC agent, Dask's nanny and
     # streams, GCC killed, the Windows commit limit, the kubelet's eviction, MNN / ncnn / tract / onnxruntime EP texts
@@ -510,12 +520,37 @@ def _with_previous(prev: str, line: str) -> str:
     return line
 
 
+class _TcmallocDeath:
+    """tcmalloc's large-alloc notices and the process dying in the same log (Jupyter's kernel restart, the shell's
+    'Killed'; Colab's log viewer prints the newest line first, so the order is not read): host memory ran out, the
+    largest notice is what the process was taking (dev batch 56). Alone a notice is only a notice."""
+
+    def __init__(self) -> None:
+        self.alloc: tuple[int, int, str] | None = None  # the largest notice (line, bytes, text)
+        self.died = False
+
+    def see(self, no: int, line: str) -> None:
+        if "large alloc" in line:
+            tm = _TCMALLOC_NOTICE.search(line)
+            if tm and (self.alloc is None or int(tm.group(1)) > self.alloc[1]):
+                self.alloc = (no, int(tm.group(1)), line.strip())
+        elif not self.died and ("KernelRestarter" in line or "Killed" in line) and _PROCESS_DIED.search(line):
+            self.died = True
+
+    def evidence(self) -> Iterator[Evidence]:
+        if self.alloc and self.died:
+            no, size, text = self.alloc
+            yield Evidence(no, "host-oom", text[:2000], "memory", 3,
+                           numbers={"requested_bytes": size, "device": "cpu"}, flags=frozenset({"host"}))
+
+
 def scan(lines: Iterable[str]) -> Iterator[Evidence]:
     """Yield evidence from cleaned lines (1-based line numbers)."""
     it = iter(enumerate(lines, 1))
     pushback: list[tuple[int, str]] = []
     prev = ""
     vram: dict[int, int] = {}  # ggml's device sizes, as ggml_cuda_init printed them
+    tcmalloc = _TcmallocDeath()
     while True:
         if pushback:
             no, line = pushback.pop()
@@ -523,7 +558,9 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
             try:
                 no, line = next(it)
             except StopIteration:
+                yield from tcmalloc.evidence()
                 return
+        tcmalloc.see(no, line)
         line, prev = _with_previous(prev, line), line
         if not line or not _TRIGGER.search(line):
             continue

@@ -3385,3 +3385,82 @@ def test_orte_trigger_is_a_word():
     # support listing became op-not-supported while the trigger was a bare substring)
     assert _TRIGGER.search("An ORTE daemon has unexpectedly failed after launch and before\n")
     assert not _TRIGGER.search("All 12 cases REPORTED as SUPPORTED\n")
+
+
+def test_dataloader_ignored_del_exception_is_benign_and_its_traceback_argues_for_nothing():
+    # dev batch 56: CPython prints an exception raised in a finalizer under 'Exception ignored in:' and goes on; the
+    # DataLoader iterator's __del__ (_shutdown_workers) raising ConnectionResetError / EOFError at shutdown is that
+    block = ("Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__ at 0x7f0e2c1d3e50>\n"
+             "Traceback (most recent call last):\n"
+             '  File "/x/torch/utils/data/dataloader.py", line 1466, in __del__\n'
+             "    self._shutdown_workers()\n"
+             '  File "/x/multiprocessing/connection.py", line 414, in _recv_bytes\n'
+             "    buf = self._recv(4)\n"
+             "ConnectionResetError: [Errno 104] Connection reset by peer\n")
+    assert diagnose("Epoch 3: 100%|##########| 500/500\n" + block + "Epoch 4:  10%|#         | 50/500\n",
+                    prior=False).primary_category == Category.BENIGN
+    old = block.replace("<function _MultiProcessingDataLoaderIter.__del__ at 0x7f0e2c1d3e50>",
+                        "<bound method _DataLoaderIter.__del__ of <torch.utils.data.dataloader._DataLoaderIter object>>")
+    assert diagnose(old, prior=False).primary_category == Category.BENIGN
+    # near misses: the same exception raised in the training loop itself (no 'Exception ignored in'), another
+    # class's finalizer, and a real failure after the ignored block still decide
+    assert diagnose(block.split("\n", 1)[1], prior=False).primary_category != Category.BENIGN
+    other = block.replace("_MultiProcessingDataLoaderIter.__del__", "Connection.__del__")
+    assert diagnose(other, prior=False).primary_category != Category.BENIGN
+    after = block + ("Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
+                     "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 15.78 GiB "
+                     "total capacity; 14.10 GiB already allocated; 1.02 GiB free; 14.20 GiB reserved in total by PyTorch)\n")
+    assert diagnose(after, prior=False).primary_category == Category.CAPACITY
+
+
+def test_tcmalloc_large_alloc_is_a_notice_unless_the_process_dies_or_it_failed():
+    # dev batch 56: gperftools' 'tcmalloc: large alloc N bytes == 0x...' reports a large allocation that succeeded
+    notice = ("tcmalloc: large alloc 4015906816 bytes == 0x1e00b2000 @ 0x7feed825d1e7 0x7feed0286d51 "
+              "0x7feed02ee8b8\n")
+    assert diagnose(notice, prior=False).primary_category == Category.BENIGN
+    # with the kernel restarted (Colab's log viewer: newest line first) or the shell's 'Killed': host RAM ran out
+    restarted = ("Oct 18, 2019, 7:54:49 AM | INFO | KernelRestarter: restarting kernel (1/5), keep random ports\n"
+                 "Oct 18, 2019, 7:54:04 AM | WARNING | " + notice)
+    assert diagnose(restarted, prior=False).primary_category == Category.CAPACITY
+    assert diagnose(notice + "Killed\n", prior=False).primary_category == Category.CAPACITY
+    # a failed one ('== (nil)') is the request that failed: 127 TiB is more than any host holds (absurd), 8 GiB not
+    failed = "tcmalloc: large alloc 140113840283648 bytes == (nil) @  0x7f6eccf3b887\n"
+    assert diagnose(failed, prior=False).primary_category == Category.ABSURD_REQUEST
+    small = "tcmalloc: large alloc 8589934592 bytes == (nil) @  0x7f6eccf3b887\n"
+    assert diagnose(small, prior=False).primary_category == Category.CAPACITY
+    # near miss: a kernel restart without any tcmalloc notice is not read as memory by this rule
+    assert diagnose("KernelRestarter: restarting kernel (1/5), keep random ports\n",
+                    prior=False).primary_category != Category.CAPACITY
+
+
+def test_arrow_capacity_error_is_the_callers_chunking():
+    # dev batch 56: Arrow's int32 offsets cap one binary / string / list array at 2 GiB of values
+    for log in ("pyarrow.lib.ArrowCapacityError: array cannot contain more than 2147483646 bytes, have 2147502240\n",
+                "ArrowIOError: Arrow error: Capacity error: BinaryArray cannot contain more than 2147483646 bytes, "
+                "have 2147483655\n"):
+        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+    # near miss: Arrow's other errors are not this row (a cast Arrow lacks does not read as the caller's chunking)
+    assert diagnose("pyarrow.lib.ArrowNotImplementedError: Unsupported cast from string to list\n",
+                    prior=False).primary_category != Category.INVALID_PARAM
+
+
+def test_onnxruntime_web_buffer_allocation_is_capacity():
+    # dev batch 56: onnxruntime-web's createSession: `Can't create a session. failed to allocate a buffer of size N.`
+    log = ("ort.webgpu.bundle.min.mjs:2603 Uncaught Error: Can't create a session. Failed to allocate a buffer of \n"
+           "size 2079238052.\n    at jt (ort.webgpu.bundle.min.mjs:2603:25061)\n")
+    assert diagnose(log, prior=False).primary_category == Category.CAPACITY
+    assert diagnose("Error: Can't create a session. failed to allocate a buffer of size 1234567.\n",
+                    prior=False).primary_category == Category.CAPACITY
+    # near miss: a failed buffer read / a model file that is not there are not this row
+    assert diagnose("Error: Can't create a session. failed to load model: no such file\n",
+                    prior=False).primary_category != Category.CAPACITY
+
+
+def test_torchsharp_device_type_not_initialised_is_environment():
+    # dev batch 56: TorchSharp's InitializeDeviceType when the native CUDA package does not load
+    for log in ("System.InvalidOperationException: Torch device type CUDA did not initialise on the current machine.\n",
+                "System.InvalidOperationException: CUDA non available in the current machine.\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near miss: a device string TorchSharp cannot parse is the caller's (not this row)
+    assert diagnose("Torch device type GPU did not match any known type\n",
+                    prior=False).primary_category != Category.ENVIRONMENT
