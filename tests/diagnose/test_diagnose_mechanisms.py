@@ -58,6 +58,10 @@ def test_cuda_message_without_enum_name():
 
 # ---------------------------------------------------------------- the OOM arithmetic
 
+def _rule_matches(rule_id: str, text: str) -> bool:
+    return any(r.id == rule_id and r.rx.search(text) for r in text_rules())
+
+
 def _oom(**kw):
     kw.setdefault("device", "cuda:0")
     return classify_oom({f"{k}_bytes" if k != "device" else k: v for k, v in kw.items()}, set())
@@ -2556,7 +2560,7 @@ def test_jax_cuda_backend_that_fails_to_initialize_is_environment():
            "NOT_FOUND: Unable to find driver in registry given worker: \n"
            "I0919 21:58:29.121373 139995721590592 xla_bridge.py:350] Unable to initialize backend 'tpu': module "
            "'jaxlib.xla_extension' has no attribute 'get_tpu_client'\n")
-    assert not [r for r in text_rules() if r.id == "jax-cuda-backend-init" and r.rx.search(log)]
+    assert not _rule_matches("jax-cuda-backend-init", log)
 
 
 def test_managedcuda_error_illegal_address_is_kernel_fault():
@@ -2568,7 +2572,7 @@ def test_managedcuda_error_illegal_address_is_kernel_fault():
     log = "GPU 0: Critical error in main cuda loop ErrorIllegalAddress: see the miner log\n"
     assert diagnose(log, prior=False).primary_category == Category.KERNEL_FAULT
     # near miss: a word that only ends in ErrorIllegalAddress (an identifier of some other program) is not the enum
-    assert not [r for r in text_rules() if r.id == "illegal-address" and r.rx.search("checkNoErrorIllegalAddressXY()")]
+    assert not _rule_matches("illegal-address", "checkNoErrorIllegalAddressXY()")
 
 
 def test_paddle_bare_bad_alloc_is_an_out_of_memory():
@@ -2580,7 +2584,7 @@ def test_paddle_bare_bad_alloc_is_an_out_of_memory():
     # near miss: a frame of the allocator in a C++ stack of some other failure is not an allocation failure
     log = ("6   paddle::memory::allocation::Allocator::Allocate(unsigned long)\n"
            "7   paddle::memory::allocation::BadAllocHandler::Register(int)\n")
-    assert not [r for r in text_rules() if r.id == "paddle-badalloc" and r.rx.search(log)]
+    assert not _rule_matches("paddle-badalloc", log)
 
 
 def test_nccl_invalid_usage_is_invalid_param():
@@ -2616,8 +2620,8 @@ def test_tensorrt_tactic_skipped_for_memory_is_benign_unless_an_out_of_memory_be
            "insufficient memory on requested size of 4294967296 detected for tactic 0x0000000000000004.\n")
     assert diagnose(log, prior=False).primary_category == Category.CAPACITY
     # and other words about a tactic are not read
-    assert not [r for r in text_rules() if r.id == "trt-tactic-skip" and r.rx.search(
-        "[TRT] [W] Skipping tactic 0x0000000000000000 due to exception unsupported data type\n")]
+    assert not _rule_matches("trt-tactic-skip", 
+        "[TRT] [W] Skipping tactic 0x0000000000000000 due to exception unsupported data type\n")
 
 
 def test_cuda_launch_out_of_resources_is_invalid_param():
@@ -2670,7 +2674,7 @@ def test_tensorflow_collective_aborted_by_a_closed_socket_is_comm():
     # near miss: the executor aborting at the end of the input pipeline is not a failure between workers
     log = ("2021-01-01 00:00:00.000000: W tensorflow/core/common_runtime/base_collective_executor.cc:217] "
            "BaseCollectiveExecutor::StartAbort Out of range: End of sequence\n")
-    assert not [r for r in text_rules() if r.id == "tf-collective-unavailable" and r.rx.search(log)]
+    assert not _rule_matches("tf-collective-unavailable", log)
 
 
 def test_a_factory_op_missing_on_the_privateuse1_key_is_op_not_supported():
@@ -2741,8 +2745,8 @@ def test_webgl_texture_larger_than_the_gpu_limit_is_invalid_param():
         assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
     # near miss: three.js resizing an image for its texture limit is a warning about another library's texture, not
     # this check
-    assert not [r for r in text_rules() if r.id == "tfjs-texture-size" and r.rx.search(
-        "THREE.WebGLRenderer: Texture has been resized from (8192x8192) to (4096x4096).\n")]
+    assert not _rule_matches("tfjs-texture-size", 
+        "THREE.WebGLRenderer: Texture has been resized from (8192x8192) to (4096x4096).\n")
 
 
 def test_egl_device_not_found_for_the_cuda_device_is_environment():
@@ -2754,8 +2758,8 @@ def test_egl_device_not_found_for_the_cuda_device_is_environment():
                 "WindowlessContext: Unable to create windowless context\n"):
         assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
     # near miss: Magnum's debug listing of the EGL devices it found is not a failure
-    assert not [r for r in text_rules() if r.id == "egl-cuda-device" and r.rx.search(
-        "Platform::WindowlessEglApplication: found 2 EGL devices, choosing EGL device 1 for CUDA device 0\n")]
+    assert not _rule_matches("egl-cuda-device", 
+        "Platform::WindowlessEglApplication: found 2 EGL devices, choosing EGL device 1 for CUDA device 0\n")
 
 
 def test_ipex_seeing_no_xpu_device_is_environment_even_as_a_warning():
@@ -2770,8 +2774,8 @@ def test_ipex_seeing_no_xpu_device_is_environment_even_as_a_warning():
            "(Triggered internally at /build/intel-pytorch-extension/csrc/gpu/runtime/Device.cpp:120.)\n")
     assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
     # near miss: a device count that is not zero is not read
-    assert not [r for r in text_rules() if r.id == "xpu-device-count-zero" and r.rx.search(
-        "XPU Device count is 2, using device 0\n")]
+    assert not _rule_matches("xpu-device-count-zero", 
+        "XPU Device count is 2, using device 0\n")
 
 
 def test_a_driver_call_with_no_context_is_invalid_param():
@@ -2847,9 +2851,9 @@ def test_xla_rematerialization_short_of_its_limit_is_capacity_and_its_negative_l
             "ran out of memory trying to allocate 1.25TiB (rounded to 1374521760000)\n")
     assert diagnose(log, prior=False).primary_category == Category.ABSURD_REQUEST
     # near miss: XLA's note that rematerialization met its limit is not an out-of-memory
-    assert not [r for r in text_rules() if r.id == "xla-remat-limit" and r.rx.search(
+    assert not _rule_matches("xla-remat-limit", 
         "I external/xla/xla/service/hlo_rematerialization.cc:2970] Rematerialized 12 instructions; memory use reduced "
-        "from 12.76GiB (13698962697 bytes) to 10.50GiB (11274289152 bytes)\n")]
+        "from 12.76GiB (13698962697 bytes) to 10.50GiB (11274289152 bytes)\n")
 
 
 def test_ctranslate2_compute_type_the_device_lacks_is_op_not_supported():
@@ -2877,9 +2881,9 @@ def test_infiniband_transport_retries_exceeded_are_comm():
                 "opcode=0 len=0 vendor err 129\n"):
         assert diagnose(log, prior=False).primary_category == Category.COMM, log
     # near miss: an HTTP client's retries are not a transport between ranks
-    assert not [r for r in text_rules() if r.id == "ib-retry-exceeded" and r.rx.search(
+    assert not _rule_matches("ib-retry-exceeded", 
         "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='huggingface.co', port=443): Max retries "
-        "exceeded with url: /api/models\n")]
+        "exceeded with url: /api/models\n")
 
 
 def test_xla_stream_executor_allocation_request_is_read():
@@ -2974,8 +2978,8 @@ def test_torch_without_a_backend_for_the_device_is_environment():
                 "RuntimeError: PyTorch is not linked with support for mps devices\n"):
         assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
     # near miss: the rule does not read a line that says the backend is there
-    assert not [r for r in text_rules() if r.id == "torch-not-linked-device" and r.rx.search(
-        "PyTorch is linked with support for xpu devices (intel_extension_for_pytorch 2.1.10+xpu)\n")]
+    assert not _rule_matches("torch-not-linked-device", 
+        "PyTorch is linked with support for xpu devices (intel_extension_for_pytorch 2.1.10+xpu)\n")
 
 
 def test_cuda_initialization_error_in_a_dataloader_worker_is_invalid_param():
@@ -3020,8 +3024,8 @@ def test_cnmem_out_of_memory_is_capacity():
            "initCnmem: cnmemInit call failed! Reason=CNMEM_STATUS_OUT_OF_MEMORY. numdev=1\n")
     assert diagnose(log, prior=False).primary_category == Category.CAPACITY
     # near miss: CNMeM's other status names are not an out-of-memory
-    assert not [r for r in text_rules() if r.id == "cnmem-oom" and r.rx.search(
-        "initCnmem: cnmemInit call failed! Reason=CNMEM_STATUS_NOT_INITIALIZED. numdev=1\n")]
+    assert not _rule_matches("cnmem-oom", 
+        "initCnmem: cnmemInit call failed! Reason=CNMEM_STATUS_NOT_INITIALIZED. numdev=1\n")
 
 
 def test_old_allocators_out_of_memory_sizes_are_read():
@@ -3094,8 +3098,8 @@ def test_detectron_ops_library_missing_is_environment():
            "AssertionError: Detectron ops lib not found; make sure that your Caffe2 version includes Detectron module\n")
     assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
     # near miss: Detectron's line on success
-    assert not [r for r in text_rules() if r.id == "detectron-ops-lib" and r.rx.search(
-        "INFO c2.py:  46: Found Detectron ops lib: /usr/local/lib/libcaffe2_detectron_ops_gpu.so\n")]
+    assert not _rule_matches("detectron-ops-lib", 
+        "INFO c2.py:  46: Found Detectron ops lib: /usr/local/lib/libcaffe2_detectron_ops_gpu.so\n")
 
 
 def test_ps_lite_started_without_its_environment_is_environment():
@@ -3105,8 +3109,8 @@ def test_ps_lite_started_without_its_environment_is_environment():
                 "Start() first\n"):
         assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
     # near miss: a glog check of another condition in the same library
-    assert not [r for r in text_rules() if r.id == "pslite-env" and r.rx.search(
-        "[13:04:31] src/van.cc:291: Check failed: (my_node_.port) != (-1) bind failed\n")]
+    assert not _rule_matches("pslite-env", 
+        "[13:04:31] src/van.cc:291: Check failed: (my_node_.port) != (-1) bind failed\n")
 
 
 def test_horovod_stall_report_is_benign_alone_and_comm_before_a_failure():
@@ -3128,15 +3132,11 @@ def test_horovod_stall_report_is_benign_alone_and_comm_before_a_failure():
     # no stall
     log = stall + "RuntimeError: CUDA error: an illegal memory access was encountered\n"
     assert diagnose(log, prior=False).primary_category == Category.KERNEL_FAULT
-    assert not [r for r in text_rules() if r.id == "horovod-stall" and r.rx.search(
-        "INFO: creating a process group for a subset of ranks [0, 1]; the others are waiting for remainder of data\n")]
+    assert not _rule_matches("horovod-stall", 
+        "INFO: creating a process group for a subset of ranks [0, 1]; the others are waiting for remainder of data\n")
 
 
 # ---------------------------------------------------------------- dev batch 54
-
-def _rule_matches(rule_id: str, text: str) -> bool:
-    return any(r.id == rule_id and r.rx.search(text) for r in text_rules())
-
 
 def test_opencl_status_codes_by_name_and_by_number():
     # dev batch 54: Khronos CL/cl.h / cl_ext.h codes (opencl_codes.tsv), by name, pyopencl's name without CL_, and by
