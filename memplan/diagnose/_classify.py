@@ -558,25 +558,32 @@ def _unwrapped(args: list[tuple[Evidence, str, int]]) -> list[tuple[Evidence, st
 _EXC_LINE = re.compile(r"^\s*[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)\b")
 
 
-def _ignored_lines(evidence: list[Evidence]) -> set[int]:
+class IgnoredTraceback:
     """The traceback CPython prints under `Exception ignored in: <... __del__ ...>` (a row with flag `ignored_exc`,
     the DataLoader iterator's shutdown, dev batch 56): an exception raised in a finalizer is not propagated, so its
     frames and its exception line (ConnectionResetError, EOFError) did not stop the run. The block runs from that
-    line over the evidence that follows it closely (frames every line or two) to the first exception line."""
-    out: set[int] = set()
-    evs = sorted(evidence, key=lambda e: e.line)
-    for i, ev in enumerate(evs):
-        if "ignored_exc" not in ev.flags:
-            continue
-        last = ev.line
-        for nxt in evs[i + 1:]:
-            if nxt.line - last > 3 or "ignored_exc" in nxt.flags:
-                break
-            out.add(nxt.line)
-            last = nxt.line
-            if _EXC_LINE.search(nxt.text):
-                break
-    return out
+    line over the evidence that follows it closely (frames every line or two) to the first exception line. Fed the
+    evidence in line order, `see` says whether each piece is part of such a block (the one reading of the block: the
+    classifier's `_ignored_lines` and the scan of error lines in memplan.diagnose._diagnose)."""
+
+    def __init__(self) -> None:
+        self.last = 0   # the line of the block's last piece so far; 0 outside a block
+
+    def see(self, ev: Evidence) -> bool:
+        if "ignored_exc" in ev.flags:
+            self.last = ev.line
+            return False
+        if self.last and ev.line - self.last <= 3:
+            self.last = 0 if _EXC_LINE.search(ev.text) else ev.line
+            return True
+        self.last = 0
+        return False
+
+
+def _ignored_lines(evidence: list[Evidence]) -> set[int]:
+    """The lines of every ignored finalizer's traceback in `evidence` (IgnoredTraceback)."""
+    block = IgnoredTraceback()
+    return {ev.line for ev in sorted(evidence, key=lambda e: e.line) if block.see(ev)}
 
 
 def _warned_lines(evidence: list[Evidence]) -> set[int]:

@@ -12,7 +12,7 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from memplan.diagnose._advice import choose_advice, relate_estimate
 from memplan.diagnose._classify import (
-    _EXC_LINE,
+    IgnoredTraceback,
     MiB,
     Group,
     classify_oom,
@@ -207,18 +207,12 @@ def _incidents(label: str, lines: Iterable[str], estimate: Mapping[str, Any] | N
                completed: dict[str, int] | None = None) -> Iterable[Incident]:
     context: deque[Evidence] = deque(maxlen=60)
     group: Group | None = None
-    ignoring = 0  # the last line of an ignored finalizer's traceback read so far (_classify._ignored_lines)
+    ignored_block = IgnoredTraceback()  # a traceback CPython printed and ignored is not an error of the run
     for ev in scan(lines):
         prior_text.add(ev)
         if completed is not None and "completed" in ev.flags:
             completed[label] = ev.line
-        ignored = False  # part of a traceback CPython printed and ignored: not an error of the run (dev batch 56)
-        if "ignored_exc" in ev.flags:
-            ignoring = ev.line
-        elif ignoring and ev.line - ignoring <= 3:
-            ignoring, ignored = (0 if _EXC_LINE.search(ev.text) else ev.line), True
-        else:
-            ignoring = 0
+        ignored = ignored_block.see(ev)
         if ev.kind == "error-line" and len(errors) < 3 and not ignored:
             errors.append((label, ev.line, ev.text))
         is_context = ev.kind in _CONTEXT_KINDS or (ev.kind == "codes" and not _codes_matter(ev.codes))
