@@ -110,15 +110,6 @@ def choose_threshold(guesses: list[dict]) -> tuple[float, list[dict]]:
     return threshold, curve
 
 
-def committed_threshold() -> float | None:
-    """The threshold of the last committed cross-validation (None before the first one)."""
-    try:
-        with open(RESULTS + ".json", encoding="utf-8") as f:
-            return float(json.load(f)["threshold"])
-    except (FileNotFoundError, KeyError, ValueError):
-        return None
-
-
 def objective_gain(guesses: list[dict], old: float, new: float) -> list[int]:
     """Per accepted guess, what moving the threshold from `old` to `new` adds to right - WRONG_COST x wrong:
     a guess with a margin between the two counts with the lower threshold only."""
@@ -254,7 +245,8 @@ def main() -> int:
     rows = all_rows(trainer)
     alone = prior_alone(rows, trainer)
     best, curve = choose_threshold(alone)
-    choice = keep_or_switch(alone, best, committed_threshold())
+    # the committed threshold, as the trainer reads it (0 before the first cross-validation: none to keep)
+    choice = keep_or_switch(alone, best, trainer.chosen_threshold() or None)
     threshold = choice["threshold"]
     path = full_path(rows, trainer, threshold)
     rep = summarise(alone, path, threshold, curve)

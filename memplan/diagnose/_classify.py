@@ -123,8 +123,8 @@ def classify_oom(n: dict[str, Any], flags: set[str]) -> Verdict:
         return _arena_verdict(s)
     if "startup" in flags and s.req is not None and s.total is not None and s.free is not None:
         return _startup_verdict(s)
-    if "xla_reserve" in flags:
-        split = _reserve_split(s, n.get("reservable_bytes"))
+    if n.get("reservable_bytes") is not None:   # the TPU runtime's reserve failure with its reservable part
+        split = _reserve_split(s, n["reservable_bytes"])
         if split is not None:
             return split
     special = _special_case(s)
@@ -586,13 +586,14 @@ def _ignored_lines(evidence: list[Evidence]) -> set[int]:
     return {ev.line for ev in sorted(evidence, key=lambda e: e.line) if block.see(ev)}
 
 
-def _warned_lines(evidence: list[Evidence]) -> set[int]:
+def _warned_lines(evidence: list[Evidence], ignored: set[int] | None = None) -> set[int]:
     """The lines that are warnings (`Warning:`, `[W...]`, logging's WARNING prefixes): what they argue counts less.
     So are the lines before a tool's own report that the run completed (a row with flag `completed`, MindSpore
     Lite's `CONVERT RESULT SUCCESS:0`): the errors they print did not stop it (dev batch 27); and an ignored
-    finalizer's traceback (_ignored_lines, dev batch 56)."""
+    finalizer's traceback (_ignored_lines, dev batch 56; `ignored` when the caller has them already)."""
     done = max((ev.line for ev in evidence if "completed" in ev.flags), default=0)
-    return {ev.line for ev in evidence if ev.kind == "warning" or ev.line < done} | _ignored_lines(evidence)
+    ignored = _ignored_lines(evidence) if ignored is None else ignored
+    return {ev.line for ev in evidence if ev.kind == "warning" or ev.line < done} | ignored
 
 
 # (context flag somewhere in the incident, flag of the argument it re-reads, category it becomes)
@@ -662,7 +663,7 @@ def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     args = _stall_before_failure(args, evidence)
     ignored = _ignored_lines(evidence)
     args = [a for a in args if a[0].line not in ignored]  # an ignored finalizer's traceback argues for nothing
-    warned = _warned_lines(evidence)
+    warned = _warned_lines(evidence, ignored)
     stopped = {c for ev, c, s in args if ev.line not in warned and s >= 2 and c != "benign"}
     anything = any(c != "benign" for _, c, _ in args)
     out = []

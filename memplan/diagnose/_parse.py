@@ -658,8 +658,7 @@ def _counted_oom(no: int, line: str) -> Evidence | None:
                 "free_bytes": parse_log_size(rv.group(3), rv.group(4))}
         if rv.group(5):
             nums["reservable_bytes"] = parse_log_size(rv.group(5), rv.group(6))
-        return Evidence(no, "oom", line[:2000], "memory", 3, numbers=nums,
-                        flags=frozenset({"xla_reserve"}) if rv.group(5) else frozenset())
+        return Evidence(no, "oom", line[:2000], "memory", 3, numbers=nums)
     ry = _RAY_MEMORY.search(line)
     if ry:
         return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host"}),
@@ -703,8 +702,7 @@ def _other_oom(no: int, line: str) -> Evidence | None:
     mappings (mmap), MuJoCo's arena."""
     ng = _NEGATIVE_ALLOC.search(line)
     if ng:
-        return Evidence(no, "oom", line[:2000], "memory", 3, flags=frozenset({"negative_size"}),
-                        numbers={"requested_bytes": int(ng.group(1))})
+        return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": int(ng.group(1))})
     old = _old_allocator_oom(no, line)
     if old is not None:
         return old
