@@ -409,7 +409,7 @@ _TRIGGER = re.compile(
     r"|GPU delegate|on the GPU, and|NET/OFI|NVENC|nvenc|libnvidia-encode|matxOutOfMemory|must be CPU tensor|torch\.compile"
     # dev batch 56: the DataLoader iterator's ignored __del__ exception, tcmalloc's large-alloc report, Arrow's 2 GiB
     # array limit, onnxruntime-web's buffer allocation, TorchSharp's device initialisation
-    r"|Exception ignored in|large alloc|ArrowCapacityError|cannot contain more than|allocate a buffer of"
+    r"|Exception ignored in|large alloc|ArrowCapacityError|Unrecognized (?:index|query) name|cannot contain more than|allocate a buffer of"
     r"|did not initiali[sz]e|did not match|CUDA non available"
     r"|the DAG|DAG for epoch|cudaAllocMapped|maximum buffer size|max buffer size"
     # dev batch 55: Open MPI's daemon loss, Ray's heartbeats and object store, TensorPipe's RPC agent, Dask's nanny and

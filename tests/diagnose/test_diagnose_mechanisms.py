@@ -3464,3 +3464,66 @@ def test_torchsharp_device_type_not_initialised_is_environment():
     # near miss: a device string TorchSharp cannot parse is the caller's (not this row)
     assert diagnose("Torch device type GPU did not match any known type\n",
                     prior=False).primary_category != Category.ENVIRONMENT
+
+
+def test_jit_extension_ninja_failure_is_environment():
+    # dev batch 57: torch.utils.cpp_extension._run_ninja_build's CalledProcessError and StyleGAN's custom_ops
+    # 'Setting up PyTorch plugin "X"... Failed!' when a custom CUDA op does not compile on the machine
+    for log in ("subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1.\n",
+                "subprocess.CalledProcessError: Command '['ninja', '-v', '-j', '8']' returned non-zero exit status 2.\n",
+                'Setting up PyTorch plugin "upfirdn2d_plugin"... Failed!\n'):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near misses: the plugin set up ('Done.'), another command's CalledProcessError
+    assert diagnose('Setting up PyTorch plugin "bias_act_plugin"... Done.\n',
+                    prior=False).primary_category != Category.ENVIRONMENT
+    assert diagnose("subprocess.CalledProcessError: Command '['git', 'rev-parse', 'HEAD']' returned non-zero "
+                    "exit status 128.\n", prior=False).primary_category != Category.ENVIRONMENT
+
+
+def test_thc_error_30_at_cuda_init_is_environment():
+    # dev batch 57: THCudaInit's first call (cudaGetDeviceCount) failing with cudaErrorUnknown (30, CUDA <= 10.0):
+    # the driver not initialised (torch/cutorch#798)
+    for log in ("THCudaCheck FAIL file=/tmp/luarocks_cutorch-scm-1/cutorch/lib/THC/THCGeneral.c line=70 "
+                "error=30 : unknown error\n",
+                "THCudaCheck FAIL file=..\\aten\\src\\THC\\THCGeneral.cpp line=87 error=30 : unknown error\n",
+                "luajit: init.lua:389: cuda runtime error (30) : unknown error at /tmp/cutorch/lib/THC/THCGeneral.c:66\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near miss: error 30 in the middle of training (the host allocator) keeps the code's own reading
+    mid = ("THCudaCheck FAIL file=..\\aten\\src\\THC\\THCCachingHostAllocator.cpp line=296 error=30 : unknown error\n"
+           "RuntimeError: CUDA error: unknown error\n")
+    assert diagnose(mid, prior=False).primary_category != Category.ENVIRONMENT
+
+
+def test_cufft_internal_error_is_environment():
+    # dev batch 57: cuFFT's 'driver or internal library error', in PyTorch a cuFFT too old for the GPU
+    # (CUDA <= 11.7 builds on sm_89, pytorch/pytorch#88038)
+    assert diagnose("RuntimeError: cuFFT error: CUFFT_INTERNAL_ERROR\n",
+                    prior=False).primary_category == Category.ENVIRONMENT
+    # near miss: an invalid transform size is the caller's
+    assert diagnose("RuntimeError: cuFFT error: CUFFT_INVALID_SIZE\n",
+                    prior=False).primary_category == Category.INVALID_PARAM
+
+
+def test_c10d_windows_address_not_available_is_environment():
+    # dev batch 57: WinSock WSAEADDRNOTAVAIL (10049) from c10d's client socket on a Windows machine: the rendezvous
+    # host name resolves to an address the client cannot use
+    log = ("[W socket.cpp:697] [c10d] The client socket has failed to connect to [WIN-57PDHSNQNT2]:28133 "
+           "(system error: 10049 - The requested address is not valid in its context.).\n")
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    # near miss: a connection that timed out reaching a peer is not this row
+    timed = ("[E socket.cpp:610] [c10d] The client socket has failed to connect to any network address of "
+             "(node1, 40323).\n[W socket.cpp:558] [c10d] The client socket has failed to connect to 10.0.0.5:40323 "
+             "(errno: 110 - Connection timed out).\n")
+    assert diagnose(timed, prior=False).primary_category != Category.ENVIRONMENT
+
+
+def test_pyserini_unrecognized_prebuilt_index_is_invalid_param():
+    # dev batch 57: pyserini's download_prebuilt_index: 'Unrecognized index name X' (printed, then None returned)
+    log = ("Attempting to initialize pre-built index msmarco-passage-adore-bf.\n"
+           "Unrecognized index name msmarco-passage-adore-bf\n")
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+    assert diagnose("Unrecognized query name adore-msmarco-passage-dev-subset\n",
+                    prior=False).primary_category == Category.INVALID_PARAM
+    # near miss: the index found and initialised is no error
+    assert diagnose("Attempting to initialize pre-built index msmarco-passage.\nInitializing msmarco-passage...\n",
+                    prior=False).primary_category != Category.INVALID_PARAM
