@@ -411,6 +411,8 @@ _TRIGGER = re.compile(
     # array limit, onnxruntime-web's buffer allocation, TorchSharp's device initialisation
     r"|Exception ignored in|large alloc|ArrowCapacityError|Unrecognized (?:index|query) name|cannot contain more than|allocate a buffer of"
     r"|did not initiali[sz]e|did not match|CUDA non available"
+    # dev batch 58: CPython's ImportError text without its 'ImportError:' prefix (a package version lacking a name)
+    r"|cannot import name"
     r"|the DAG|DAG for epoch|cudaAllocMapped|maximum buffer size|max buffer size"
     # dev batch 55: Open MPI's daemon loss, Ray's heartbeats and object store, TensorPipe's RPC agent, Dask's nanny and
     # streams, GCC killed, the Windows commit limit, the kubelet's eviction, MNN / ncnn / tract / onnxruntime EP texts

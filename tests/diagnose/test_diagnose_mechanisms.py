@@ -3527,3 +3527,77 @@ def test_pyserini_unrecognized_prebuilt_index_is_invalid_param():
     # near miss: the index found and initialised is no error
     assert diagnose("Attempting to initialize pre-built index msmarco-passage.\nInitializing msmarco-passage...\n",
                     prior=False).primary_category != Category.INVALID_PARAM
+
+
+def test_cpp_extension_no_cuda_runtime_is_environment():
+    # dev batch 58: torch.utils.cpp_extension._find_cuda_home's notice when a toolkit is found but torch sees no CUDA
+    for log in ("No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'\n",
+                "======  preprocess molecules  ======\nNo CUDA runtime is found, using CUDA_HOME='/usr/bin/nvcc'\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near miss: the toolkit path printed by a build that found CUDA is no error
+    assert diagnose("Using CUDA_HOME='/usr/local/cuda' to build the extension\n",
+                    prior=False).primary_category != Category.ENVIRONMENT
+
+
+def test_cannot_import_name_from_hf_package_is_environment():
+    # dev batch 58: CPython's ImportError text on a Hugging Face package module, without the 'ImportError:' prefix
+    for log in ("cannot import name 'TransformersKwargs' from 'transformers.utils' "
+                "(/usr/local/lib/python3.10/site-packages/transformers/utils/__init__.py)\n",
+                "cannot import name 'is_timm_config_dict' from 'transformers.utils.generic'\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near miss: a name missing from the caller's own module (circular import, typo) is not this row
+    assert diagnose("cannot import name 'initialize_weights' from 'utils.util'\n",
+                    prior=False).primary_category != Category.ENVIRONMENT
+
+
+def test_mlir_failed_to_legalize_operation_is_op_not_supported():
+    # dev batch 58: MLIR's dialect conversion without a pattern for the op (torch-mlir / IREE pipelines)
+    for log in ("model.mlir:12:3: error: failed to legalize operation 'torch.aten.arange.start_step' that was "
+                "explicitly marked illegal\n",
+                "<unknown>:0: error: failed to legalize operation 'torch.constant.float'\n"):
+        assert diagnose(log, prior=False).primary_category == Category.OP_NOT_SUPPORTED, log
+    # near miss: an unresolved materialization is a conversion bug, not a missing op lowering
+    assert diagnose("error: failed to legalize unresolved materialization from ('i64') to 'index' that remained "
+                    "live after conversion\n", prior=False).primary_category != Category.OP_NOT_SUPPORTED
+
+
+def test_ptxas_feature_needs_newer_target_is_op_not_supported():
+    # dev batch 58: ptxas rejecting an instruction / type the GPU's architecture lacks (Triton on a Pascal GPU)
+    for log in ("ptxas /tmp/fileeECWP1, line 297; error   : Feature 'mma' requires .target sm_70 or higher\n",
+                "ptxas /tmp/tmpx.ptx, line 88; error   : Feature '.bf16' requires .target sm_80 or higher\n",
+                "ptxas /tmp/k.ptx, line 5; error   : '.bf16' requires .target sm_80 or higher\n"):
+        assert diagnose(log, prior=False).primary_category == Category.OP_NOT_SUPPORTED, log
+    # near miss: a ptxas that does not know the GPU's architecture is an old toolkit, not this row
+    assert diagnose("ptxas fatal   : Value 'sm_90a' is not defined for option 'gpu-name'\n",
+                    prior=False).primary_category != Category.OP_NOT_SUPPORTED
+
+
+def test_extension_without_its_cuda_functions_is_environment():
+    # dev batch 58: an ffi / cpp extension built without CUDA lacks its *_cuda functions
+    for log in ("module 'modeling.roi_xfrom.roi_align._ext.roi_align' has no attribute 'roi_align_forward_cuda'\n",
+                "AttributeError: 'module' object has no attribute 'roi_pooling_forward_cuda'\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near miss: the caller's object without a .cuda method is not this row
+    assert diagnose("AttributeError: 'list' object has no attribute 'cuda'\n",
+                    prior=False).primary_category != Category.ENVIRONMENT
+
+
+def test_cudaq_mpi_plugin_missing_is_environment():
+    # dev batch 58: CUDA-Q's MPI plugin (distributed interface) missing or not loading
+    for log in ("RuntimeError: Unable to create MPI plugin.\n",
+                "RuntimeError for mgpu execution: No MPI support can be found when attempted to use cudaq::mpi APIs. "
+                "Please refer to the documentation for instructions to activate MPI support.\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near miss: the MPI state printed by a script is no error
+    assert diagnose("MPI initialized: False\nMPI rank: 0\n", prior=False).primary_category != Category.ENVIRONMENT
+
+
+def test_nvrtc_cannot_open_source_file_is_environment():
+    # dev batch 58: the EDG front end of NVRTC / nvcc not finding an #include (toolkit headers missing or too old)
+    for log in ('[00000] ERROR: build failure: /usr/local/cuda/include/cuda_fp16.hpp(55): catastrophic error: '
+                'cannot open source file "utility"\n',
+                'default_program(1): catastrophic error: cannot open source file "cuda_runtime.h"\n'):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near miss: the compiler's summary line alone names no cause
+    assert diagnose('1 catastrophic error detected in the compilation of "kernel.cu.cu".\nCompilation terminated.\n',
+                    prior=False).primary_category != Category.ENVIRONMENT
