@@ -413,6 +413,8 @@ _TRIGGER = re.compile(
     r"|did not initiali[sz]e|did not match|CUDA non available"
     # dev batch 58: CPython's ImportError text without its 'ImportError:' prefix (a package version lacking a name)
     r"|cannot import name"
+    # dev batch 59: Unity Barracuda's importer printing 'Unknown type X encountered while parsing layer N.' bare
+    r"|encountered while parsing layer"
     r"|the DAG|DAG for epoch|cudaAllocMapped|maximum buffer size|max buffer size"
     # dev batch 55: Open MPI's daemon loss, Ray's heartbeats and object store, TensorPipe's RPC agent, Dask's nanny and
     # streams, GCC killed, the Windows commit limit, the kubelet's eviction, MNN / ncnn / tract / onnxruntime EP texts

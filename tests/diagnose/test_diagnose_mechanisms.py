@@ -3601,3 +3601,110 @@ def test_nvrtc_cannot_open_source_file_is_environment():
     # near miss: the compiler's summary line alone names no cause
     assert diagnose('1 catastrophic error detected in the compilation of "kernel.cu.cu".\nCompilation terminated.\n',
                     prior=False).primary_category != Category.ENVIRONMENT
+
+
+def test_vulkan_out_of_device_memory_is_capacity():
+    # dev batch 59: ncnn's 'vkAllocateMemory failed %d' with VK_ERROR_OUT_OF_DEVICE_MEMORY (-2), ncnn-vulkan apps
+    for log in ("vkAllocateMemory failed -2\n",
+                "num_patches = 64 x 64\nvkAllocateMemory failed -2\nweight allocator fallback to device memory\n",
+                "vkAllocateMemory returned VK_ERROR_OUT_OF_DEVICE_MEMORY\n"):
+        assert diagnose(log, prior=False).primary_category == Category.CAPACITY, log
+    # near miss: another VkResult (-1000072003, VK_ERROR_INVALID_EXTERNAL_HANDLE) is not an out-of-memory
+    assert diagnose("vkAllocateMemory failed -1000072003\n", prior=False).primary_category != Category.CAPACITY
+
+
+def test_faiss_gpu_k_selection_limit_is_op_not_supported():
+    # dev batch 59: Faiss GPU indexes cap k / nprobe at the GPU k-selection limit (CPU indexes do not)
+    for log in ("Error: 'k <= (Index::idx_t) getMaxKSelection()' failed: GPU index only supports k <= 1024 "
+                "(requested 2048)\n",
+                "Error: 'nprobe > 0 && nprobe <= getMaxKSelection()' failed: GPU index only supports nprobe <= 1024; "
+                "passed 2048\n",
+                "Error: 'k > 0 && k <= getMaxKSelection()' failed: GPU index only supports min/max-K selection up to "
+                "2048 (requested 4096)\n"):
+        assert diagnose(log, prior=False).primary_category == Category.OP_NOT_SUPPORTED, log
+    # near miss: an IVF index without its direct map is the caller's setup, not this row
+    assert diagnose("RuntimeError: Error in virtual void faiss::IndexIVF::reconstruct(idx_t, float*) const at "
+                    "IndexIVF.cpp:304: Error: 'direct_map.size() == ntotal' failed: direct map is not initialized\n",
+                    prior=False).primary_category != Category.OP_NOT_SUPPORTED
+
+
+def test_barracuda_unknown_onnx_op_is_op_not_supported():
+    # dev batch 59: Unity Barracuda's ONNX importer without the op type
+    for log in ("OnnxImportException: Unknown type ScatterND encountered while parsing layer 316.\n",
+                "Unknown type ConstantOfShape encountered while parsing layer 53.\n"):
+        assert diagnose(log, prior=False).primary_category == Category.OP_NOT_SUPPORTED, log
+    # near miss: an importer failure on a supported op type is not this row
+    assert diagnose("OnnxImportException: Unexpected error while parsing layer 1143 of type Squeeze.\n"
+                    "The given key was not present in the dictionary.\n",
+                    prior=False).primary_category != Category.OP_NOT_SUPPORTED
+
+
+def test_torch_ops_namespace_without_the_op_is_environment():
+    # dev batch 59: torch._ops._OpNamespace.__getattr__ when the library registering the op is not loaded / differs
+    for log in ("AttributeError: '_OpNamespace' 'aten' object has no attribute 'sym_constrain_range_for_size'\n",
+                "AttributeError: '_OpNamespace' 'torchvision' object has no attribute 'nms'\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near miss: argparse's Namespace without an option is the caller's script, not an op namespace
+    assert diagnose("AttributeError: 'Namespace' object has no attribute 'local_rank'\n",
+                    prior=False).primary_category != Category.ENVIRONMENT
+
+
+def test_onnxruntime_cuda_path_set_but_not_loaded_is_environment():
+    # dev batch 59: onnxruntime's Windows CUDA EP load failure with CUDA_PATH set
+    for log in ("CUDA_PATH is set but CUDA wasn't able to be loaded. Please install the correct version of CUDA and "
+                "cuDNN as mentioned in the GPU requirements page, make sure they're in the PATH, and that your GPU is "
+                "supported.\n",
+                "onnxruntime::python::CreateExecutionProviderInstance CUDA_PATH is set but CUDA wasnt able to be "
+                "loaded.\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near miss: a script printing its CUDA_PATH is no error
+    assert diagnose("CUDA_PATH is set to C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.8\n",
+                    prior=False).primary_category != Category.ENVIRONMENT
+
+
+def test_onnxruntime_setaffinity_failed_is_environment():
+    # dev batch 59: onnxruntime's thread pool pinning threads to CPUs the container / cgroup does not allow
+    for log in ("2024-04-17 09:03:59.359773631 [E:onnxruntime:Default, env.cc:254 ThreadMain] pthread_setaffinity_np "
+                "failed for thread: 21, index: 0, mask: {2, 3, }, error code: 22 error msg: Invalid argument. "
+                "Specify the number of threads explicitly so the affinity is not set.\n",
+                "RuntimeError: /onnxruntime_src/onnxruntime/core/platform/posix/env.cc:142 onnxruntime::{anonymous}::"
+                "PosixThread::PosixThread(...) pthread_setaffinity_np failed\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near miss: a changelog line about the affinity call is no failure
+    assert diagnose("Set thread affinity with pthread_setaffinity_np when intra_op_num_threads is 0\n",
+                    prior=False).primary_category != Category.ENVIRONMENT
+
+
+def test_thc_checkgpu_assertion_is_invalid_param():
+    # dev batch 59: THC's host-side check that every tensor of the call is on one GPU (not a device assert)
+    for log in ("RuntimeError: Assertion `THCTensor_(checkGPU)(state, 3, self_, src1, src2)' failed.  at "
+                "/pytorch/aten/src/THC/generic/THCTensorMathPointwise.cu:14\n",
+                "Assertion 'THCudaTensor_checkGPU(state, 2, input, output)' failed. Some of weight/gradient/input "
+                "tensors are located on different GPUs. Please move them to a single one.\n"):
+        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+    # near miss: a device-side index assert stays kernel-fault (lead decision, dev batch 58)
+    assert diagnose("/pytorch/aten/src/ATen/native/cuda/Indexing.cu:702: indexSelectLargeIndex: block: [0,0,0], "
+                    "thread: [0,0,0] Assertion `srcIndex < srcSelectDimSize` failed.\n",
+                    prior=False).primary_category == Category.KERNEL_FAULT
+
+
+def test_extension_without_its_forward_function_is_environment():
+    # dev batch 59: a C++ / CUDA extension module that lacks the <op>_forward it should export
+    for log in ("AttributeError: module 'DCN' has no attribute 'deform_conv_forward'\n",
+                "AttributeError: module 'MDCONV_CUDA' has no attribute 'deform_conv2d_forward_cuda'\n",
+                "AttributeError: type object 'DCNv3Function' has no attribute 'dcnv3_forward'\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near miss: a caller's model without forward is the caller's code
+    assert diagnose("AttributeError: 'MyModel' object has no attribute 'forward'\n",
+                    prior=False).primary_category != Category.ENVIRONMENT
+
+
+def test_unreal_d3d_device_lost_is_unknown():
+    # dev batch 59: Unreal's device-removed exit names no cause by itself
+    for log in ("Fatal error: [File:D:/Build/++UE4/Sync/Engine/Source/Runtime/Windows/D3D11RHI/Private/D3D11Util.cpp] "
+                "[Line: 198] Unreal Engine is exiting due to D3D device being lost. (Error: 0x887A0006 - 'HUNG')\n",
+                "GPU Crashed or D3D Device Removed. Check log for GPU state information\n"):
+        assert diagnose(log, prior=False).primary_category == Category.UNKNOWN, log
+    # a cause shown in the same log wins over the weak row
+    assert diagnose("Unreal Engine is exiting due to D3D device being lost.\nCUDA out of memory.\n",
+                    prior=False).primary_category != Category.UNKNOWN
