@@ -38,7 +38,9 @@ _TENS = {2: "twenty", 3: "thirty", 4: "forty", 5: "fifty", 6: "sixty", 7: "seven
 
 
 def ordinal(n: int) -> str:
-    """'thirty-fifth' for 35 (1-99)."""
+    """'thirty-fifth' for 35, 'one hundred and second' for 102 (1-199)."""
+    if n >= 100:
+        return "one hundredth" if n == 100 else f"one hundred and {ordinal(n - 100)}"
     tens, ones = divmod(n, 10)
     if n < 20:
         return _ORDINALS[n]
@@ -46,7 +48,9 @@ def ordinal(n: int) -> str:
 
 
 def _words(n: int) -> str:
-    """'thirty-five' for 35 (0-99)."""
+    """'thirty-five' for 35, 'one hundred and two' for 102 (0-199)."""
+    if n >= 100:
+        return "one hundred" if n == 100 else f"one hundred and {_words(n - 100)}"
     tens, ones = divmod(n, 10)
     if n < 20:
         return _CARDINALS[n]
@@ -186,7 +190,7 @@ def agreement_table(doc: str, agree: dict) -> str:
                      flags=re.M | re.S)
     assert k == 1, "the agreement table was not found"
     n_asc = agree["by_backend"]["ascend"]["logs"]
-    doc, k = re.subn(r"held-out rounds \d+-\d+ \(\d+ logs, \d+ of them Ascend\) were labelled a second time, in \S+\n?"
+    doc, k = re.subn(r"held-out rounds \d+-\d+ \(\d+ logs, \d+ of them Ascend\) were labelled a second time, in [a-z][a-z -]*\n?"
                      r"studies", f"held-out rounds {lo}-{hi} ({agree['all']['logs']} logs, {n_asc} of them Ascend) were "
                      f"labelled a second time, in {_words(len(studies))}\nstudies", doc, count=1)
     assert k == 1, "the agreement intro was not found"

@@ -16,6 +16,9 @@ def test_words_and_percentages():
     assert [s.ordinal(n) for n in (1, 12, 20, 35, 41)] == ["first", "twelfth", "twentieth", "thirty-fifth",
                                                            "forty-first"]
     assert [s._words(n) for n in (7, 35, 40)] == ["seven", "thirty-five", "forty"]
+    assert [s.ordinal(n) for n in (100, 101, 120)] == ["one hundredth", "one hundred and first",
+                                                        "one hundred and twentieth"]
+    assert [s._words(n) for n in (100, 109)] == ["one hundred", "one hundred and nine"]
     assert (s.pct(9, 15), s.pct(11, 11), s.pct(1, 3)) == ("60.0 %", "100 %", "33.3 %")
 
 
