@@ -118,13 +118,17 @@ class Verdict:
 
 def classify_oom(n: dict[str, Any], flags: set[str]) -> Verdict:
     """Classify one OOM message from its own numbers (see the module docstring for the rules)."""
+    if n.get("bank_request_bytes") is not None:
+        # a banked allocator (tt-metal's, dev batch 60) prints the whole buffer, the share each bank must hold and one
+        # bank's size and figures: each bank is weighed as a device of its own, with the share as its request
+        n = {**n, "requested_bytes": n["bank_request_bytes"]}
     s = OomState.read(n, flags)
     if "arena" in flags and s.req is not None:
         return _arena_verdict(s)
     if "startup" in flags and s.req is not None and s.total is not None and s.free is not None:
         return _startup_verdict(s)
     if n.get("reservable_bytes") is not None:   # the TPU runtime's reserve failure with its reservable part
-        split = _reserve_split(s, n["reservable_bytes"])
+        split = _reserve_split(s, n["reservable_bytes"], banked=n.get("bank_request_bytes") is not None)
         if split is not None:
             return split
     special = _special_case(s)
@@ -298,16 +302,23 @@ def _arena_verdict(s: OomState) -> Verdict:
                    "what one step has to hold.", s.facts, {"host"})
 
 
-def _reserve_split(s: OomState, reservable: int | None) -> Verdict | None:
+def _reserve_split(s: OomState, reservable: int | None, banked: bool = False) -> Verdict | None:
     """The TPU runtime's 'Attempting to reserve R at the bottom of memory. That was not possible. There are F free, ...
     and V reservable' (dev batch 52): when the free memory F covers the request but the part that can be reserved as one
     block, V, does not, a perfect allocator would have served it: the free memory is split into pieces
     (fragmentation, the labelling guide's 'could have served'). A request above F is a shortage and takes the usual
-    path (capacity)."""
+    path (capacity). A banked allocator (tt-metal's, dev batch 60, `banked`) prints the share each bank must hold (the
+    request here) and one bank's free memory and largest free block."""
     req, free = s.req, s.free
     if req is None or free is None or reservable is None or req > free or reservable >= req:
         return None
     s.facts["reservable_bytes"] = reservable
+    if banked:
+        return Verdict(Category.FRAGMENTATION, 0.7,
+                       f"Each bank had to place {_fmt(req)} of the buffer and had {_fmt(free)} free, but its largest "
+                       f"free block was only {_fmt(reservable)}. A perfect allocator would have served the request, so "
+                       "the free memory is split into pieces too small for it. This is fragmentation (buffers of "
+                       "varying sizes allocated and freed between programs).", s.facts, {"bank_split"})
     return Verdict(Category.FRAGMENTATION, 0.7,
                    f"The runtime could not reserve {_fmt(req)} at the bottom of memory although {_fmt(free)} was free: "
                    f"only {_fmt(reservable)} of it could be reserved as one block. A perfect allocator would have "

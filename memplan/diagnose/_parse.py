@@ -296,6 +296,21 @@ _XLA_RESERVE = re.compile(r"Attempting to reserve " + _XLA_SIZE + r" at the bott
 # the check became <=): A bytes asked of the device, B what cudaMemGetInfo reported available (the dev thread,
 # Paddle #8992). Paddle v0.8's GPU allocator (paddle/math/Allocator.h GpuAllocator::alloc: CHECK(ptr) << "Fail to
 # allocate GPU memory " << size << " bytes"): one request of N bytes.
+# Dev batch 60: tt-metal's bank allocator (tenstorrent/tt-metal tt_metal/impl/allocator/bank_manager.cpp
+# BankManager::allocate_buffer: 'Out of Memory: Not enough space to allocate {} B {} buffer across {} banks, where each
+# bank needs to store {} B', later with ', but bank size is {} B' and, in newer versions, the bank's own figures
+# '(allocated: {} B, free: {} B, largest free block: {} B)'): the whole buffer, the share each bank must hold and what
+# one bank has. The request is the whole buffer as printed; the per-bank share is what one bank has to place, so it is
+# the share, not the whole, that is set against the bank's free memory and its largest free block (a share that the
+# free memory covers but no free block holds is free space split up; tt-xla #4130).
+_TT_BANK_OOM = re.compile(r"Out of Memory: Not enough space to allocate (\d+) B (?:DRAM|L1(?:_SMALL)?|TRACE) buffer across "
+                          r"(\d+) banks, where each bank needs to store (\d+) B(?:, but bank size is (?:only )?(\d+) B"
+                          r"(?: \(allocated: (\d+) B, free: (\d+) B, largest free block: (\d+) B\))?)?")
+# Dev batch 60: Ollama's host-memory check before it loads a model (ollama/ollama llm/server.go: 'model requires more
+# system memory (%s) than is available (%s)', the sizes by format.HumanBytes2, binary units): what the model needs of
+# host RAM against what the system reports free (ollama #10920).
+_OLLAMA_HOST = re.compile(r"model requires more system memory \((\d+(?:\.\d+)?) ?([KMGT]i?B|B)\) than is available "
+                          r"\((\d+(?:\.\d+)?) ?([KMGT]i?B|B)\)")
 _PADDLE_ENFORCE = re.compile(r"\benforce allocating <=? available failed, (\d+) >=? (\d+)"
                              r"|\bExpected allocating <= available, but received allocating:(\d+) > available:(\d+)")
 _PADDLE_V08 = re.compile(r"\bFail to allocate GPU memory (\d+) bytes\b")
@@ -351,7 +366,7 @@ _NAMES = re.compile(r"\b(ACL_ERROR_[A-Z_]+|ACLNN_ERR_[A-Z_]+|HCCL_E_[A-Z_]+|(?<!
 _TRIGGER = re.compile(
     r"memory|allocate|rror|ERR\d|E[0-9A-Z]\d{4}|xception|ssert|illegal|timeout|Timeout|times out|timed out|atchdog"
     r"|HCCL|NCCL|Hccl|hccl|nccl|driver|\.so|ignored|Warning|WARN|warn|\[W\d|^\s*W\d{4}|not (?:currently )?(?:supported|implemented)"
-    r"|NotImplemented|Could not run|fall back|failed|Failed|fail\b|abnormal|busy|set_env|OPP|InferShape|k-axis"
+    r"|NotImplemented|Could not run|fall back|fallen off the bus|failed|Failed|fail\b|abnormal|busy|set_env|OPP|InferShape|k-axis"
     r"|Segmentation|core dumped|File \"|Tried|tried|aicore|aivec|aicpu|cuda|CUDA|NPU|Parameter|Unsupported|unsupported"
     r"|symbol|No module|binary|Optype|engine|op store|devmm|hal[A-Z]|drvRetCode|Dist\w+Error|Socket|store|rendezvous"
     r"|version|incompatib|code|ret(?:Code)?=|result = |Status|ASCEND_|kernel image|ECC|NVLink|PTX|device|Device"
@@ -700,10 +715,32 @@ def _old_allocator_oom(no: int, line: str) -> Evidence | None:
     return None
 
 
+def _banked_or_app_oom(no: int, line: str) -> Evidence | None:
+    """tt-metal's bank allocator (_TT_BANK_OOM: the whole buffer, each bank's share, one bank's size and figures) and
+    Ollama's host-memory check (_OLLAMA_HOST) (dev batch 60)."""
+    tb = _TT_BANK_OOM.search(line)
+    if tb:
+        nums = {"requested_bytes": int(tb.group(1)), "bank_request_bytes": int(tb.group(3)), "device": "tt"}
+        if tb.group(4):
+            nums["total_bytes"] = int(tb.group(4))
+        if tb.group(5):
+            nums.update(allocated_bytes=int(tb.group(5)), free_bytes=int(tb.group(6)), reservable_bytes=int(tb.group(7)))
+        return Evidence(no, "oom", line[:2000], "memory", 3, flags=frozenset({"banked"}), numbers=nums)
+    ol = _OLLAMA_HOST.search(line)
+    if ol:
+        return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host"}),
+                        numbers={"requested_bytes": parse_log_size(ol.group(1), ol.group(2)),
+                                 "free_bytes": parse_log_size(ol.group(3), ol.group(4)), "device": "cpu"})
+    return None
+
+
 def _other_oom(no: int, line: str) -> Evidence | None:
     """Out-of-memory lines of other layouts whose sizes are known: vLLM's start-up check, MindSpore's pool,
     PaddlePaddle's, TensorFlow's (CUDA and ROCm), Theano's, numpy's and MLX's allocators, MPS's per-buffer check, PyTorch's host
     mappings (mmap), MuJoCo's arena."""
+    banked = _banked_or_app_oom(no, line)
+    if banked is not None:
+        return banked
     ng = _NEGATIVE_ALLOC.search(line)
     if ng:
         return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": int(ng.group(1))})

@@ -186,6 +186,12 @@ DEV_UNSUPPORTED = {
     "cuda_comm_horovod336.log": "Horovod's stall report alone reads benign (stall_inspector.cc logs it as a warning "
                                 "and the job goes on; it reads comm only before a failure with no reading of its "
                                 "own); that this run hung is the thread's reading, the excerpt shows no failure",
+    # dev batch 60 (labelled from its thread before any rule; kept as an honest miss)
+    "mps_opns_llamafactory2434.log": "transformers' 'FP16 ... can only be used on CUDA or NPU devices' alone reads "
+                                     "environment (row no-gpu-mixed-precision: no usable CUDA device, a set-up fault); "
+                                     "that the run was on Apple MPS, where the feature is missing, is in the thread, "
+                                     "not the excerpt (with an MPS line in the log the row's cuda_only reading gives "
+                                     "op-not-supported)",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]

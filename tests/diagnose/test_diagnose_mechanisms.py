@@ -3708,3 +3708,84 @@ def test_unreal_d3d_device_lost_is_unknown():
     # a cause shown in the same log wins over the weak row
     assert diagnose("Unreal Engine is exiting due to D3D device being lost.\nCUDA out of memory.\n",
                     prior=False).primary_category != Category.UNKNOWN
+
+
+def test_gguf_unknown_model_architecture_is_environment():
+    # dev batch 60: llama.cpp's loader (and the apps bundling it) without the GGUF's architecture: update the runtime
+    for log in ("llama_model_load: error loading model: error loading model architecture: unknown model architecture: "
+                "'gemma3'\n",
+                "llama.cpp error: 'error loading model architecture: unknown model architecture: 'phi3.5''\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near miss: timm's unknown model name is the caller's argument, not this row
+    assert not _rule_matches("gguf-unknown-arch", "RuntimeError: Unknown model (resnet5)\n")
+
+
+def test_ollama_system_memory_check_is_host_capacity_with_sizes():
+    # dev batch 60: Ollama's host-memory check before loading a model (llm/server.go), binary units
+    d = diagnose('Error: model requires more system memory (39.4 GiB) than is available (30.0 GiB)\n', prior=False)
+    assert d.primary_category == Category.CAPACITY
+    assert d.primary.numbers["requested_bytes"] == parse_size_text("39.4 GiB")
+    assert d.primary.numbers["free_bytes"] == parse_size_text("30.0 GiB")
+    # near miss: Ollama's GPU layer notice is not an out-of-memory
+    assert diagnose('msg="model requires more memory than is available on GPU, offloading to CPU"\n',
+                    prior=False).primary_category != Category.CAPACITY
+
+
+def test_gpu_fallen_off_the_bus_is_kernel_fault():
+    # dev batch 60: Xid 79 / NVRM / NVML's GPU_IS_LOST: the device dropped off PCIe under a running job
+    for log in ("NVRM: Xid (PCI:0000:06:00): 79, GPU has fallen off the bus.\n",
+                "NVRM: The NVIDIA GPU 0000:b3:00.0\nNVRM: (PCI ID: 10de:26b5) installed in this system has\n"
+                "NVRM: fallen off the bus and is not responding to commands.\nGPU 0000:b3:00.0 has fallen off the bus "
+                "and is not responding to commands.\n",
+                "pynvml.NVMLError_GPUIsLost: NVML_ERROR_GPU_IS_LOST\n"):
+        assert diagnose(log, prior=False).primary_category == Category.KERNEL_FAULT, log
+    # near miss: another Xid (13, a graphics exception) is not this row
+    assert not _rule_matches("gpu-off-bus", "NVRM: Xid (PCI:0000:3b:00): 13, Graphics SM Warp Exception on (GPC 0)\n")
+
+
+def test_tt_metal_circular_buffers_clash_with_l1_is_capacity():
+    # dev batch 60: tt-metal's program validation: circular buffers and L1 buffers do not fit one core's L1 together
+    for log in ("E       Statically allocated circular buffers in program 77 clash with L1 buffers on core range "
+                "[(x=0,y=0) - (x=7,y=7)]. L1 buffer allocated at 974336 and static circular buffer region ends at "
+                "1089536\n",
+                "TT_THROW: Statically allocated circular buffers in program 350188 clash with L1 buffers\n"):
+        assert diagnose(log, prior=False).primary_category == Category.CAPACITY, log
+    # near miss: a line about allocating circular buffers at runtime is no failure
+    assert not _rule_matches("tt-cb-l1-clash", "#1108: allocate circular buffers during runtime when using op cache\n")
+
+
+def test_tt_metal_bank_out_of_memory_reads_the_bank_figures():
+    # dev batch 60: tt-metal's bank allocator: the per-bank share against one bank's free memory and largest block
+    split = ("Out of Memory: Not enough space to allocate 3294625792 B DRAM buffer across 12 banks, where each bank "
+             "needs to store 274686208 B, but bank size is 1071821792 B (allocated: 784847680 B, free: 286974112 B, "
+             "largest free block: 216504544 B)\n")
+    d = diagnose(split, prior=False)
+    assert d.primary_category == Category.FRAGMENTATION
+    assert d.primary.numbers["requested_bytes"] == 3294625792 and d.primary.numbers["free_bytes"] == 286974112
+    # near miss: a share above the bank's free memory is a shortage, not split free space
+    short = split.replace("free: 286974112 B", "free: 174686208 B")
+    assert diagnose(short, prior=False).primary_category == Category.CAPACITY
+    # the older wording without the bank's figures stays a plain out-of-memory
+    assert diagnose("Out of Memory: Not enough space to allocate 117440512 B DRAM buffer across 12 banks, where each "
+                    "bank needs to store 9787392 B, but bank size is only 1046181792 B\n",
+                    prior=False).primary_category == Category.CAPACITY
+
+
+def test_spconv_arch_not_in_prebuilt_is_environment():
+    # dev batch 60: spconv's wheel without kernels for the GPU's compute capability
+    log = ("[WARNING]your gpu arch (8, 6) isn't compiled in prebuilt, may cause invalid device function. available: "
+           "{(6, 1), (3, 7), (7, 0), (5, 0), (6, 0), (7, 5), (5, 2)}\n"
+           "[Exception|indice_conv|subm]feat=torch.Size([100432, 256]),w=torch.Size([3, 3, 256, 256])\n")
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    # near miss: spconv's debug-path notice alone is no arch fault
+    assert not _rule_matches("spconv-arch-not-prebuilt", 
+        "SPCONV_DEBUG_SAVE_PATH not found, you can specify SPCONV_DEBUG_SAVE_PATH as debug data save path\n")
+
+
+def test_fp16_mixed_precision_on_mps_is_op_not_supported():
+    # dev batch 60: accelerate's fp16 check on Apple silicon: MPS lacks the feature (the apple / cuda_only reading)
+    assert diagnose("ValueError: fp16 mixed precision requires a GPU (not 'mps').\n",
+                    prior=False).primary_category == Category.OP_NOT_SUPPORTED
+    # near miss: the same check on a machine without a usable CUDA device stays a set-up fault
+    assert diagnose("ValueError: fp16 mixed precision requires a GPU (not 'cpu').\n",
+                    prior=False).primary_category == Category.ENVIRONMENT
