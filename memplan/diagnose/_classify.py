@@ -118,7 +118,8 @@ class Verdict:
 
 def classify_oom(n: dict[str, Any], flags: set[str]) -> Verdict:
     """Classify one OOM message from its own numbers (see the module docstring for the rules)."""
-    if n.get("bank_request_bytes") is not None:
+    banked = n.get("bank_request_bytes") is not None
+    if banked:
         # a banked allocator (tt-metal's, dev batch 60) prints the whole buffer, the share each bank must hold and one
         # bank's size and figures: each bank is weighed as a device of its own, with the share as its request
         n = {**n, "requested_bytes": n["bank_request_bytes"]}
@@ -128,7 +129,7 @@ def classify_oom(n: dict[str, Any], flags: set[str]) -> Verdict:
     if "startup" in flags and s.req is not None and s.total is not None and s.free is not None:
         return _startup_verdict(s)
     if n.get("reservable_bytes") is not None:   # the TPU runtime's reserve failure with its reservable part
-        split = _reserve_split(s, n["reservable_bytes"], banked=n.get("bank_request_bytes") is not None)
+        split = _reserve_split(s, n["reservable_bytes"], banked=banked)
         if split is not None:
             return split
     special = _special_case(s)
