@@ -9,9 +9,15 @@ was is the rules' arithmetic on the allocator's numbers, not a matter of words).
 `benchmarks/diagnose_prior_cv.py` chose by cross-validation (its results JSON, key `threshold`; 0 when absent).
 The output is deterministic: sorted keys, integer counts, rounded floats, no date or commit.
 
-    python scripts/train_diagnose_prior.py            # rewrite prior.json from the current index.tsv
-    python scripts/train_diagnose_prior.py --check    # exit 1 when prior.json is not what index.tsv gives
-    python benchmarks/diagnose_prior_cv.py            # cross-validate, choose the threshold, then rewrite prior.json
+prior.json records how many rows of the index it was trained on (`about.index_rows`; dev rows are only ever appended
+to index.tsv, so they are its first rows). A retrain is a choice, like the threshold: `benchmarks/diagnose_prior_cv.py`
+keeps the committed prior unless the retrain switches the threshold or makes more dev logs right
+(`keep_or_retrain` there), so that adding dev logs does not move the fallback's guesses elsewhere by noise. `--check`
+rebuilds from the recorded rows, so a relabel of one of them (or a change of the trainer) still shows as stale.
+
+    python scripts/train_diagnose_prior.py            # retrain prior.json on the whole current index.tsv
+    python scripts/train_diagnose_prior.py --check    # exit 1 when prior.json is not what its recorded rows give
+    python benchmarks/diagnose_prior_cv.py            # cross-validate, choose the threshold, keep or retrain prior.json
 """
 from __future__ import annotations
 
@@ -38,12 +44,17 @@ LEARNED_AS = {"fragmentation": "capacity", "absurd-request": "capacity", "foreig
 _HELDOUT = re.compile(r"(?:^|/)heldout")
 
 
-def dev_rows(index: str = INDEX) -> list[dict[str, str]]:
-    """(file, category) rows of the dev index that the prior learns from; refuses held-out data."""
+def dev_rows(index: str = INDEX, limit: int | None = None) -> list[dict[str, str]]:
+    """(file, category) rows of the dev index that the prior learns from (of its first `limit` rows, benign
+    included, when given); refuses held-out data."""
     if _HELDOUT.search(index.replace(os.sep, "/")):
         raise SystemExit(f"refusing to train from {index}: held-out logs are never used to build diagnose")
-    with open(os.path.join(ROOT, index), encoding="utf-8") as f:
-        rows = list(csv.DictReader(f, delimiter="\t"))
+    rows = index_rows(index)
+    if limit is not None:
+        if limit > len(rows):
+            raise SystemExit(f"prior.json was trained on {limit} rows of {index}, which has only {len(rows)}: "
+                             "retrain with `python scripts/train_diagnose_prior.py`")
+        rows = rows[:limit]
     out = []
     for r in rows:
         if _HELDOUT.search(r["file"]):
@@ -51,6 +62,21 @@ def dev_rows(index: str = INDEX) -> list[dict[str, str]]:
         if r["category"] not in LEFT_OUT:
             out.append({"file": r["file"], "category": LEARNED_AS.get(r["category"], r["category"])})
     return out
+
+
+def index_rows(index: str = INDEX) -> list[dict[str, str]]:
+    """All data rows of a dev index, in order."""
+    with open(os.path.join(ROOT, index), encoding="utf-8") as f:
+        return list(csv.DictReader(f, delimiter="\t"))
+
+
+def committed_rows() -> int | None:
+    """How many index rows the committed prior.json was trained on (None when it is missing or does not say)."""
+    try:
+        with open(OUT, encoding="utf-8") as f:
+            return json.load(f)["about"].get("index_rows")
+    except FileNotFoundError:
+        return None
 
 
 def features(rows: list[dict[str, str]]) -> list[tuple[str, Any]]:
@@ -68,13 +94,14 @@ def chosen_threshold() -> float:
         return 0.0
 
 
-def build(threshold: float | None = None, index: str = INDEX) -> dict[str, Any]:
-    """The whole prior.json document for the current dev corpus."""
-    rows = dev_rows(index)
+def build(threshold: float | None = None, index: str = INDEX, limit: int | None = None) -> dict[str, Any]:
+    """The whole prior.json document for the first `limit` rows of the dev index (all of them when None)."""
+    limit = len(index_rows(index)) if limit is None else limit
+    rows = dev_rows(index, limit)
     thr = chosen_threshold() if threshold is None else threshold
     model = train(features(rows), threshold=round(thr, 3))
-    about = {"trained_from": index, "logs": len(rows), "left_out_labels": list(LEFT_OUT), "learned_as": LEARNED_AS,
-             "script": "scripts/train_diagnose_prior.py",
+    about = {"trained_from": index, "index_rows": limit, "logs": len(rows), "left_out_labels": list(LEFT_OUT),
+             "learned_as": LEARNED_AS, "script": "scripts/train_diagnose_prior.py",
              "threshold_from": "benchmarks/diagnose_prior_cv.py (10-fold cross-validation on the same corpus)",
              "model": "multinomial naive Bayes, Laplace smoothing; vocab: word -> counts per category (order of "
                       "`categories`)"}
@@ -90,16 +117,19 @@ def dumps(doc: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="exit 1 when prior.json differs from a fresh build")
+    ap.add_argument("--check", action="store_true",
+                    help="exit 1 when prior.json differs from a fresh build on the index rows it records")
     ap.add_argument("--index", default=INDEX, help="dev index to train from (default %(default)s)")
     args = ap.parse_args(argv)
-    text = dumps(build(index=args.index))
     if args.check:
+        limit = committed_rows()
+        text = dumps(build(index=args.index, limit=limit))
         with open(OUT, encoding="utf-8") as f:
             same = f.read() == text
-        print("prior.json is in sync with " + args.index if same else
+        print(f"prior.json is in sync with the first {limit} rows of {args.index}" if same else
               "prior.json is stale: retrain with `python scripts/train_diagnose_prior.py`")
         return 0 if same else 1
+    text = dumps(build(index=args.index))
     with open(OUT, "w", encoding="utf-8") as f:
         f.write(text)
     print(f"wrote {os.path.relpath(OUT, ROOT)}")

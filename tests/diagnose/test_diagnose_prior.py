@@ -65,15 +65,77 @@ def test_train_is_deterministic_and_order_free():
 
 def test_committed_prior_matches_the_dev_index():
     tr = _trainer()
-    text = tr.dumps(tr.build())
+    limit = tr.committed_rows()
+    rows = corpus_rows()
+    assert limit is not None and 0 < limit <= len(rows)
+    text = tr.dumps(tr.build(limit=limit))
     with open(tr.OUT, encoding="utf-8") as f:
         committed = f.read()
-    assert committed == text, ("memplan/diagnose/data/prior.json is stale for fixtures/logs/index.tsv: retrain with "
+    assert committed == text, (f"memplan/diagnose/data/prior.json is stale for the first {limit} rows of "
+                               "fixtures/logs/index.tsv (a relabel or a trainer change): retrain with "
                                "`python benchmarks/diagnose_prior_cv.py` (or scripts/train_diagnose_prior.py)")
     doc = json.loads(committed)
     assert doc["about"]["trained_from"] == "fixtures/logs/index.tsv"
-    assert doc["about"]["logs"] == sum(r["category"] not in tr.LEFT_OUT for r in corpus_rows())
+    assert doc["about"]["logs"] == sum(r["category"] not in tr.LEFT_OUT for r in rows[:limit])
     assert doc["model"]["threshold"] > 0
+
+
+def test_trainer_reads_the_first_rows_and_refuses_more_than_there_are(tmp_path):
+    tr = _trainer()
+    idx = tmp_path / "index.tsv"
+    idx.write_text("file\tsource\tcategory\tnumbers\tnote\na.log\ts\tcomm\t\t\nb.log\ts\tbenign\t\t\n"
+                   "c.log\ts\tfragmentation\t\t\n", encoding="utf-8")
+    assert [r["file"] for r in tr.dev_rows(str(idx), 2)] == ["a.log"]           # benign left out, rows counted
+    assert tr.dev_rows(str(idx))[-1] == {"file": "c.log", "category": "capacity"}
+    with pytest.raises(SystemExit, match="only 3"):
+        tr.dev_rows(str(idx), 4)
+
+
+class _FakeTrainer:
+    """The trainer's interface that keep_or_retrain uses, over two hand-made priors."""
+
+    def __init__(self, tmp_path, committed: dict, fresh: dict, limit: int | None = 1):
+        self._tr, self._committed, self._fresh, self._limit = _trainer(), committed, fresh, limit
+        self.OUT = str(tmp_path / "prior.json")
+        (tmp_path / "prior.json").write_text(self.dumps(committed), encoding="utf-8")
+
+    def dumps(self, doc):
+        return self._tr.dumps(doc)
+
+    def committed_rows(self):
+        return self._limit
+
+    def build(self, threshold=None, limit=None):
+        return self._committed if limit == self._limit else self._fresh
+
+
+def _two_way(feats, category):
+    return {"about": {}, "model": train([(category, feats), ("comm", Counter(zzz=1))], threshold=0.0)}
+
+
+def test_prior_is_retrained_only_when_the_retrain_makes_more_dev_logs_right(tmp_path):
+    cv = load_script("benchmarks/diagnose_prior_cv.py")
+    log = "npu_opns_vllmascend9798.log"                  # the rules leave it `unknown`; labelled op-not-supported
+    feats = log_features(str(LOGS / log))
+    wrong, right = _two_way(feats, "environment"), _two_way(feats, "op-not-supported")
+    path = [{"file": log, "label": "op-not-supported", "rules": "unknown"},
+            {"file": "ignored.log", "label": "comm", "rules": "comm"}]   # rule answers are not the prior's
+    gain = cv.keep_or_retrain([{}, {}], path, _FakeTrainer(tmp_path, wrong, right), 0.0)
+    assert gain["retrain"] and (gain["dev_right_committed"], gain["dev_right_retrained"]) == (0, 1)
+    loss = cv.keep_or_retrain([{}, {}], path, _FakeTrainer(tmp_path, right, wrong), 0.0)
+    assert not loss["retrain"] and loss["dev_answers_changed"] == 1 and "kept" in loss["reason"]
+    same = cv.keep_or_retrain([{}, {}], path, _FakeTrainer(tmp_path, right, right), 0.0)
+    assert not same["retrain"] and same["dev_answers_changed"] == 0
+
+
+def test_prior_is_retrained_when_the_committed_one_is_not_reproducible(tmp_path):
+    cv = load_script("benchmarks/diagnose_prior_cv.py")
+    doc = _two_way(Counter(a=1), "environment")
+    stale = _FakeTrainer(tmp_path, doc, doc)
+    stale.build = lambda threshold=None, limit=None: _two_way(Counter(b=1), "environment")  # e.g. a relabel
+    assert cv.keep_or_retrain([{}], [], stale, 0.0)["retrain"]
+    unrecorded = _FakeTrainer(tmp_path, doc, doc, limit=None)
+    assert cv.keep_or_retrain([{}], [], unrecorded, 0.0)["reason"].startswith("no committed prior")
 
 
 @pytest.mark.slow
