@@ -430,6 +430,8 @@ _TRIGGER = re.compile(
     r"|cannot import name"
     # dev batch 59: Unity Barracuda's importer printing 'Unknown type X encountered while parsing layer N.' bare
     r"|encountered while parsing layer"
+    # dev batch 61: Torch7 / Lua's call of a layer's backend function that the installed binary does not export
+    r"|\(a nil value\)"
     r"|the DAG|DAG for epoch|cudaAllocMapped|maximum buffer size|max buffer size"
     # dev batch 55: Open MPI's daemon loss, Ray's heartbeats and object store, TensorPipe's RPC agent, Dask's nanny and
     # streams, GCC killed, the Windows commit limit, the kubelet's eviction, MNN / ncnn / tract / onnxruntime EP texts

@@ -3789,3 +3789,45 @@ def test_fp16_mixed_precision_on_mps_is_op_not_supported():
     # near miss: the same check on a machine without a usable CUDA device stays a set-up fault
     assert diagnose("ValueError: fp16 mixed precision requires a GPU (not 'cpu').\n",
                     prior=False).primary_category == Category.ENVIRONMENT
+
+
+def test_tensorflow_gradient_registry_without_entry_is_op_not_supported():
+    # dev batch 61: TensorFlow cannot differentiate an op that registered no gradient (a custom op, or a version's gap)
+    for log in ('LookupError: gradient registry has no entry for: Open3DReduceSubarraysSum\n',
+                '  File "/usr/local/lib/python3.5/dist-packages/tensorflow/python/framework/registry.py", line 93, in '
+                'lookup\n    "%s registry has no entry for: %s" % (self._name, name))\n'
+                'LookupError: gradient registry has no entry for: BytepsPushPull\n',
+                "LookupError: No gradient defined for operation 'ProdEnvMatA' (op type: ProdEnvMatA)\n"):
+        assert diagnose(log, prior=False).primary_category == Category.OP_NOT_SUPPORTED, log
+    # near miss: registering a gradient twice at import is a different fault, not this row
+    assert not _rule_matches("tf-no-gradient",
+                             "KeyError: \"Registering two gradient with name 'LookupTableFind'! (Previous registration "
+                             "was in register ...)\"\n")
+
+
+def test_torch_xla_missing_configuration_is_environment():
+    # dev batch 61: torch_xla asked for its devices on a machine without a TPU / XRT configuration
+    for log in ("RuntimeError: tensorflow/compiler/xla/xla_client/computation_client.cc:274 : Missing XLA "
+                "configuration\n",
+                "    _DEVICES = xu.LazyProperty(lambda: torch_xla._XLAC._xla_get_devices())\n"
+                "RuntimeError: tensorflow/compiler/xla/xla_client/computation_client.cc:296 : Missing XLA "
+                "configuration\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near miss: another check of the same file is not this row
+    assert not _rule_matches("xla-missing-config",
+                             "RuntimeError: tensorflow/compiler/xla/xla_client/computation_client.cc:280 : Check "
+                             "failed: device_count > 0\n")
+
+
+def test_torch7_backend_function_nil_is_environment():
+    # dev batch 61: nn calls a layer's kernel through the backend table; nil there = nn / cunn binaries out of step
+    for log in ("...24/torch/install/share/lua/5.1/nn/SpatialCrossMapLRN.lua:19: attempt to call field "
+                "'SpatialCrossMapLRN_updateOutput' (a nil value)\n",
+                "/home/sk1846/torch/install/bin/luajit: ...46/torch/install/share/lua/5.1/nn/BatchNormalization.lua:109: "
+                "attempt to call field 'BatchNormalization_updateOutput' (a nil value)\nstack traceback:\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near miss: a nil local or method in a script (a missing model definition, an old API) is not this row
+    for text in ("./convnet.lua:22: attempt to call local 'convLayer' (a nil value)\n",
+                 "/home/ubuntu/torch/install/share/lua/5.1/cudnn/convert.lua:59: attempt to call method 'replace' "
+                 "(a nil value)\n"):
+        assert not _rule_matches("ext-fn-missing", text), text
