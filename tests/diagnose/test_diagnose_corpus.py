@@ -301,6 +301,13 @@ def test_heldout_logs_are_not_in_the_dev_index():
         assert r["file"] not in dev and r["source"] not in dev
 
 
+def test_every_log_has_one_row():
+    """A log counted twice weighs twice in every figure (dev batch 61 added a second row for an existing dev log)."""
+    for name, rows in [("index", ROWS)] + [(n, rows) for n, (rows, _) in HELDOUT.items()]:
+        files = [r["file"] for r in rows]
+        assert len(set(files)) == len(files), (name, sorted({f for f in files if files.count(f) > 1}))
+
+
 def _page(url: str) -> str:
     """A source URL without its fragment, query, trailing slash and (for a GitHub file) the commit or branch of its
     `blob/<ref>/`, lower-cased: one page or file, whatever anchor or version."""
