@@ -250,3 +250,22 @@ def test_retrain_switches_when_the_best_is_clearly_better():
     # and the other way: a committed threshold far too low gives way to a higher best
     worse = cv.keep_or_switch(guesses, best, committed=0.1)
     assert worse["threshold"] == 1.5 and worse["gain"] == -(20 - 2 * 40)   # the 0.5 band no longer accepted
+
+
+def test_switch_test_resamples_logs_not_fold_draws():
+    cv = load_script("benchmarks/diagnose_prior_cv.py")
+    one = _guesses((5.0, 200, 5), (1.5, 61, 30), (0.5, 20, 40))
+    two = one + [dict(g, draw=1) for g in one]             # the same guesses in a second fold draw
+    assert cv.objective_gain(two, 2.0, 1.5) == [2 * v for v in cv.objective_gain(one, 2.0, 1.5)]   # one unit per log
+    assert cv.keep_or_switch(two, 1.5, 2.0)["switch_share"] == cv.keep_or_switch(one, 1.5, 2.0)["switch_share"]
+
+
+def test_repeated_draws_guess_every_log_once_per_draw():
+    cv = load_script("benchmarks/diagnose_prior_cv.py")
+    rows = [{"file": f"f{i:02d}.log", "label": lab, "learned": lab, "fold": i % cv.FOLDS,
+             "feats": Counter({lab: 2, f"w{i}": 1})}
+            for i, lab in enumerate(["comm", "environment"] * 15 + ["benign"] * 2)]
+    pooled = cv.repeated_alone(rows, _trainer())
+    assert len(pooled) == 30 * cv.REPEATS and {g["draw"] for g in pooled} == set(range(cv.REPEATS))
+    assert all(Counter(g["file"] for g in pooled).get(f"f{i:02d}.log") == cv.REPEATS for i in range(30))
+    assert [g for g in pooled if g["draw"] == 0] == [dict(g, draw=0) for g in cv.prior_alone(rows, _trainer())]
