@@ -3831,3 +3831,48 @@ def test_torch7_backend_function_nil_is_environment():
                  "/home/ubuntu/torch/install/share/lua/5.1/cudnn/convert.lua:59: attempt to call method 'replace' "
                  "(a nil value)\n"):
         assert not _rule_matches("ext-fn-missing", text), text
+
+
+def test_vulkan_device_lost_under_a_running_job_is_kernel_fault():
+    # dev batch 62: VK_ERROR_DEVICE_LOST (-4) from a submit or a fence wait: the device went away mid-job
+    for log in ("terminate called after throwing an instance of 'vk::DeviceLostError'\n"
+                "  what():  vk::Queue::submit: ErrorDeviceLost\n",
+                "     proxylessnasnet  min =   33.29  max =   44.01  avg =   37.89\nvkWaitForFences failed -4\n"
+                "vkWaitForFences failed -4\n"):
+        assert diagnose(log, prior=False).primary_category == Category.KERNEL_FAULT, log
+    # near miss: the device failing at creation (nothing running yet) is not this row
+    assert not _rule_matches("gpu-hang-reset", "vkCreateDevice failed -4\nSegmentation fault\n")
+
+
+def test_autograd_in_place_change_of_a_view_is_invalid_param():
+    # dev batch 62: autograd forbids in-place ops on (views of) leaf parameters and on views it cannot rebase
+    for log in ("RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.\n",
+                "[rank0]:     flat.index_copy_(0, row_idx, img)\n[rank0]: RuntimeError: a view of a leaf Variable that "
+                "requires grad is being used in an in-place operation.\n",
+                "RuntimeError: Output 0 of SplitBackward0 is a view and is being modified inplace. This view is the "
+                "output of a function that returns multiple views. Such functions do not allow the output views to be "
+                "modified inplace. You should replace the inplace operation by an out-of-place one.\n",
+                "RuntimeError: Output 0 of AliasBackward is a view and its base or another view of its base has been "
+                "modified inplace. This view was created inside a custom Function (or because an input was returned "
+                "as-is) and the autograd logic to handle view+inplace would override the custom backward associated "
+                "with the custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix this "
+                "by cloning the output of the custom Function.\n"):
+        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+    # near miss: torch 1.7's deprecation warning of the same text stops nothing
+    assert not _rule_matches("autograd-misuse",
+                             "UserWarning: Output 0 of SplitBackward is a view and is being modified inplace. This view "
+                             "is an output of a function that returns multiple views. Inplace operators on such views "
+                             "are being deprecated and will be forbidden starting from version 1.8.\n")
+
+
+def test_core_ml_prediction_failure_is_op_not_supported():
+    # dev batch 62: Core ML cannot run the compiled model on the chosen compute units (ANE / GPU)
+    for log in ("Error: Unable to compute the prediction using ML Program. It can be an invalid input data or "
+                "broken/unsupported model.\n",
+                "Status Message: Error executing model: Unable to compute the prediction using a neural network model. "
+                "It can be an invalid input data or broken/unsupported model (error code: -1).\n"):
+        assert diagnose(log, prior=False).primary_category == Category.OP_NOT_SUPPORTED, log
+    # near miss: Core ML's own input check (a shape the model does not declare) is not this row
+    assert not _rule_matches("coreml-predict-unsupported",
+                             "MultiArray shape (1 x 64) does not match the shape (1 x 128) specified in the model "
+                             "description\n")
