@@ -125,7 +125,7 @@ def classify_oom(n: dict[str, Any], flags: set[str]) -> Verdict:
         n = {**n, "requested_bytes": n["bank_request_bytes"]}
     s = OomState.read(n, flags)
     if "arena" in flags and s.req is not None:
-        return _arena_verdict(s)
+        return _arena_verdict(s, flags)
     if "startup" in flags and s.req is not None and s.total is not None and s.free is not None:
         return _startup_verdict(s)
     if n.get("reservable_bytes") is not None:   # the TPU runtime's reserve failure with its reservable part
@@ -292,10 +292,18 @@ def _special_case(s: OomState) -> Verdict | None:
     return None
 
 
-def _arena_verdict(s: OomState) -> Verdict:
+def _arena_verdict(s: OomState, flags: set[str]) -> Verdict:
     """MuJoCo's preallocated arena (dev batch 51): one step asked its stack for more than is left of it. The arena's size
     is the model's setting, not the machine's RAM, so a request above its max is a step that needs a larger arena (more
-    contacts or constraints than it was sized for), not a size bug."""
+    contacts or constraints than it was sized for), not a size bug. ggml's context pool (dev batch 63) is the same kind
+    of arena: its size is fixed when the context is created, and ggml prints the end the pool would need and the pool's
+    size."""
+    if "ggml_pool" in flags:
+        return Verdict(Category.CAPACITY, 0.8,
+                       f"ggml's context pool ran out: a new tensor needs the pool to reach {_fmt(s.req)}, but the pool "
+                       f"holds {_fmt(s.total)}. The pool (arena) is sized when the context is created, from the batch "
+                       "and context sizes: lower the batch size (-b) or the context size, or use a build that sizes "
+                       "the pool for this model.", s.facts, {"host"})
     return Verdict(Category.CAPACITY, 0.8,
                    f"MuJoCo's arena ran out: one step asked its stack for {_fmt(s.req)} with {_fmt(s.free)} left of "
                    f"{_fmt(s.total)}. The model's preallocated arena is too small for this step (more contacts or "
@@ -631,6 +639,10 @@ _CONTEXT_READINGS = (
     # runtime does not support the fork start method'): the program's call, not the install; alone the error keeps its
     # environment reading (dev batch 52)
     ("dl_worker", "cuda_init", "invalid-param"),
+    # a model object without `generate` after transformers' GenerationMixin notice (v4.45-v4.49 warn that from v4.50
+    # PreTrainedModel no longer inherits it): model code older than the installed transformers; alone the
+    # AttributeError keeps its invalid-param reading and the notice argues nothing (dev batch 63)
+    ("genmixin_notice", "no_generate", "environment"),
 )
 
 

@@ -350,6 +350,11 @@ _HOST = [
 _MJ_HEAD, _MJ_NUMBERS = r"\bmj_stackAlloc: out of memory\b", r"max = (\d+), available = (\d+), requested = (\d+)"
 _MJ_STACK = re.compile(_MJ_HEAD + r".{0,200}?\b" + _MJ_NUMBERS)
 _MJ_STACK_HEAD, _MJ_STACK_NUMBERS = re.compile(_MJ_HEAD), re.compile(r"^\s*" + _MJ_NUMBERS)
+# ggml's context pool (ggml-org/ggml src/ggml.c ggml_new_object, ggml_new_tensor_impl in early builds: '%s: not enough
+# space in the context's memory pool (needed %zu, available %zu)' with the end the pool would need and the pool's
+# mem_size, fixed when the context is created; dev batch 63): the same kind of preallocated arena as MuJoCo's, in bytes
+_GGML_POOL = re.compile(r"\bggml_new_(?:object|tensor_impl): not enough space in the context's memory pool "
+                        r"\(needed (\d+), available (\d+)\)")
 
 # ---------------------------------------------------------------- codes and sentences
 # The texts themselves are data (`data/messages.tsv`, `data/cuda_nccl_codes.tsv`, `data/code_contexts.tsv`,
@@ -372,7 +377,7 @@ _TRIGGER = re.compile(
     r"|version|incompatib|code|ret(?:Code)?=|result = |Status|ASCEND_|kernel image|ECC|NVLink|PTX|device|Device"
     r"|Invalid|invalid|argument|format does not match|OP_PROTO|\[ERROR\] [A-Z]+\(|Inner|Internal|launch|Op \w+ does not|[Kk]illed|must match"
     r"|oom|OOM|Out Of Memory|SIGKILL|signal 9|exitcode|已杀死|[Ss]oc[_ ]?[Vv]ersion|SOC|aclInit|NumPy|numpy|Numpy"
-    r"|_ARRAY_API|binary incompat|has no attribute|_OpNamespace|socket|C10d|vs\. 0\)|connect\(\)|waiting for"
+    r"|_ARRAY_API|binary incompat|has no attribute|GenerationMixin|resolve operator|Driver was not detected|_OpNamespace|socket|C10d|vs\. 0\)|connect\(\)|waiting for"
     r"|CUBLAS_|CUDNN_|CURAND_|CUFFT_|CUSOLVER_|CUSPARSE_|CUDA_HOME|nvcc|GNU version|Exception|Cuda failure"
     r"|ErrCode|NVRM|ndarray|AICERROR|aicerror|opType|capture mode|platform|TotalUsedMemStatistics"
     r"|(?i:died|crash|fail to|open files|huggingface|grad_fn|require grad|inplace operation|backward through|Ampere)"
@@ -641,7 +646,11 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
 
 def _ggml_oom(no: int, line: str, vram: dict[int, int]) -> Evidence | None:
     """ggml's CUDA buffer allocation failure: the request in MiB, and the device's VRAM when ggml_cuda_init's line
-    for that device came earlier in the log."""
+    for that device came earlier in the log; ggml's context pool overflow (_GGML_POOL, dev batch 63)."""
+    gp = _GGML_POOL.search(line)
+    if gp:
+        return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host", "arena", "ggml_pool"}),
+                        numbers={"requested_bytes": int(gp.group(1)), "total_bytes": int(gp.group(2)), "device": "cpu"})
     gm = _GGML_ALLOC.search(line)
     if not gm:
         return None

@@ -3876,3 +3876,80 @@ def test_core_ml_prediction_failure_is_op_not_supported():
     assert not _rule_matches("coreml-predict-unsupported",
                              "MultiArray shape (1 x 64) does not match the shape (1 x 128) specified in the model "
                              "description\n")
+
+
+def test_ggml_context_pool_overflow_is_capacity_with_its_numbers():
+    # dev batch 63: ggml.c's 'not enough space in the context's memory pool (needed N, available M)': the end the pool
+    # would need and the pool's size (mem_size, fixed when the context is created): the arena is too small for this
+    # batch / context, capacity, read like MuJoCo's arena
+    d = diagnose("ggml_new_tensor_impl: not enough space in the context's memory pool (needed 819402384, "
+                 "available 805306368)\n", prior=False)
+    assert d.primary_category == Category.CAPACITY
+    assert d.primary.numbers["requested_bytes"] == 819402384 and d.primary.numbers["total_bytes"] == 805306368
+    assert "context pool" in d.primary.summary
+    d = diagnose("ggml_new_object: not enough space in the context's memory pool (needed 3539648, available 3539280)\n",
+                 prior=False)
+    assert d.primary_category == Category.CAPACITY and d.primary.numbers["requested_bytes"] == 3539648
+    # near miss: the numbers without ggml's message are no out-of-memory
+    d = diagnose("(needed 819402384, available 805306368)\n", prior=False)
+    assert d.primary_category != Category.CAPACITY
+
+
+def test_javascript_buffer_and_wasm_memory_failures_are_capacity():
+    # dev batch 63: V8's 'RangeError: Array buffer allocation failed' and its WebAssembly memory failures: the browser
+    # could not get the memory (row ort-web-buffer-alloc)
+    for log in ("bundle-ui.js:73176 Uncaught (in promise) RangeError: Array buffer allocation failed\n"
+                "    at new ArrayBuffer (<anonymous>)\n",
+                "Uncaught (in promise) RuntimeError: abort(RangeError: WebAssembly.instantiate(): Out of memory: wasm "
+                "memory). Build with -s ASSERTIONS=1 for more info.\n",
+                "Aborted(RangeError: WebAssembly.instantiate(): Out of memory: Cannot allocate Wasm memory for new "
+                "instance). Build with -sASSERTIONS for more info.\n"):
+        assert diagnose(log, prior=False).primary_category == Category.CAPACITY, log
+    # near miss: a length the engine refuses (a size bug, not a shortage) is not matched
+    for log in ("Uncaught RangeError: Invalid array buffer length\n    at new ArrayBuffer (<anonymous>)\n",
+                "Uncaught RangeError: invalid array length\n"):
+        assert diagnose(log, prior=False).primary_category != Category.CAPACITY, log
+
+
+def test_container_without_driver_and_colmap_without_cuda_are_environment():
+    # dev batch 63: the NGC / CUDA image's start-up banner when the container was started without the GPU, and COLMAP's
+    # CUDA-only dense stereo on a build without CUDA
+    banner = ("WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available.\n"
+              "   Use the NVIDIA Container Toolkit to start this container with GPU support; see\n")
+    assert diagnose(banner, prior=False).primary_category == Category.ENVIRONMENT
+    log = "ERROR: Dense stereo reconstruction requires CUDA, which is not available on your system.\n"
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    # near misses: the banner (strength 2) does not outweigh a later failure with its own reading; COLMAP's automatic
+    # reconstructor only warns that it skips the dense step
+    oom = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+           "23.65 GiB of which 1.02 GiB is free. Of the allocated memory 21.50 GiB is allocated by PyTorch, and 120.00 "
+           "MiB is reserved by PyTorch but unallocated.\n")
+    assert diagnose(banner + oom, prior=False).primary_category == Category.CAPACITY
+    d = diagnose("WARNING: Skipping dense reconstruction because CUDA is not available.\n", prior=False)
+    assert d.primary_category != Category.ENVIRONMENT
+
+
+def test_webgl_backend_operator_unresolved_is_op_not_supported():
+    # dev batch 63: onnxruntime-web's WebGL backend (and ONNX.js) cannot resolve the node's operator at its opset
+    for log in ("cannot resolve operator 'DynamicQuantizeLinear' with opsets: ai.onnx v16, com.microsoft v1\n",
+                "Uncaught (in promise) TypeError: cannot resolve operator 'BatchNormalization' with opsets: ai.onnx v6\n"):
+        assert diagnose(log, prior=False).primary_category == Category.OP_NOT_SUPPORTED, log
+    # near miss: a compiler's operator resolution error is not an ONNX backend's
+    assert diagnose("error: cannot resolve operator `+` for this type\n",
+                    prior=False).primary_category != Category.OP_NOT_SUPPORTED
+
+
+def test_missing_generate_after_the_generation_mixin_notice_is_environment():
+    # dev batch 63: transformers' notice that from v4.50 PreTrainedModel no longer inherits GenerationMixin, then the
+    # model object has no `generate`: model code older than the installed transformers
+    notice = ("HFDecoderModelArchitecture has generative capabilities, as `prepare_inputs_for_generation` is explicitly "
+              "defined. However, it doesn't directly inherit from `GenerationMixin`. From 👉v4.50👈 onwards, "
+              "`PreTrainedModel` will NOT inherit from `GenerationMixin`, and this model will lose the ability to call "
+              "`generate` and other related functions.\n")
+    error = "AttributeError: 'HFAdaptedLLaMAForCausalLM' object has no attribute 'generate'\n"
+    assert diagnose(notice + error, prior=False).primary_category == Category.ENVIRONMENT
+    # near misses: the AttributeError alone keeps its reading; the notice alone is only a notice; the notice followed
+    # by another failure does not change that failure's reading
+    assert diagnose(error, prior=False).primary_category == Category.INVALID_PARAM
+    assert diagnose(notice, prior=False).primary_category == Category.BENIGN
+    assert diagnose(notice + "Killed\n", prior=False).primary_category == Category.CAPACITY
