@@ -387,6 +387,8 @@ _TRIGGER = re.compile(
     r"|is NULL|vulnerability|upgrade torch|acl init|300V|(?i:310p)|/Ascend/|CANN \d"
     # dev batch 19: pip's resolver, cpp_extension's compiler check
     r"|ResolutionImpossible|conflicting dependencies|Your compiler"
+    # dev batch 64: pip finding no distribution for a requirement (a package name without any other trigger word)
+    r"|No matching distribution"
     # dev batch 22: ptxas not knowing the GPU, NCCL's duplicate-GPU check, world-size checks
     r"|ptxas|Duplicate GPU|(?i:world[ _]?size)"
     # dev batch 24: ROCm's GPU page fault, fake-tensor and functionalization checks, lists of possible causes

@@ -3953,3 +3953,58 @@ def test_missing_generate_after_the_generation_mixin_notice_is_environment():
     assert diagnose(error, prior=False).primary_category == Category.INVALID_PARAM
     assert diagnose(notice, prior=False).primary_category == Category.BENIGN
     assert diagnose(notice + "Killed\n", prior=False).primary_category == Category.CAPACITY
+
+
+def test_nccl_shm_extend_failure_is_environment():
+    # dev batch 64: NCCL's src/os/linux.cc 'Error: failed to extend /dev/shm/nccl-... to N bytes' (row nccl-shm-segment):
+    # the container's /dev/shm is too small, environment like the segment creation failures
+    d = diagnose("NCCL WARN Error: failed to extend /dev/shm/nccl-03v824 to 4194660 bytes\n", prior=False)
+    assert d.primary_category == Category.ENVIRONMENT
+    # near miss: systemd removing a segment during init is another NCCL warning, not this row
+    assert not _rule_matches("nccl-shm-segment", "NCCL WARN unlink shared memory /dev/shm/nccl-d5rTd0 failed, error: "
+                                                 "No such file or directory\n")
+
+
+def test_pip_no_matching_distribution_is_environment():
+    # dev batch 64: pip's 'No matching distribution found for X' (row pip-resolution-impossible): no wheel of X for this
+    # interpreter / platform; the bare line carries no other trigger word (_TRIGGER gains it)
+    for log in ("No matching distribution found for numba-cuda\n",
+                "No matching distribution found for xtcocotools>=1.6\n",
+                "ERROR: No matching distribution found for torch==2.0.1+cu118\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near miss: docker's manifest message is not pip's
+    assert not _rule_matches("pip-resolution-impossible", "no matching manifest for linux/arm64/v8 in the manifest list "
+                                                          "entries\n")
+
+
+def test_sycl_empty_device_list_is_environment():
+    # dev batch 64: the SYCL runtime's 'DeviceList is empty. -30 (PI_ERROR_INVALID_VALUE)' (row xpu-device-count-zero):
+    # no Level Zero GPU was enumerated
+    d = diagnose("DeviceList is empty. -30 (PI_ERROR_INVALID_VALUE)\n", prior=False)
+    assert d.primary_category == Category.ENVIRONMENT
+    # near miss: the bare PI code is not this row
+    assert not _rule_matches("xpu-device-count-zero", "Native API failed. Native API returns: -30 (PI_ERROR_INVALID_VALUE)\n")
+
+
+def test_tensorrt_fallback_plugin_not_found_is_op_not_supported():
+    # dev batch 64: onnx-tensorrt's checkFallbackPluginImporter (an op with no importer and no plugin of its name):
+    # op-not-supported despite the INVALID_NODE code that reads a malformed node otherwise
+    log = ("[I] ===== Summary =====\n"
+           "    Fake     |       1 | In node 0 with name:  and operator: Fake (checkFallbackPluginImporter): "
+           "INVALID_NODE: creator && \"Plugin not found, are the plugin name, version, and namespace correct?\" | [[2, 3]]\n")
+    assert diagnose(log, prior=False).primary_category == Category.OP_NOT_SUPPORTED
+    # near miss: a plain INVALID_NODE from parseGraph stays the malformed-export reading
+    d = diagnose("[E] In node 614 (parseGraph): INVALID_NODE: Invalid Node - /ArgMax\n", prior=False)
+    assert d.primary_category == Category.INVALID_PARAM
+    assert not _rule_matches("trt-plugin-not-found", "[E] In node 614 (parseGraph): INVALID_NODE: Invalid Node - /ArgMax\n")
+
+
+def test_requests_unix_socket_scheme_is_environment():
+    # dev batch 64: requests >= 2.32 with a package mounting http+unix / http+docker: urllib3's URLSchemeUnknown
+    for log in ("urllib3.exceptions.URLSchemeUnknown: Not supported URL scheme http+unix\n",
+                "docker.errors.DockerException: Error while fetching server API version: Not supported URL scheme "
+                "http+docker\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near miss: a URL typo's scheme is not this row
+    assert not _rule_matches("requests-unixsocket-skew",
+                             "urllib3.exceptions.URLSchemeUnknown: Not supported URL scheme htp\n")
