@@ -172,10 +172,11 @@ def keep_or_retrain(rows: list[dict], path: list[dict], trainer, threshold: floa
         committed = None
     if committed is None or limit is None or limit > total:
         return {**out, "retrain": True, "reason": "no committed prior records the index rows it was trained on"}
-    if trainer.dumps(trainer.build(threshold=threshold, limit=limit)) != committed:
+    known = {r["file"]: r["feats"] for r in rows}   # every dev log was read once, in all_rows
+    if trainer.dumps(trainer.build(threshold=threshold, limit=limit, known=known)) != committed:
         return {**out, "retrain": True, "reason": "the committed prior is not what its index rows give at this "
                                                   "threshold (a relabel, a trainer change or a threshold switch)"}
-    fresh = trainer.build(threshold=threshold)["model"]
+    fresh = trainer.build(threshold=threshold, known=known)["model"]
     models = [Prior.from_dict(json.loads(committed)["model"]), Prior.from_dict(fresh)]
     right, changed = [0, 0], 0
     for p in path:
@@ -234,7 +235,8 @@ def summarise(alone: list[dict], path: list[dict], threshold: float, curve: list
     changed = [p for p in path if p["rules"] != "unknown" and p["answer"] != p["rules"]]
     accepted = [g for g in alone if g["guess"] not in (None, "unknown") and g["margin"] >= threshold]
     return {
-        "folds": FOLDS, "seed": SEED, "wrong_cost": WRONG_COST, "band": BAND * REPEATS, "repeats": REPEATS, "threshold": threshold,
+        "folds": FOLDS, "seed": SEED, "wrong_cost": WRONG_COST, "band": BAND * REPEATS, "repeats": REPEATS,
+        "threshold": threshold,
         "prior_alone": {"logs": len(alone), "right": sum(g["guess"] == g["label"] for g in alone),
                         "accuracy_pct": round(100 * sum(g["guess"] == g["label"] for g in alone) / len(alone), 1),
                         "accepted_at_threshold": len(accepted),
@@ -330,8 +332,8 @@ def main() -> int:
         fh.write("\n")
     with open(RESULTS + ".md", "w", encoding="utf-8") as fh:
         fh.write(markdown(rep))
-    if rep["prior_choice"]["retrain"]:
-        trainer.main([])  # rebuild prior.json from the whole dev corpus with the chosen threshold
+    if rep["prior_choice"]["retrain"]:   # rebuild prior.json from the whole dev corpus with the chosen threshold
+        trainer.write(trainer.dumps(trainer.build(threshold=threshold, known={r["file"]: r["feats"] for r in rows})))
     print(markdown(rep))
     return 0
 

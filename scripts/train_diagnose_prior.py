@@ -79,10 +79,12 @@ def committed_rows() -> int | None:
         return None
 
 
-def features(rows: list[dict[str, str]]) -> list[tuple[str, Any]]:
-    """(category, token counts) of each row's log."""
-    base = os.path.join(ROOT, "fixtures", "logs")
-    return [(r["category"], log_features(os.path.join(base, r["file"]))) for r in rows]
+def features(rows: list[dict[str, str]], known: dict[str, Any] | None = None) -> list[tuple[str, Any]]:
+    """(category, token counts) of each row's log; `known` (file -> counts) holds logs a caller has already read
+    with `log_features` (the cross-validation reads every dev log once)."""
+    base, known = os.path.join(ROOT, "fixtures", "logs"), known or {}
+    return [(r["category"], known[r["file"]] if r["file"] in known else log_features(os.path.join(base, r["file"])))
+            for r in rows]
 
 
 def chosen_threshold() -> float:
@@ -94,12 +96,14 @@ def chosen_threshold() -> float:
         return 0.0
 
 
-def build(threshold: float | None = None, index: str = INDEX, limit: int | None = None) -> dict[str, Any]:
-    """The whole prior.json document for the first `limit` rows of the dev index (all of them when None)."""
+def build(threshold: float | None = None, index: str = INDEX, limit: int | None = None,
+          known: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The whole prior.json document for the first `limit` rows of the dev index (all of them when None); `known` as
+    in `features`."""
     limit = len(index_rows(index)) if limit is None else limit
     rows = dev_rows(index, limit)
     thr = chosen_threshold() if threshold is None else threshold
-    model = train(features(rows), threshold=round(thr, 3))
+    model = train(features(rows, known), threshold=round(thr, 3))
     about = {"trained_from": index, "index_rows": limit, "logs": len(rows), "left_out_labels": list(LEFT_OUT),
              "learned_as": LEARNED_AS, "script": "scripts/train_diagnose_prior.py",
              "threshold_from": "benchmarks/diagnose_prior_cv.py (10-fold cross-validation on the same corpus)",
@@ -129,11 +133,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"prior.json is in sync with the first {limit} rows of {args.index}" if same else
               "prior.json is stale: retrain with `python scripts/train_diagnose_prior.py`")
         return 0 if same else 1
-    text = dumps(build(index=args.index))
+    write(dumps(build(index=args.index)))
+    return 0
+
+
+def write(text: str) -> None:
+    """Replace the committed prior.json with `text`."""
     with open(OUT, "w", encoding="utf-8") as f:
         f.write(text)
     print(f"wrote {os.path.relpath(OUT, ROOT)}")
-    return 0
 
 
 if __name__ == "__main__":

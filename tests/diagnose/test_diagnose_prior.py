@@ -105,8 +105,11 @@ class _FakeTrainer:
     def committed_rows(self):
         return self._limit
 
-    def build(self, threshold=None, limit=None):
+    def build(self, threshold=None, limit=None, known=None):
         return self._committed if limit == self._limit else self._fresh
+
+
+_ROWS = [{"file": f"f{i}.log", "feats": Counter()} for i in range(2)]   # dev rows as all_rows gives them
 
 
 def _two_way(feats, category):
@@ -120,11 +123,11 @@ def test_prior_is_retrained_only_when_the_retrain_makes_more_dev_logs_right(tmp_
     wrong, right = _two_way(feats, "environment"), _two_way(feats, "op-not-supported")
     path = [{"file": log, "label": "op-not-supported", "rules": "unknown"},
             {"file": "ignored.log", "label": "comm", "rules": "comm"}]   # rule answers are not the prior's
-    gain = cv.keep_or_retrain([{}, {}], path, _FakeTrainer(tmp_path, wrong, right), 0.0)
+    gain = cv.keep_or_retrain(_ROWS[:2], path, _FakeTrainer(tmp_path, wrong, right), 0.0)
     assert gain["retrain"] and (gain["dev_right_committed"], gain["dev_right_retrained"]) == (0, 1)
-    loss = cv.keep_or_retrain([{}, {}], path, _FakeTrainer(tmp_path, right, wrong), 0.0)
+    loss = cv.keep_or_retrain(_ROWS[:2], path, _FakeTrainer(tmp_path, right, wrong), 0.0)
     assert not loss["retrain"] and loss["dev_answers_changed"] == 1 and "kept" in loss["reason"]
-    same = cv.keep_or_retrain([{}, {}], path, _FakeTrainer(tmp_path, right, right), 0.0)
+    same = cv.keep_or_retrain(_ROWS[:2], path, _FakeTrainer(tmp_path, right, right), 0.0)
     assert not same["retrain"] and same["dev_answers_changed"] == 0
 
 
@@ -132,10 +135,10 @@ def test_prior_is_retrained_when_the_committed_one_is_not_reproducible(tmp_path)
     cv = load_script("benchmarks/diagnose_prior_cv.py")
     doc = _two_way(Counter(a=1), "environment")
     stale = _FakeTrainer(tmp_path, doc, doc)
-    stale.build = lambda threshold=None, limit=None: _two_way(Counter(b=1), "environment")  # e.g. a relabel
-    assert cv.keep_or_retrain([{}], [], stale, 0.0)["retrain"]
+    stale.build = lambda threshold=None, limit=None, known=None: _two_way(Counter(b=1), "environment")  # e.g. a relabel
+    assert cv.keep_or_retrain(_ROWS[:1], [], stale, 0.0)["retrain"]
     unrecorded = _FakeTrainer(tmp_path, doc, doc, limit=None)
-    assert cv.keep_or_retrain([{}], [], unrecorded, 0.0)["reason"].startswith("no committed prior")
+    assert cv.keep_or_retrain(_ROWS[:1], [], unrecorded, 0.0)["reason"].startswith("no committed prior")
 
 
 @pytest.mark.slow
