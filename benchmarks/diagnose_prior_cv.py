@@ -15,7 +15,12 @@ a prior is trained on the other nine folds' logs (`scripts/train_diagnose_prior.
     the next for no measured gain. One fold draw is not enough for that test: on the 1349 logs of dev batch 62 the
     best of one draw ranged 1.02-2.07 over ten seeds and beat the committed 1.164 in 66-99 % of resamples (only the
     fixed seed passed 95 %), so the draws are pooled (session 17; made knowing that the one-draw switch would have
-    taken six held-out rounds below their floors). (a) and (b) use the first draw; (b) is measured at the threshold.
+    taken six held-out rounds below their floors). Ten draws were not enough either: on dev batch 64's 1365 logs the
+    share ranged 57-94 % over six seed families of ten draws (and one family of an ad-hoc run reached 97 %, a
+    switch), 73-91 % with 40 draws and 80-94 % with 200, the decision the same for every family only from 200 draws
+    on (`benchmarks/diagnose_threshold_stability.py`), so 200 are pooled (session 18; made knowing that dev batch 65's
+    ten-draw switch had taken round 119 below its floor). (a) and (b) use the first draw; (b) is measured at the
+    threshold.
 Finally prior.json is kept or retrained (`keep_or_retrain`): a retrain on the whole dev corpus lands when the
 committed prior is no longer what its recorded index rows give (a relabel, a trainer change, a threshold switch) or
 when it makes more dev logs right through the API path than the committed one (logs the rules leave `unknown`;
@@ -50,7 +55,7 @@ FOLDS = 10
 SEED = 20261201
 WRONG_COST = 2
 BAND = 10
-REPEATS = 10
+REPEATS = 200
 BOOTSTRAP = 2000
 SWITCH_CONFIDENCE = 0.95
 RESULTS = os.path.join(HERE, "results", "diagnose_prior_cv")
@@ -98,15 +103,17 @@ def prior_alone(rows: list[dict], trainer) -> list[dict]:
     return out
 
 
-def repeated_alone(rows: list[dict], trainer) -> list[dict]:
-    """(c)'s guesses: `prior_alone` over REPEATS fold draws (the first is `rows`' own, seed SEED), each guess tagged
-    with its draw."""
-    out = [dict(g, draw=0) for g in prior_alone(rows, trainer)]
+def repeated_alone(rows: list[dict], trainer, repeats: int = REPEATS, seed: int = SEED) -> list[dict]:
+    """(c)'s guesses: `prior_alone` over `repeats` fold draws (seeds seed, seed + 1, ...; with SEED the first draw is
+    `rows`' own folds), each guess tagged with its draw."""
     base = sorted(rows, key=lambda r: r["file"])
-    for draw in range(1, REPEATS):
-        shuffled = list(base)
-        random.Random(SEED + draw).shuffle(shuffled)
-        redrawn = [dict(r, fold=i % FOLDS) for i, r in enumerate(shuffled)]
+    out = []
+    for draw in range(repeats):
+        redrawn = rows
+        if draw or seed != SEED:
+            redrawn = list(base)
+            random.Random(seed + draw).shuffle(redrawn)
+            redrawn = [dict(r, fold=i % FOLDS) for i, r in enumerate(redrawn)]
         out += [dict(g, draw=draw) for g in prior_alone(redrawn, trainer)]
     return out
 

@@ -268,7 +268,9 @@ def test_repeated_draws_guess_every_log_once_per_draw():
     rows = [{"file": f"f{i:02d}.log", "label": lab, "learned": lab, "fold": i % cv.FOLDS,
              "feats": Counter({lab: 2, f"w{i}": 1})}
             for i, lab in enumerate(["comm", "environment"] * 15 + ["benign"] * 2)]
-    pooled = cv.repeated_alone(rows, _trainer())
-    assert len(pooled) == 30 * cv.REPEATS and {g["draw"] for g in pooled} == set(range(cv.REPEATS))
-    assert all(Counter(g["file"] for g in pooled).get(f"f{i:02d}.log") == cv.REPEATS for i in range(30))
+    pooled = cv.repeated_alone(rows, _trainer(), repeats=4)
+    assert len(pooled) == 30 * 4 and {g["draw"] for g in pooled} == set(range(4))
+    assert all(Counter(g["file"] for g in pooled).get(f"f{i:02d}.log") == 4 for i in range(30))
+    other = cv.repeated_alone(rows, _trainer(), repeats=2, seed=cv.SEED + 1000)   # another seed family: redrawn
+    assert len(other) == 60 and {g["draw"] for g in other} == {0, 1}
     assert [g for g in pooled if g["draw"] == 0] == [dict(g, draw=0) for g in cv.prior_alone(rows, _trainer())]
