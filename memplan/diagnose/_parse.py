@@ -220,6 +220,11 @@ _THEANO = re.compile(r"Error allocating (\d+) bytes of device memory \(out of me
 _NUMPY_HOST = re.compile(r"[Uu]nable to allocate (\d+(?:\.\d*)?) ?([KMGTPE]i?B|B|bytes) for an array with shape")
 # MLX's Metal allocator (ml-explore/mlx mlx/backend/metal/allocator.cpp malloc_or_wait: '[malloc_or_wait] Unable to
 # allocate N bytes.'; dev batch 19), also when a reporter quotes the words: one request of N bytes.
+# AWS Neuron runtime device-memory OOM (dev batch 65): the runtime's TDRV log line 'TDRV:log_dev_mem  Failed to allocate
+# 4.000GB (alignment: none, usage: tensors) on ND 0:NC 4', followed by its HBM usage table (aws-neuron/aws-neuron-sdk
+# neuron-runtime/explore/device-memory.rst @81ce03ae, Out-of-memory (OOM) Errors; the runtime source is not public): one
+# request of that size on a NeuronCore's HBM share. Only the TDRV allocator's line: a bare 'Failed to allocate' is not read.
+_NEURON_DEV_MEM = re.compile(r"\bTDRV:\w*dev_mem\w*\s+Failed to allocate (\d+(?:\.\d+)?) ?([KMGT]i?B|B|bytes)\b")
 _MLX = re.compile(r"Unable to allocate\W{0,2}\s*(\d+) bytes")
 # ggml's CUDA / HIP buffer allocator (ggml-org/llama.cpp ggml/src/ggml-cuda/ggml-cuda.cu
 # ggml_backend_cuda_buffer_type_alloc_buffer: '%s: allocating %.2f MiB on device %d: cudaMalloc failed: %s'; dev
@@ -391,6 +396,8 @@ _TRIGGER = re.compile(
     r"|ResolutionImpossible|conflicting dependencies|Your compiler"
     # dev batch 64: pip finding no distribution for a requirement (a package name without any other trigger word)
     r"|No matching distribution"
+    # dev batch 65: CANN GE E10501's message printed without its code (hicann/ge error_registry.cc)
+    r"|IR for Op"
     # dev batch 22: ptxas not knowing the GPU, NCCL's duplicate-GPU check, world-size checks
     r"|ptxas|Duplicate GPU|(?i:world[ _]?size)"
     # dev batch 24: ROCm's GPU page fault, fake-tensor and functionalization checks, lists of possible causes
@@ -749,6 +756,15 @@ def _banked_or_app_oom(no: int, line: str) -> Evidence | None:
     return None
 
 
+def _neuron_dev_mem(no: int, line: str) -> Evidence | None:
+    """The Neuron runtime's TDRV device-memory OOM line, with the request (dev batch 65)."""
+    nd = _NEURON_DEV_MEM.search(line)
+    if not nd:
+        return None
+    return Evidence(no, "oom", line[:2000], "memory", 3,
+                    numbers={"requested_bytes": parse_log_size(nd.group(1), nd.group(2)), "device": "neuron"})
+
+
 def _other_oom(no: int, line: str) -> Evidence | None:
     """Out-of-memory lines of other layouts whose sizes are known: vLLM's start-up check, MindSpore's pool,
     PaddlePaddle's, TensorFlow's (CUDA and ROCm), Theano's, numpy's and MLX's allocators, MPS's per-buffer check, PyTorch's host
@@ -799,6 +815,8 @@ def _other_oom(no: int, line: str) -> Evidence | None:
         req, free, total = (int(g) for g in th.groups())
         return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": req, "free_bytes": free,
                                                                       "total_bytes": total, "device": "cuda"})
+    if ev := _neuron_dev_mem(no, line):
+        return ev
     nm = _NUMPY_HOST.search(line)
     if nm:
         return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host", "host_alloc"}),

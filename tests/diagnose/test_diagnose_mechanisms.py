@@ -4008,3 +4008,66 @@ def test_requests_unix_socket_scheme_is_environment():
     # near miss: a URL typo's scheme is not this row
     assert not _rule_matches("requests-unixsocket-skew",
                              "urllib3.exceptions.URLSchemeUnknown: Not supported URL scheme htp\n")
+
+
+def test_cann_host_memory_allocation_is_capacity():
+    # dev batch 65: CANN's host-allocation failures (EE1013 Runtime, EH0010 ACL, EK0201 Profiling; row cpu-allocator),
+    # with or without 'of' / 'via', printed without their codes: host RAM ran out
+    for log in ("Failed to allocate 160 bytes of host memory via new to Runtime.\n",
+                "Failed to allocate 1024 bytes host memory for ACL.\n",
+                "Failed to allocate 100M host memory for Profiling.\n"):
+        assert diagnose(log, prior=False).primary_category == Category.CAPACITY, log
+        assert _rule_matches("cpu-allocator", log), log
+    # near miss: a device allocation is not this row
+    assert not _rule_matches("cpu-allocator", "Failed to allocate 1024 bytes of device memory\n")
+
+
+def test_cann_driver_capability_and_python_version_are_environment():
+    # dev batch 65: CANN EE1015 (row version-mismatch) and TEFusion E40002 (row python-version-unsupported)
+    log = ("rtsIpcMemImportByKey failed. Reason: The driver version capability is insufficient. The driver interface "
+           "halShmemInfoGet does not exist.\n")
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    log = "Unsupported Python version: Python 2.7.18. Expected: Python 3.7.5 or later.\n"
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    # near misses: a driver version printed, the words 'Unsupported Python version' without the versions
+    assert not _rule_matches("version-mismatch", "The driver version is 23.0.1.\n")
+    assert not _rule_matches("python-version-unsupported", "Unsupported Python version\n")
+
+
+def test_cann_ir_unregistered_without_code_is_op_not_supported():
+    # dev batch 65: GE E10501's message without its code (row cann-ir-unregistered; _TRIGGER gains 'IR for Op')
+    log = "IR for Op conv1 with optype MyCustomOp is not registered.\n"
+    assert diagnose(log, prior=False).primary_category == Category.OP_NOT_SUPPORTED
+    # near miss: another 'is not registered' is not this row
+    assert not _rule_matches("cann-ir-unregistered", "Model conv1 is not registered in the hub.\n")
+
+
+def test_neuron_device_missing_and_device_memory_oom():
+    # dev batch 65: 'No neuron device available' (row neuron-no-device) environment; the runtime's TDRV
+    # 'Failed to allocate 4.000GB ... on ND 0:NC 4' (_parse._NEURON_DEV_MEM) capacity with the request
+    assert diagnose("No neuron device available\n", prior=False).primary_category == Category.ENVIRONMENT
+    assert not _rule_matches("neuron-no-device", "No neuron device was specified, using all\n")
+    log = ("2025-May-15 20:58:33.897479 224822:224822 ERROR  TDRV:log_dev_mem                             Failed to "
+           "allocate 4.000GB (alignment: none, usage: tensors) on ND 0:NC 4\n")
+    d = diagnose(log, prior=False)
+    assert d.primary_category == Category.CAPACITY
+    assert d.incidents[0].numbers["requested_bytes"] == 4 << 30
+    # near miss: the usage-table header alone is no failure
+    d = diagnose("2025-May-15 20:58:33.899416 224822:224822 ERROR  TDRV:log_dev_mem_usage_table   Displaying Current "
+                 "Memory Utilization:\n", prior=False)
+    assert d.primary_category != Category.CAPACITY
+
+
+def test_deepspeed_libaio_missing_and_pip_no_version_are_environment():
+    # dev batch 65: DeepSpeed's op builder 'async_io requires the dev libaio .so object and headers but these were not
+    # found.' (row shared-lib-not-found) and pip's 'Could not find a version that satisfies the requirement X'
+    # (row pip-resolution-impossible)
+    log = ("[WARNING]  async_io requires the dev libaio .so object and headers but these were not found.\n"
+           "[WARNING]  async_io: please install the libaio-dev package with apt\n")
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    assert diagnose("Could not find a version that satisfies the requirement puccinialin (from versions: none)\n",
+                    prior=False).primary_category == Category.ENVIRONMENT
+    # near misses: the builder's hint line alone stays a warning; pip's 'version' wording elsewhere is not matched
+    assert diagnose("[WARNING]  async_io: please install the libaio-dev package with apt\n",
+                    prior=False).primary_category == Category.BENIGN
+    assert not _rule_matches("pip-resolution-impossible", "Could not find a version file in the package\n")
