@@ -398,6 +398,8 @@ _TRIGGER = re.compile(
     r"|No matching distribution"
     # dev batch 65: CANN GE E10501's message printed without its code (hicann/ge error_registry.cc)
     r"|IR for Op"
+    # dev batch 66: a Windows crash code after PyCharm's Chinese exit notice
+    r"|退出代码"
     # dev batch 22: ptxas not knowing the GPU, NCCL's duplicate-GPU check, world-size checks
     r"|ptxas|Duplicate GPU|(?i:world[ _]?size)"
     # dev batch 24: ROCm's GPU page fault, fake-tensor and functionalization checks, lists of possible causes

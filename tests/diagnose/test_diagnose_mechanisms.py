@@ -4071,3 +4071,68 @@ def test_deepspeed_libaio_missing_and_pip_no_version_are_environment():
     assert diagnose("[WARNING]  async_io: please install the libaio-dev package with apt\n",
                     prior=False).primary_category == Category.BENIGN
     assert not _rule_matches("pip-resolution-impossible", "Could not find a version file in the package\n")
+
+
+def test_nvrtc_unknown_gpu_architecture_is_environment():
+    # dev batch 66: NVRTC rejecting the '--gpu-architecture=compute_XY' PyTorch's runtime compilers pass for a GPU newer
+    # than the bundled CUDA (row ptxas-unknown-arch, the toolchain-older-than-device family)
+    for log in ("RuntimeError: nvrtc: error: invalid value for --gpu-architecture (-arch)\n\nnvrtc compilation failed: \n",
+                "nvrtc: error: invalid value for --gpu-architecture (-arch)\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+        assert _rule_matches("ptxas-unknown-arch", log), log
+    # near miss: another NVRTC option error is not this row
+    assert not _rule_matches("ptxas-unknown-arch", "nvrtc: error: invalid value for --std\n")
+
+
+def test_openblas_buffer_limit_is_environment():
+    # dev batch 66: OpenBLAS's allocator out of buffer slots (NUM_BUFFERS fixed by NUM_THREADS at build time; row
+    # openblas-buffer-limit), in the old 'BLAS :' and the newer 'OpenBLAS :' wording with its hint
+    for log in ("2: BLAS : Program is Terminated. Because you tried to allocate too many memory regions.\n"
+                "2: BLAS : Bad memory unallocation! :    2  0x0\n",
+                "OpenBLAS : Program is Terminated. Because you tried to allocate too many memory regions.\n"
+                "This library was built to support a maximum of 128 threads - either rebuild OpenBLAS\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near miss: OpenBLAS's thread warning at start-up is not this row
+    assert not _rule_matches("openblas-buffer-limit",
+                             "OpenBLAS Warning : Detect OpenMP Loop and this application may hang.\n")
+
+
+def test_tf_generator_finalize_at_shutdown_is_benign():
+    # dev batch 66: TensorFlow's GeneratorDataset iterator destructor only logs a warning (row tf-generator-finalize)
+    log = ("2022-02-07 16:05:32.189426: W tensorflow/core/kernels/data/generator_dataset_op.cc:103] Error occurred when "
+           "finalizing GeneratorDataset iterator: Failed precondition: Python interpreter state is not initialized. "
+           "The process may be terminated.\n\t [[{{node PyFunc}}]]\n")
+    assert diagnose(log, prior=False).primary_category == Category.BENIGN
+    # near miss: a real error after the notice still decides
+    log2 = log + "ValueError: Shapes (None, 10) and (None, 5) are incompatible\n"
+    assert diagnose(log2, prior=False).primary_category != Category.BENIGN
+    assert not _rule_matches("tf-generator-finalize", "Error occurred when finalizing the dataset writer\n")
+
+
+def test_windows_crash_exit_code_is_unknown_not_benign():
+    # dev batch 66: a Windows NTSTATUS crash code as the only sign of failure (row inner-error) names no cause
+    for log in ("Process finished with exit code -1073741819 (0xC0000005)\n",
+                "进程已结束，退出代码为 -1073741819 (0xC0000005)\n",
+                "Process finished with exit code -1073740791 (0xC0000409)\n",
+                "The program 'python.exe' has exited with code 3221225477 (0xc0000005).\n"):
+        d = diagnose(log, prior=False)
+        assert d.primary_category == Category.UNKNOWN, log
+        assert _rule_matches("inner-error", log), log
+    # near misses: a clean exit, and a code that is no crash status
+    assert diagnose("Process finished with exit code 0\n", prior=False).primary_category == Category.BENIGN
+    assert not _rule_matches("inner-error", "Process finished with exit code 1\n")
+    # a named cause still decides over the bare crash code
+    log = ("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB\n"
+           "Process finished with exit code -1073741819 (0xC0000005)\n")
+    assert diagnose(log, prior=False).primary_category == Category.CAPACITY
+
+
+def test_load_state_dict_key_mismatch_is_invalid_param():
+    # dev batch 66: Module.load_state_dict's strict check (row param-check): the checkpoint does not fit the model
+    log = ('RuntimeError: Error(s) in loading state_dict for Net:\n'
+           '        Missing key(s) in state_dict: "bkbone.patch_embed1.proj.weight"\n')
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+    assert diagnose('Unexpected key(s) in state_dict: "state_dict".\n',
+                    prior=False).primary_category == Category.INVALID_PARAM
+    # near miss: prose about missing keys is not the error
+    assert not _rule_matches("param-check", "Note: missing keys in the state dict are initialised randomly\n")
