@@ -4132,7 +4132,9 @@ def test_load_state_dict_key_mismatch_is_invalid_param():
     log = ('RuntimeError: Error(s) in loading state_dict for Net:\n'
            '        Missing key(s) in state_dict: "bkbone.patch_embed1.proj.weight"\n')
     assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
-    assert diagnose('Unexpected key(s) in state_dict: "state_dict".\n',
-                    prior=False).primary_category == Category.INVALID_PARAM
+    log = ('RuntimeError: Error(s) in loading state_dict for DataParallel:\n'
+           '\tUnexpected key(s) in state_dict: "state_dict".\n')
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+    assert _rule_matches("param-check", log)
     # near miss: prose about missing keys is not the error
     assert not _rule_matches("param-check", "Note: missing keys in the state dict are initialised randomly\n")
