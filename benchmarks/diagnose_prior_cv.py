@@ -168,6 +168,15 @@ def keep_or_switch(guesses: list[dict], best: float, committed: float | None) ->
             "switch_share": round(share, 3), "gain": sum(gain)}
 
 
+def pooled_choice(rows: list[dict], trainer, committed: float | None, repeats: int = REPEATS,
+                  seed: int = SEED) -> tuple[list[dict], list[dict], dict]:
+    """(c) end to end: the guesses of `repeats` pooled fold draws of the seed family `seed`, their curve and the
+    keep-or-switch choice against `committed`."""
+    pooled = repeated_alone(rows, trainer, repeats, seed)
+    best, curve = choose_threshold(pooled, BAND * repeats)
+    return pooled, curve, keep_or_switch(pooled, best, committed)
+
+
 def keep_or_retrain(rows: list[dict], path: list[dict], trainer, threshold: float) -> dict:
     """Whether prior.json is retrained on the whole dev corpus (see the module's docstring); the counts behind it."""
     limit, total = trainer.committed_rows(), len(rows)
@@ -320,11 +329,9 @@ def main() -> int:
     t0 = time.time()
     trainer = _trainer()
     rows = all_rows(trainer)
-    pooled = repeated_alone(rows, trainer)
-    alone = [g for g in pooled if g["draw"] == 0]
-    best, curve = choose_threshold(pooled, BAND * REPEATS)
     # the committed threshold, as the trainer reads it (0 before the first cross-validation: none to keep)
-    choice = keep_or_switch(pooled, best, trainer.chosen_threshold() or None)
+    pooled, curve, choice = pooled_choice(rows, trainer, trainer.chosen_threshold() or None)
+    alone = [g for g in pooled if g["draw"] == 0]
     threshold = choice["threshold"]
     path = full_path(rows, trainer, threshold)
     rep = summarise(alone, path, threshold, curve)

@@ -30,9 +30,7 @@ def study(rows, trainer, committed: float) -> list[dict]:
     for repeats in REPEATS_TRIED:
         for seed in FAMILIES:
             t0 = time.time()
-            pooled = cv.repeated_alone(rows, trainer, repeats=repeats, seed=seed)
-            best, _ = cv.choose_threshold(pooled, cv.BAND * repeats)
-            choice = cv.keep_or_switch(pooled, best, committed)
+            choice = cv.pooled_choice(rows, trainer, committed, repeats, seed)[2]
             out.append(dict(choice, repeats=repeats, seed=seed, seconds=round(time.time() - t0, 1)))
             print(json.dumps(out[-1]), flush=True)
     return out
