@@ -400,6 +400,8 @@ _TRIGGER = re.compile(
     r"|IR for Op"
     # dev batch 66: a Windows crash code after PyCharm's Chinese exit notice
     r"|退出代码"
+    # dev batch 67: scikit-learn's check_is_fitted sentence without its exception name, CMake's compiler look-up
+    r"|not fitted yet|_COMPILER could be found"
     # dev batch 22: ptxas not knowing the GPU, NCCL's duplicate-GPU check, world-size checks
     r"|ptxas|Duplicate GPU|(?i:world[ _]?size)"
     # dev batch 24: ROCm's GPU page fault, fake-tensor and functionalization checks, lists of possible causes

@@ -4138,3 +4138,50 @@ def test_load_state_dict_key_mismatch_is_invalid_param():
     assert _rule_matches("param-check", log)
     # near miss: prose about missing keys is not the error
     assert not _rule_matches("param-check", "Note: missing keys in the state dict are initialised randomly\n")
+
+
+def test_sklearn_estimator_not_fitted_is_invalid_param():
+    # dev batch 67: scikit-learn's check_is_fitted (row estimator-not-fitted): predict / transform before fit, with or
+    # without the exception name, in the current ('... this estimator.') and the old ('... this method.') wording
+    for log in ("sklearn.exceptions.NotFittedError: This LogisticRegression instance is not fitted yet. Call 'fit' with "
+                "appropriate arguments before using this estimator.\n",
+                "This KernelCenterer instance is not fitted yet. Call 'fit' with appropriate arguments before using "
+                "this method.\n",
+                "NotFittedError: This SGDClassifier instance is not fitted yet\n"):
+        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+        assert _rule_matches("estimator-not-fitted", log), log
+    # near miss: a library's own wording without the 'This X instance' sentence is not this row
+    assert not _rule_matches("estimator-not-fitted", "RuntimeError: PCA model is not fitted yet. Call 'fit' first.\n")
+
+
+def test_nll_loss_weight_count_check_is_invalid_param():
+    # dev batch 67: nll_loss / nll_loss2d's TORCH_CHECK on the class weights (row param-check), ATen's text with the
+    # class count and the older THCUNN text without it
+    for log in ("RuntimeError: weight tensor should be defined either for all 4 classes or no classes but got weight "
+                "tensor of shape: [3]\n",
+                "RuntimeError: weight tensor should be defined either for all or no classes at /opt/conda/conda-bld/"
+                "pytorch_1535491974311/work/aten/src/THCUNN/generic/SpatialClassNLLCriterion.cu:27\n"):
+        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+        assert _rule_matches("param-check", log), log
+    # near miss: a printed note about class weights is not the check
+    assert not _rule_matches("param-check", "Using class weights for all 4 classes\n")
+
+
+def test_cmake_cuda_toolchain_not_found_is_environment():
+    # dev batch 67: CMake finding no CUDA compiler / toolkit (row cmake-find-package): CMakeCUDAFindToolkit's
+    # FATAL_ERROR, the compiler detection's 'No CMAKE_<LANG>_COMPILER', FindCUDA's fatal and non-fatal texts
+    for log in ("CMake Error at /usr/share/cmake/Modules/CMakeDetermineCUDACompiler.cmake:180 (message):\n"
+                "  Failed to find nvcc.\n\n  Compiler requires the CUDA toolkit.  Please set the CUDAToolkit_ROOT\n"
+                "  variable.\n",
+                "CMake Error at CMakeLists.txt:3 (project):\n  No CMAKE_CUDA_COMPILER could be found.\n",
+                "CMake Error at CMakeLists.txt:2 (project):\n  No CMAKE_CXX_COMPILER could be found.\n",
+                "CMake Error at /usr/share/cmake-3.5/Modules/FindCUDA.cmake:617 (message):\n"
+                "  Specify CUDA_TOOLKIT_ROOT_DIR\n",
+                "CUDA_TOOLKIT_ROOT_DIR not found or specified\n",
+                "CMake Error at FindCUDAToolkit.cmake:748 (message):\n  Could not find nvcc, please set CUDAToolkit_ROOT.\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+        assert _rule_matches("cmake-find-package", log), log
+    # near misses: CMake's compiler identification notice and a found toolkit are not this row
+    assert not _rule_matches("cmake-find-package", "-- The CUDA compiler identification is NVIDIA 12.1.105\n")
+    assert not _rule_matches("cmake-find-package", "-- Found CUDAToolkit: /usr/local/cuda/include (found version "
+                                                   "\"12.1.105\")\n")
