@@ -38,9 +38,10 @@ _TENS = {2: "twenty", 3: "thirty", 4: "forty", 5: "fifty", 6: "sixty", 7: "seven
 
 
 def ordinal(n: int) -> str:
-    """'thirty-fifth' for 35, 'one hundred and second' for 102 (1-199)."""
+    """'thirty-fifth' for 35, 'one hundred and second' for 102, 'two hundredth' for 200 (1-999)."""
     if n >= 100:
-        return "one hundredth" if n == 100 else f"one hundred and {ordinal(n - 100)}"
+        hundreds, rest = divmod(n, 100)
+        return f"{_CARDINALS[hundreds]} hundredth" if not rest else f"{_CARDINALS[hundreds]} hundred and {ordinal(rest)}"
     tens, ones = divmod(n, 10)
     if n < 20:
         return _ORDINALS[n]
@@ -48,9 +49,10 @@ def ordinal(n: int) -> str:
 
 
 def _words(n: int) -> str:
-    """'thirty-five' for 35, 'one hundred and two' for 102 (0-199)."""
+    """'thirty-five' for 35, 'one hundred and two' for 102, 'two hundred' for 200 (0-999)."""
     if n >= 100:
-        return "one hundred" if n == 100 else f"one hundred and {_words(n - 100)}"
+        hundreds, rest = divmod(n, 100)
+        return f"{_CARDINALS[hundreds]} hundred" if not rest else f"{_CARDINALS[hundreds]} hundred and {_words(rest)}"
     tens, ones = divmod(n, 10)
     if n < 20:
         return _CARDINALS[n]

@@ -19,6 +19,10 @@ def test_words_and_percentages():
     assert [s.ordinal(n) for n in (100, 101, 120)] == ["one hundredth", "one hundred and first",
                                                         "one hundred and twentieth"]
     assert [s._words(n) for n in (100, 109)] == ["one hundred", "one hundred and nine"]
+    # past 199 (the two hundredth study came in session 19; it first printed "one hundred and one hundredth")
+    assert [s.ordinal(n) for n in (199, 200, 201, 218)] == ["one hundred and ninety-ninth", "two hundredth",
+                                                             "two hundred and first", "two hundred and eighteenth"]
+    assert [s._words(n) for n in (200, 218)] == ["two hundred", "two hundred and eighteen"]
     assert (s.pct(9, 15), s.pct(11, 11), s.pct(1, 3)) == ("60.0 %", "100 %", "33.3 %")
 
 
