@@ -402,6 +402,9 @@ _TRIGGER = re.compile(
     r"|退出代码"
     # dev batch 67: scikit-learn's check_is_fitted sentence without its exception name, CMake's compiler look-up
     r"|not fitted yet|_COMPILER could be found"
+    # dev batch 68: CTranslate2's library loader, Caffe's CPU-only stub, MSVC's bad_alloc text, a host SIGILL,
+    # DXGI's device hung, dynamic loss-scaling notices (lines with no other trigger word)
+    r"|cannot be loaded|CPU-only Caffe|bad allocation|Illegal instruction|illegal hardware|887A0006|DEVICE_HUNG|loss scale"
     # dev batch 22: ptxas not knowing the GPU, NCCL's duplicate-GPU check, world-size checks
     r"|ptxas|Duplicate GPU|(?i:world[ _]?size)"
     # dev batch 24: ROCm's GPU page fault, fake-tensor and functionalization checks, lists of possible causes

@@ -3702,9 +3702,13 @@ def test_extension_without_its_forward_function_is_environment():
 def test_unreal_d3d_device_lost_is_unknown():
     # dev batch 59: Unreal's device-removed exit names no cause by itself
     for log in ("Fatal error: [File:D:/Build/++UE4/Sync/Engine/Source/Runtime/Windows/D3D11RHI/Private/D3D11Util.cpp] "
-                "[Line: 198] Unreal Engine is exiting due to D3D device being lost. (Error: 0x887A0006 - 'HUNG')\n",
+                "[Line: 198] Unreal Engine is exiting due to D3D device being lost.\n",
                 "GPU Crashed or D3D Device Removed. Check log for GPU state information\n"):
         assert diagnose(log, prior=False).primary_category == Category.UNKNOWN, log
+    # dev batch 68: with DXGI_ERROR_DEVICE_HUNG's code the reason is named (row dxgi-device-hung): kernel-fault
+    log = ("Fatal error: [File:D:/Build/++UE4/Sync/Engine/Source/Runtime/Windows/D3D11RHI/Private/D3D11Util.cpp] "
+           "[Line: 198] Unreal Engine is exiting due to D3D device being lost. (Error: 0x887A0006 - 'HUNG')\n")
+    assert diagnose(log, prior=False).primary_category == Category.KERNEL_FAULT
     # a cause shown in the same log wins over the weak row
     assert diagnose("Unreal Engine is exiting due to D3D device being lost.\nCUDA out of memory.\n",
                     prior=False).primary_category != Category.UNKNOWN
@@ -4185,3 +4189,161 @@ def test_cmake_cuda_toolchain_not_found_is_environment():
     assert not _rule_matches("cmake-find-package", "-- The CUDA compiler identification is NVIDIA 12.1.105\n")
     assert not _rule_matches("cmake-find-package", "-- Found CUDAToolkit: /usr/local/cuda/include (found version "
                                                    "\"12.1.105\")\n")
+
+
+def test_cudnn_v8_no_engine_is_environment():
+    # dev batch 68: PyTorch's cuDNN v8 frontend finding no engine for a convolution (row cudnn-runtime-mismatch), the
+    # GET and FIND paths, beside the warnings a run prints first
+    for log in ("  File \"/venv/lib/python3.9/site-packages/torch/nn/modules/conv.py\", line 459, in _conv_forward\n"
+                "    return F.conv2d(input, weight, bias, self.stride,\n"
+                "RuntimeError: GET was unable to find an engine to execute this computation\n",
+                "/venv/lib/python3.11/site-packages/torch/cuda/__init__.py:611: UserWarning: Can't initialize NVML\n"
+                "  warnings.warn(\"Can't initialize NVML\")\n"
+                "RuntimeError: FIND was unable to find an engine to execute this computation\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+        assert _rule_matches("cudnn-runtime-mismatch", log), log
+    # near miss: another search path's wording is not this text
+    assert not _rule_matches("cudnn-runtime-mismatch", "unable to find a faster engine, using the default one\n")
+
+
+def test_ctranslate2_library_not_loaded_is_environment():
+    # dev batch 68: CTranslate2's lazy loaders (row shared-lib-not-found); the line had no trigger word and a log of it
+    # alone read benign
+    for log in ("RuntimeError: Library libcublas.so.12 is not found or cannot be loaded\n",
+                "Library cublas64_11.dll is not found or cannot be loaded\n",
+                "RuntimeError: Library libnccl.so.2 is not found or cannot be loaded\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+        assert _rule_matches("shared-lib-not-found", log), log
+    # near misses: a model file that cannot be loaded is not a shared library; TensorFlow's start-up warning keeps
+    # reading as it did (a CPU run goes on)
+    assert not _rule_matches("shared-lib-not-found", "Raises: the weights file is not found or cannot be loaded\n")
+    warn = ("2023-01-01 10:00:00.000000: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load "
+            "dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file: No such "
+            "file or directory\n")
+    assert not _rule_matches("shared-lib-not-found", warn)
+
+
+def test_removed_collections_abc_aliases_are_environment():
+    # dev batch 68: code for a Python before 3.10, which removed the collections ABC aliases (row
+    # python-version-unsupported)
+    for log in ("ImportError: cannot import name 'MutableSequence' from 'collections' "
+                "(/usr/lib/python3.10/collections/__init__.py)\n",
+                "AttributeError: module 'collections' has no attribute 'Mapping'\n",
+                "ImportError: cannot import name 'Iterable' from 'collections' (unknown location)\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+        assert _rule_matches("python-version-unsupported", log), log
+    # near misses: a name collections never had, and the right module
+    assert not _rule_matches("python-version-unsupported", "AttributeError: module 'collections' has no attribute "
+                                                           "'OrderedDicts'\n")
+    assert not _rule_matches("python-version-unsupported", "ImportError: cannot import name 'Mapping' from "
+                                                           "'collections.abc'\n")
+
+
+def test_cpu_only_caffe_asked_for_gpu_is_environment():
+    # dev batch 68: Caffe's NO_GPU stub of a CPU_ONLY build (row ext-no-gpu-kernels)
+    log = ("WARNING: Logging before InitGoogleLogging() is written to STDERR\n"
+           "F0410 03:50:20.793697  5050 common.cpp:66] Cannot use GPU in CPU-only Caffe: check mode.\n"
+           "*** Check failure stack trace: ***\nAborted (core dumped)\n")
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    assert _rule_matches("ext-no-gpu-kernels", log)
+    # near miss: a CPU-only build that says so at start-up is no failure
+    assert not _rule_matches("ext-no-gpu-kernels", "I0410 03:50:20.79 common.cpp:40] Using CPU-only Caffe build\n")
+
+
+def test_cpu_that_cannot_run_the_binary_is_environment():
+    # dev batch 68: MKL's CPU check and a host SIGILL (row cpu-isa-unsupported), above the weak kernel / core-dump
+    # phrases; the pip notice before it is only a warning
+    for log in ("Intel MKL FATAL ERROR: This system does not meet the minimum requirements for use of the Intel(R) "
+                "Math Kernel Library.\nThe processor must support the Intel(R) Advanced Vector Extensions (Intel(R) "
+                "AVX) instructions.\n",
+                "WARNING: Running pip as the 'root' user can result in broken permissions\n"
+                ">>> import tensorflow as tf\nIllegal instruction (core dumped)\n",
+                "$ python -c 'import torch'\nIllegal instruction: 4\n",
+                "bash: line 1: 12345 Illegal instruction     (core dumped) python train.py\n",
+                "zsh: illegal hardware instruction  python\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+        assert any(_rule_matches("cpu-isa-unsupported", line) for line in log.splitlines()), log
+    # near miss: CUDA's illegal instruction is a device kernel's fault
+    log = "RuntimeError: CUDA error: an illegal instruction was encountered\n"
+    assert not _rule_matches("cpu-isa-unsupported", log)
+    assert diagnose(log, prior=False).primary_category == Category.KERNEL_FAULT
+
+
+def test_binding_and_placeholder_argument_errors_are_invalid_param():
+    # dev batch 68: pybind11's overload resolution and TF 1's unfed placeholder (row param-check)
+    for log in ("TypeError: reg(): incompatible function arguments. The following argument types are supported:\n"
+                "    1. (self: m.registration, arg0: numpy.ndarray[numpy.float64[3, n]]) -> m.regResult\n\n"
+                "Invoked with: array([[0.1, 0.2]])\n",
+                "TypeError: (): incompatible function arguments. The following argument types are supported:\n",
+                "tensorflow.python.framework.errors_impl.InvalidArgumentError: You must feed a value for placeholder "
+                "tensor 'Placeholder' with dtype float and shape [?,784]\n"):
+        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+        assert _rule_matches("param-check", log), log
+    # near misses: TF 2's I-level executor notice says it is no error; prose about incompatible arguments
+    info = ("2024-03-14 01:02:36.053140: I tensorflow/core/common_runtime/executor.cc:1197] [/device:CPU:0] (DEBUG "
+            "INFO) Executor start aborting (this does not indicate an error and you can ignore this message): "
+            "INVALID_ARGUMENT: You must feed a value for placeholder tensor 'Placeholder/_0' with dtype string\n")
+    assert not _rule_matches("param-check", info)
+    assert not _rule_matches("param-check", "the function was called with incompatible function arguments\n")
+
+
+def test_loss_scale_notices_are_benign_and_the_minimum_scale_error_is_not():
+    # dev batch 68: apex / fairseq / DeepSpeed dynamic loss scaling (row loss-scale-notice): the step is skipped and
+    # training goes on
+    for log in ("Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 32768.0\n",
+                "2021-03-08 12:33:12 | INFO | fairseq.trainer | NOTE: gradient overflow detected, ignoring gradient, "
+                "setting loss scale to: 2.0\n",
+                "| WARNING | fairseq.trainer | overflow detected, setting loss scale to: 64.0\n",
+                "[2023-01-01 10:00:00,000] [INFO] [stage_1_and_2.py:1765:step] [deepspeed] OVERFLOW! Rank 0 Skipping "
+                "step. Attempted loss scale: 65536, reducing to 32768\n"):
+        assert diagnose(log, prior=False).primary_category == Category.BENIGN, log
+        assert _rule_matches("loss-scale-notice", log), log
+    # near miss: fairseq's minimum-scale error stops the job
+    log = ("Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 0.0001\n"
+           "FloatingPointError: Minimum loss scale reached (0.0001). Your loss is probably exploding. Try lowering "
+           "the learning rate, using gradient clipping or increasing the batch size.\n")
+    assert not _rule_matches("loss-scale-notice", log.splitlines()[1])
+    assert diagnose(log, prior=False).primary_category != Category.BENIGN
+
+
+def test_dxgi_device_hung_is_a_kernel_fault():
+    # dev batch 68: DXGI_ERROR_DEVICE_HUNG from DirectML / onnxruntime-directml (row dxgi-device-hung)
+    for log in ("onnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError] : 1 : FAIL : C:\\a\\_work\\1\\s\\"
+                "onnxruntime\\core\\providers\\dml\\DmlExecutionProvider\\src\\DmlCommandRecorder.cpp(371)\\"
+                "onnxruntime_pybind11_state.pyd!00007FFDFEB251FE: (caller: 00007FFDFEB0BE04) Exception(1) tid(13d8c) "
+                "887A0006 The GPU will not respond to more commands, most likely because of an invalid command passed "
+                "by the calling application.\n",
+                "RuntimeError: dml_command_recorder.cpp(143): 887a0006 the gpu hung\n",
+                "D3D12 error: DXGI_ERROR_DEVICE_HUNG\n"):
+        assert diagnose(log, prior=False).primary_category == Category.KERNEL_FAULT, log
+        assert _rule_matches("dxgi-device-hung", log), log
+    # near misses: another DXGI code, and 887A0007's text (another application's commands)
+    assert not _rule_matches("dxgi-device-hung", "Exception(3) tid(1b6c) 887A0005 The GPU device instance has been "
+                                                 "suspended.\n")
+    assert not _rule_matches("dxgi-device-hung", "887A0007 The GPU will not respond to more commands, most likely "
+                                                 "because some other application submitted invalid commands.\n")
+
+
+def test_msvc_bad_allocation_is_host_capacity():
+    # dev batch 68: MSVC's std::bad_alloc text passed on by ONNX Runtime and others (row cpu-allocator)
+    for log in ("onnxruntime.capi.onnxruntime_pybind11_state.RuntimeException: [ONNXRuntimeError] : 6 : "
+                "RUNTIME_EXCEPTION : Exception during initialization: bad allocation\n",
+                "Non-zero status code returned while running FusedMatMul node. Name:'MatMul_14' Status Message: bad "
+                "allocation\n",
+                "RuntimeError: bad allocation\n"):
+        assert diagnose(log, prior=False).primary_category == Category.CAPACITY, log
+        assert _rule_matches("cpu-allocator", log), log
+    # near miss: prose
+    assert not _rule_matches("cpu-allocator", "this looks like a bad allocation strategy for the buffers\n")
+
+
+def test_extension_c_module_not_defined_is_environment():
+    # dev batch 68: a compiled `_C` module that failed to import (row ext-fn-missing), GroundingDINO's ms_deform_attn
+    log = ("  File \"groundingdino/models/GroundingDINO/ms_deform_attn.py\", line 53, in forward\n"
+           "    output = _C.ms_deform_attn_forward(\nNameError: name '_C' is not defined\n")
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    assert _rule_matches("ext-fn-missing", log)
+    # near misses: another undefined name, and the import warning is not this row
+    assert not _rule_matches("ext-fn-missing", "NameError: name '_Cfg' is not defined\n")
+    assert not _rule_matches("ext-fn-missing", "ms_deform_attn.py:31: UserWarning: Failed to load custom C++ ops. "
+                                               "Running on CPU mode Only!\n")
