@@ -62,6 +62,13 @@ def _rule_matches(rule_id: str, text: str) -> bool:
     return any(r.id == rule_id and r.rx.search(text) for r in text_rules())
 
 
+def _assert_reads(rule_id: str, category: Category, logs) -> None:
+    """Each log reads `category` with the fallback off, and row `rule_id` matches it."""
+    for log in logs:
+        assert diagnose(log, prior=False).primary_category == category, log
+        assert _rule_matches(rule_id, log), log
+
+
 def _oom(**kw):
     kw.setdefault("device", "cuda:0")
     return classify_oom({f"{k}_bytes" if k != "device" else k: v for k, v in kw.items()}, set())
@@ -4017,11 +4024,10 @@ def test_requests_unix_socket_scheme_is_environment():
 def test_cann_host_memory_allocation_is_capacity():
     # dev batch 65: CANN's host-allocation failures (EE1013 Runtime, EH0010 ACL, EK0201 Profiling; row cpu-allocator),
     # with or without 'of' / 'via', printed without their codes: host RAM ran out
-    for log in ("Failed to allocate 160 bytes of host memory via new to Runtime.\n",
-                "Failed to allocate 1024 bytes host memory for ACL.\n",
-                "Failed to allocate 100M host memory for Profiling.\n"):
-        assert diagnose(log, prior=False).primary_category == Category.CAPACITY, log
-        assert _rule_matches("cpu-allocator", log), log
+    _assert_reads("cpu-allocator", Category.CAPACITY, (
+            "Failed to allocate 160 bytes of host memory via new to Runtime.\n",
+            "Failed to allocate 1024 bytes host memory for ACL.\n",
+            "Failed to allocate 100M host memory for Profiling.\n"))
     # near miss: a device allocation is not this row
     assert not _rule_matches("cpu-allocator", "Failed to allocate 1024 bytes of device memory\n")
 
@@ -4080,10 +4086,9 @@ def test_deepspeed_libaio_missing_and_pip_no_version_are_environment():
 def test_nvrtc_unknown_gpu_architecture_is_environment():
     # dev batch 66: NVRTC rejecting the '--gpu-architecture=compute_XY' PyTorch's runtime compilers pass for a GPU newer
     # than the bundled CUDA (row ptxas-unknown-arch, the toolchain-older-than-device family)
-    for log in ("RuntimeError: nvrtc: error: invalid value for --gpu-architecture (-arch)\n\nnvrtc compilation failed: \n",
-                "nvrtc: error: invalid value for --gpu-architecture (-arch)\n"):
-        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
-        assert _rule_matches("ptxas-unknown-arch", log), log
+    _assert_reads("ptxas-unknown-arch", Category.ENVIRONMENT, (
+            "RuntimeError: nvrtc: error: invalid value for --gpu-architecture (-arch)\n\nnvrtc compilation failed: \n",
+            "nvrtc: error: invalid value for --gpu-architecture (-arch)\n"))
     # near miss: another NVRTC option error is not this row
     assert not _rule_matches("ptxas-unknown-arch", "nvrtc: error: invalid value for --std\n")
 
@@ -4147,13 +4152,12 @@ def test_load_state_dict_key_mismatch_is_invalid_param():
 def test_sklearn_estimator_not_fitted_is_invalid_param():
     # dev batch 67: scikit-learn's check_is_fitted (row estimator-not-fitted): predict / transform before fit, with or
     # without the exception name, in the current ('... this estimator.') and the old ('... this method.') wording
-    for log in ("sklearn.exceptions.NotFittedError: This LogisticRegression instance is not fitted yet. Call 'fit' with "
-                "appropriate arguments before using this estimator.\n",
-                "This KernelCenterer instance is not fitted yet. Call 'fit' with appropriate arguments before using "
-                "this method.\n",
-                "NotFittedError: This SGDClassifier instance is not fitted yet\n"):
-        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
-        assert _rule_matches("estimator-not-fitted", log), log
+    _assert_reads("estimator-not-fitted", Category.INVALID_PARAM, (
+            "sklearn.exceptions.NotFittedError: This LogisticRegression instance is not fitted yet. Call 'fit' with "
+            "appropriate arguments before using this estimator.\n",
+            "This KernelCenterer instance is not fitted yet. Call 'fit' with appropriate arguments before using "
+            "this method.\n",
+            "NotFittedError: This SGDClassifier instance is not fitted yet\n"))
     # near miss: a library's own wording without the 'This X instance' sentence is not this row
     assert not _rule_matches("estimator-not-fitted", "RuntimeError: PCA model is not fitted yet. Call 'fit' first.\n")
 
@@ -4161,12 +4165,11 @@ def test_sklearn_estimator_not_fitted_is_invalid_param():
 def test_nll_loss_weight_count_check_is_invalid_param():
     # dev batch 67: nll_loss / nll_loss2d's TORCH_CHECK on the class weights (row param-check), ATen's text with the
     # class count and the older THCUNN text without it
-    for log in ("RuntimeError: weight tensor should be defined either for all 4 classes or no classes but got weight "
-                "tensor of shape: [3]\n",
-                "RuntimeError: weight tensor should be defined either for all or no classes at /opt/conda/conda-bld/"
-                "pytorch_1535491974311/work/aten/src/THCUNN/generic/SpatialClassNLLCriterion.cu:27\n"):
-        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
-        assert _rule_matches("param-check", log), log
+    _assert_reads("param-check", Category.INVALID_PARAM, (
+            "RuntimeError: weight tensor should be defined either for all 4 classes or no classes but got weight "
+            "tensor of shape: [3]\n",
+            "RuntimeError: weight tensor should be defined either for all or no classes at /opt/conda/conda-bld/"
+            "pytorch_1535491974311/work/aten/src/THCUNN/generic/SpatialClassNLLCriterion.cu:27\n"))
     # near miss: a printed note about class weights is not the check
     assert not _rule_matches("param-check", "Using class weights for all 4 classes\n")
 
@@ -4194,14 +4197,13 @@ def test_cmake_cuda_toolchain_not_found_is_environment():
 def test_cudnn_v8_no_engine_is_environment():
     # dev batch 68: PyTorch's cuDNN v8 frontend finding no engine for a convolution (row cudnn-runtime-mismatch), the
     # GET and FIND paths, beside the warnings a run prints first
-    for log in ("  File \"/venv/lib/python3.9/site-packages/torch/nn/modules/conv.py\", line 459, in _conv_forward\n"
-                "    return F.conv2d(input, weight, bias, self.stride,\n"
-                "RuntimeError: GET was unable to find an engine to execute this computation\n",
-                "/venv/lib/python3.11/site-packages/torch/cuda/__init__.py:611: UserWarning: Can't initialize NVML\n"
-                "  warnings.warn(\"Can't initialize NVML\")\n"
-                "RuntimeError: FIND was unable to find an engine to execute this computation\n"):
-        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
-        assert _rule_matches("cudnn-runtime-mismatch", log), log
+    _assert_reads("cudnn-runtime-mismatch", Category.ENVIRONMENT, (
+            "  File \"/venv/lib/python3.9/site-packages/torch/nn/modules/conv.py\", line 459, in _conv_forward\n"
+            "    return F.conv2d(input, weight, bias, self.stride,\n"
+            "RuntimeError: GET was unable to find an engine to execute this computation\n",
+            "/venv/lib/python3.11/site-packages/torch/cuda/__init__.py:611: UserWarning: Can't initialize NVML\n"
+            "  warnings.warn(\"Can't initialize NVML\")\n"
+            "RuntimeError: FIND was unable to find an engine to execute this computation\n"))
     # near miss: another search path's wording is not this text
     assert not _rule_matches("cudnn-runtime-mismatch", "unable to find a faster engine, using the default one\n")
 
@@ -4209,11 +4211,10 @@ def test_cudnn_v8_no_engine_is_environment():
 def test_ctranslate2_library_not_loaded_is_environment():
     # dev batch 68: CTranslate2's lazy loaders (row shared-lib-not-found); the line had no trigger word and a log of it
     # alone read benign
-    for log in ("RuntimeError: Library libcublas.so.12 is not found or cannot be loaded\n",
-                "Library cublas64_11.dll is not found or cannot be loaded\n",
-                "RuntimeError: Library libnccl.so.2 is not found or cannot be loaded\n"):
-        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
-        assert _rule_matches("shared-lib-not-found", log), log
+    _assert_reads("shared-lib-not-found", Category.ENVIRONMENT, (
+            "RuntimeError: Library libcublas.so.12 is not found or cannot be loaded\n",
+            "Library cublas64_11.dll is not found or cannot be loaded\n",
+            "RuntimeError: Library libnccl.so.2 is not found or cannot be loaded\n"))
     # near misses: a model file that cannot be loaded is not a shared library; TensorFlow's start-up warning keeps
     # reading as it did (a CPU run goes on)
     assert not _rule_matches("shared-lib-not-found", "Raises: the weights file is not found or cannot be loaded\n")
@@ -4226,12 +4227,11 @@ def test_ctranslate2_library_not_loaded_is_environment():
 def test_removed_collections_abc_aliases_are_environment():
     # dev batch 68: code for a Python before 3.10, which removed the collections ABC aliases (row
     # python-version-unsupported)
-    for log in ("ImportError: cannot import name 'MutableSequence' from 'collections' "
-                "(/usr/lib/python3.10/collections/__init__.py)\n",
-                "AttributeError: module 'collections' has no attribute 'Mapping'\n",
-                "ImportError: cannot import name 'Iterable' from 'collections' (unknown location)\n"):
-        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
-        assert _rule_matches("python-version-unsupported", log), log
+    _assert_reads("python-version-unsupported", Category.ENVIRONMENT, (
+            "ImportError: cannot import name 'MutableSequence' from 'collections' "
+            "(/usr/lib/python3.10/collections/__init__.py)\n",
+            "AttributeError: module 'collections' has no attribute 'Mapping'\n",
+            "ImportError: cannot import name 'Iterable' from 'collections' (unknown location)\n"))
     # near misses: a name collections never had, and the right module
     assert not _rule_matches("python-version-unsupported", "AttributeError: module 'collections' has no attribute "
                                                            "'OrderedDicts'\n")
@@ -4271,14 +4271,13 @@ def test_cpu_that_cannot_run_the_binary_is_environment():
 
 def test_binding_and_placeholder_argument_errors_are_invalid_param():
     # dev batch 68: pybind11's overload resolution and TF 1's unfed placeholder (row param-check)
-    for log in ("TypeError: reg(): incompatible function arguments. The following argument types are supported:\n"
-                "    1. (self: m.registration, arg0: numpy.ndarray[numpy.float64[3, n]]) -> m.regResult\n\n"
-                "Invoked with: array([[0.1, 0.2]])\n",
-                "TypeError: (): incompatible function arguments. The following argument types are supported:\n",
-                "tensorflow.python.framework.errors_impl.InvalidArgumentError: You must feed a value for placeholder "
-                "tensor 'Placeholder' with dtype float and shape [?,784]\n"):
-        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
-        assert _rule_matches("param-check", log), log
+    _assert_reads("param-check", Category.INVALID_PARAM, (
+            "TypeError: reg(): incompatible function arguments. The following argument types are supported:\n"
+            "    1. (self: m.registration, arg0: numpy.ndarray[numpy.float64[3, n]]) -> m.regResult\n\n"
+            "Invoked with: array([[0.1, 0.2]])\n",
+            "TypeError: (): incompatible function arguments. The following argument types are supported:\n",
+            "tensorflow.python.framework.errors_impl.InvalidArgumentError: You must feed a value for placeholder "
+            "tensor 'Placeholder' with dtype float and shape [?,784]\n"))
     # near misses: TF 2's I-level executor notice says it is no error; prose about incompatible arguments
     info = ("2024-03-14 01:02:36.053140: I tensorflow/core/common_runtime/executor.cc:1197] [/device:CPU:0] (DEBUG "
             "INFO) Executor start aborting (this does not indicate an error and you can ignore this message): "
@@ -4290,14 +4289,13 @@ def test_binding_and_placeholder_argument_errors_are_invalid_param():
 def test_loss_scale_notices_are_benign_and_the_minimum_scale_error_is_not():
     # dev batch 68: apex / fairseq / DeepSpeed dynamic loss scaling (row loss-scale-notice): the step is skipped and
     # training goes on
-    for log in ("Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 32768.0\n",
-                "2021-03-08 12:33:12 | INFO | fairseq.trainer | NOTE: gradient overflow detected, ignoring gradient, "
-                "setting loss scale to: 2.0\n",
-                "| WARNING | fairseq.trainer | overflow detected, setting loss scale to: 64.0\n",
-                "[2023-01-01 10:00:00,000] [INFO] [stage_1_and_2.py:1765:step] [deepspeed] OVERFLOW! Rank 0 Skipping "
-                "step. Attempted loss scale: 65536, reducing to 32768\n"):
-        assert diagnose(log, prior=False).primary_category == Category.BENIGN, log
-        assert _rule_matches("loss-scale-notice", log), log
+    _assert_reads("loss-scale-notice", Category.BENIGN, (
+            "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 32768.0\n",
+            "2021-03-08 12:33:12 | INFO | fairseq.trainer | NOTE: gradient overflow detected, ignoring gradient, "
+            "setting loss scale to: 2.0\n",
+            "| WARNING | fairseq.trainer | overflow detected, setting loss scale to: 64.0\n",
+            "[2023-01-01 10:00:00,000] [INFO] [stage_1_and_2.py:1765:step] [deepspeed] OVERFLOW! Rank 0 Skipping "
+            "step. Attempted loss scale: 65536, reducing to 32768\n"))
     # near miss: fairseq's minimum-scale error stops the job
     log = ("Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 0.0001\n"
            "FloatingPointError: Minimum loss scale reached (0.0001). Your loss is probably exploding. Try lowering "
@@ -4308,15 +4306,14 @@ def test_loss_scale_notices_are_benign_and_the_minimum_scale_error_is_not():
 
 def test_dxgi_device_hung_is_a_kernel_fault():
     # dev batch 68: DXGI_ERROR_DEVICE_HUNG from DirectML / onnxruntime-directml (row dxgi-device-hung)
-    for log in ("onnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError] : 1 : FAIL : C:\\a\\_work\\1\\s\\"
-                "onnxruntime\\core\\providers\\dml\\DmlExecutionProvider\\src\\DmlCommandRecorder.cpp(371)\\"
-                "onnxruntime_pybind11_state.pyd!00007FFDFEB251FE: (caller: 00007FFDFEB0BE04) Exception(1) tid(13d8c) "
-                "887A0006 The GPU will not respond to more commands, most likely because of an invalid command passed "
-                "by the calling application.\n",
-                "RuntimeError: dml_command_recorder.cpp(143): 887a0006 the gpu hung\n",
-                "D3D12 error: DXGI_ERROR_DEVICE_HUNG\n"):
-        assert diagnose(log, prior=False).primary_category == Category.KERNEL_FAULT, log
-        assert _rule_matches("dxgi-device-hung", log), log
+    _assert_reads("dxgi-device-hung", Category.KERNEL_FAULT, (
+            "onnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError] : 1 : FAIL : C:\\a\\_work\\1\\s\\"
+            "onnxruntime\\core\\providers\\dml\\DmlExecutionProvider\\src\\DmlCommandRecorder.cpp(371)\\"
+            "onnxruntime_pybind11_state.pyd!00007FFDFEB251FE: (caller: 00007FFDFEB0BE04) Exception(1) tid(13d8c) "
+            "887A0006 The GPU will not respond to more commands, most likely because of an invalid command passed "
+            "by the calling application.\n",
+            "RuntimeError: dml_command_recorder.cpp(143): 887a0006 the gpu hung\n",
+            "D3D12 error: DXGI_ERROR_DEVICE_HUNG\n"))
     # near misses: another DXGI code, and 887A0007's text (another application's commands)
     assert not _rule_matches("dxgi-device-hung", "Exception(3) tid(1b6c) 887A0005 The GPU device instance has been "
                                                  "suspended.\n")
@@ -4326,13 +4323,12 @@ def test_dxgi_device_hung_is_a_kernel_fault():
 
 def test_msvc_bad_allocation_is_host_capacity():
     # dev batch 68: MSVC's std::bad_alloc text passed on by ONNX Runtime and others (row cpu-allocator)
-    for log in ("onnxruntime.capi.onnxruntime_pybind11_state.RuntimeException: [ONNXRuntimeError] : 6 : "
-                "RUNTIME_EXCEPTION : Exception during initialization: bad allocation\n",
-                "Non-zero status code returned while running FusedMatMul node. Name:'MatMul_14' Status Message: bad "
-                "allocation\n",
-                "RuntimeError: bad allocation\n"):
-        assert diagnose(log, prior=False).primary_category == Category.CAPACITY, log
-        assert _rule_matches("cpu-allocator", log), log
+    _assert_reads("cpu-allocator", Category.CAPACITY, (
+            "onnxruntime.capi.onnxruntime_pybind11_state.RuntimeException: [ONNXRuntimeError] : 6 : "
+            "RUNTIME_EXCEPTION : Exception during initialization: bad allocation\n",
+            "Non-zero status code returned while running FusedMatMul node. Name:'MatMul_14' Status Message: bad "
+            "allocation\n",
+            "RuntimeError: bad allocation\n"))
     # near miss: prose
     assert not _rule_matches("cpu-allocator", "this looks like a bad allocation strategy for the buffers\n")
 
