@@ -25,6 +25,15 @@ def load_script(path: str):
     return mod
 
 
+@functools.lru_cache(maxsize=None)
+def diagnosed(name: str, prior: bool = True):
+    """`diagnose` of the corpus log fixtures/logs/NAME, once per test worker for each setting: the dev corpus is read
+    by several tests (each log's own, the whole-corpus checks, the fallback's check). A Diagnosis is frozen, so
+    sharing it is safe."""
+    from memplan.diagnose import diagnose
+    return diagnose(str(LOGS / name), prior=prior)
+
+
 def corpus_benchmark():
     """benchmarks/diagnose_corpus.py as a module: the one reader of the corpus's `numbers` column and held-out rounds."""
     return load_script("benchmarks/diagnose_corpus.py")

@@ -14,7 +14,7 @@ from memplan.diagnose._prior import MAX_CONFIDENCE, MAX_LINES, MAX_TOKENS_PER_LI
     log_features, tokens, train
 from memplan.diagnose._types import Category
 
-from corpus_helpers import LOGS, corpus_rows, load_script
+from corpus_helpers import LOGS, corpus_rows, diagnosed, load_script
 
 
 def _trainer():
@@ -215,8 +215,7 @@ def test_garbage_input_still_exit_2(tmp_path):
 def test_committed_prior_changes_only_rule_unknowns_on_the_dev_corpus():
     assert load_prior() is not None
     for r in corpus_rows():
-        path = str(LOGS / r["file"])
-        rules, full = diagnose(path, prior=False), diagnose(path)
+        rules, full = diagnosed(r["file"], prior=False), diagnosed(r["file"])
         if rules.primary_category != Category.UNKNOWN:
             assert full.to_dict() == rules.to_dict(), r["file"]
         elif full.primary_category != Category.UNKNOWN:
