@@ -405,6 +405,8 @@ _TRIGGER = re.compile(
     # dev batch 68: CTranslate2's library loader, Caffe's CPU-only stub, MSVC's bad_alloc text, a host SIGILL,
     # DXGI's device hung, dynamic loss-scaling notices (lines with no other trigger word)
     r"|cannot be loaded|CPU-only Caffe|bad allocation|Illegal instruction|illegal hardware|887A0006|DEVICE_HUNG|loss scale"
+    # dev batch 69: mujoco-py's discover_mujoco message on its own line after a bare 'Exception:'
+    r"|missing MuJoCo"
     # dev batch 22: ptxas not knowing the GPU, NCCL's duplicate-GPU check, world-size checks
     r"|ptxas|Duplicate GPU|(?i:world[ _]?size)"
     # dev batch 24: ROCm's GPU page fault, fake-tensor and functionalization checks, lists of possible causes

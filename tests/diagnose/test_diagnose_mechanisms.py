@@ -4343,3 +4343,52 @@ def test_extension_c_module_not_defined_is_environment():
     assert not _rule_matches("ext-fn-missing", "NameError: name '_Cfg' is not defined\n")
     assert not _rule_matches("ext-fn-missing", "ms_deform_attn.py:31: UserWarning: Failed to load custom C++ ops. "
                                                "Running on CPU mode Only!\n")
+
+
+def test_tokenizer_code_older_than_transformers_is_environment():
+    # dev batch 69: transformers >= 4.34's PreTrainedTokenizer.__init__ calls get_vocab() before a remote-code /
+    # copied SentencePiece tokenizer assigns its model (row hf-class-missing): the installed transformers is newer
+    _assert_reads("hf-class-missing", Category.ENVIRONMENT, (
+            "AttributeError: 'BaichuanTokenizer' object has no attribute 'sp_model'\n",
+            "AttributeError: 'ChatGLMTokenizer' object has no attribute 'sp_tokenizer'. Did you mean: '_tokenize'?\n",
+            "    return self.tokenizer.n_words\nAttributeError: 'ChatGLMTokenizer' object has no attribute 'tokenizer'\n"))
+    # near misses: another attribute of a tokenizer (a caller / version pairing of the demo code), and sp_model on a
+    # non-tokenizer object
+    assert not _rule_matches("hf-class-missing", "AttributeError: 'ChatGLMTokenizer' object has no attribute "
+                                                 "'build_prompt'\n")
+    assert not _rule_matches("hf-class-missing", "AttributeError: 'NoneType' object has no attribute 'sp_model'\n")
+
+
+def test_same_device_check_naming_both_devices_is_invalid_param():
+    # dev batch 69: PyTorch's same-device TORCH_CHECK with both devices named (row tensor-mismatch)
+    _assert_reads("tensor-mismatch", Category.INVALID_PARAM, (
+            "RuntimeError: slow_conv2d_forward_mps: input(device='cpu') and weight(device=mps:0')  must be on the "
+            "same device\n",
+            "Global exception slow_conv2d_forward_mps: input(device='cpu') and weight(device=mps:0')  must be on the "
+            "same device\n"))
+    # near miss: both devices named without the check's verdict
+    assert not _rule_matches("tensor-mismatch", "slow_conv2d_forward_mps: input(device='mps:0') and "
+                                                "weight(device=mps:0') ok\n")
+
+
+def test_ffmpeg_module_without_its_api_is_environment():
+    # dev batch 69: the PyPI 'ffmpeg' / 'python-ffmpeg' distribution under ffmpeg-python's import name (row
+    # lib-missing-api; ffmpeg-python README FAQ)
+    _assert_reads("lib-missing-api", Category.ENVIRONMENT, (
+            " ffmpeg.input(path).output(\n    ^^^^^^^^^^^^\nAttributeError: module 'ffmpeg' has no attribute 'input'\n",
+            "AttributeError: module 'ffmpeg' has no attribute 'probe'\n"))
+    # near misses: an ffmpeg-python stream object without the method (API misuse), another module's name
+    assert not _rule_matches("lib-missing-api", "AttributeError: 'FilterableStream' object has no attribute "
+                                                "'input'\n")
+    assert not _rule_matches("lib-missing-api", "AttributeError: module 'ffmpegio' has no attribute 'input'\n")
+
+
+def test_mujoco_py_missing_library_is_environment():
+    # dev batch 69: mujoco-py's discover_mujoco (row shared-lib-not-found), the message on its own line
+    _assert_reads("shared-lib-not-found", Category.ENVIRONMENT, (
+            "Exception: \nYou appear to be missing MuJoCo.  We expected to find the file here: "
+            "/home/u/.mujoco/mujoco210\n\nThis package only provides python bindings, the library must be "
+            "installed separately.\n",
+            "    You appear to be missing MuJoCo.  We expected to find the file here: /home/u/.mujoco/mjpro150\n"))
+    # near miss: the MuJoCo engine's own allocation failure stays memory, not this row
+    assert not _rule_matches("shared-lib-not-found", "mujoco.FatalError: Could not allocate memory\n")
