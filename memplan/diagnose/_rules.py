@@ -25,6 +25,11 @@ import functools
 import re
 from dataclasses import dataclass
 
+try:  # the regex parser, to find the literal text every match of a rule must contain (Python 3.11+ / older)
+    from re import _parser as _sre_parse
+except ImportError:  # pragma: no cover - Python < 3.11
+    import sre_parse as _sre_parse  # type: ignore[no-redef]
+
 from memplan.diagnose import _catalog as cat_mod
 
 _LONG_TEXT = 25
@@ -227,9 +232,63 @@ def _hedge() -> re.Pattern[str] | None:
 _HEDGE_REACH = 24
 
 
+@functools.lru_cache(maxsize=None)
+def _required_text(rx: re.Pattern[str]) -> tuple[str, ...] | None:
+    """Texts (lower case) one of which every match of `rx` contains: the longest run of ASCII literals in the
+    pattern's top-level sequence or its groups, else the longest run of each branch of a top-level alternation;
+    None where no such text of 3+ characters exists. A cheap necessary condition: an ASCII line whose lower-case
+    text holds none of them cannot match, so the regex is not run (the rules scan every line of a log that has a
+    trigger word, several hundred patterns a line)."""
+    try:
+        seq = _sre_parse.parse(rx.pattern, rx.flags & ~re.ASCII)
+    except Exception:  # noqa: BLE001 - an unusual pattern just keeps running its regex
+        return None
+    return _needs(seq)
+
+
+def _needs(seq) -> tuple[str, ...] | None:
+    best = max(_literal_runs(seq), key=len, default="")
+    if len(best) >= 3:
+        return (best.lower(),)
+    for op, av in seq:
+        if op == _sre_parse.SUBPATTERN and (inner := _needs(av[-1])) is not None:
+            return inner
+        if op == _sre_parse.BRANCH:
+            alts = [_needs(branch) for branch in av[1]]
+            if all(a is not None for a in alts):
+                return tuple(t for a in alts for t in a)
+    return None
+
+
+def _literal_runs(seq) -> list[str]:
+    """The runs of ASCII literals of a parsed sequence, and of the groups it contains (each group its own runs)."""
+    runs, run = [], ""
+    for op, av in seq:
+        if op == _sre_parse.LITERAL and av < 128:
+            run += chr(av)
+            continue
+        runs.append(run)
+        run = ""
+        if op == _sre_parse.SUBPATTERN:
+            runs.extend(_literal_runs(av[-1]))
+    return [*runs, run]
+
+
+@functools.lru_cache(maxsize=8)
+def _folded(line: str) -> str | None:
+    """The line in lower case where it is ASCII; None otherwise (Unicode case-insensitive matching has equivalences,
+    such as the dotless i, that lower-casing does not reproduce, so such a line always runs the regexes)."""
+    return line.lower() if line.isascii() else None
+
+
 def rule_matches(rule: TextRule, line: str) -> bool:
     """Whether the rule argues on this line: any match for a sentence or a code; for a weak phrase, a match that
     does not follow a hedge (`such as`, `e.g.`) within a few characters."""
+    need = _required_text(rule.rx)
+    if need is not None:
+        folded = _folded(line)
+        if folded is not None and not any(text in folded for text in need):
+            return False
     hedge = _hedge() if "weak" in rule.flags else None
     if hedge is None:
         return rule.rx.search(line) is not None

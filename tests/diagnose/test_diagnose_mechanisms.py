@@ -4392,3 +4392,31 @@ def test_mujoco_py_missing_library_is_environment():
             "    You appear to be missing MuJoCo.  We expected to find the file here: /home/u/.mujoco/mjpro150\n"))
     # near miss: the MuJoCo engine's own allocation failure stays memory, not this row
     assert not _rule_matches("shared-lib-not-found", "mujoco.FatalError: Could not allocate memory\n")
+
+
+def test_required_text_prefilter_is_a_necessary_condition():
+    # session 19 (speed): a rule's regex runs only on an ASCII line holding one of the texts every match contains
+    from memplan.diagnose._rules import TextRule, _required_text, rule_matches
+    assert _required_text(re.compile("foo(?:bar|baz)quux")) == ("fooba",)         # the parser factors out 'ba'
+    assert _required_text(re.compile("foo(?:x|yz)quux")) == ("quux",)             # the longest top-level run
+    assert _required_text(re.compile("(?i)Out of Memory")) == ("out of memory",)  # lower case, compared lowered
+    assert _required_text(re.compile("alpha|beta")) == ("alpha", "beta")           # one per branch
+    assert _required_text(re.compile("ab|cde")) is None                            # a branch without 3 characters
+    assert _required_text(re.compile("x*foo?bar")) == ("bar",)                     # a repeated 'o' ends the run
+    assert _required_text(re.compile("(?:abc)?defg")) == ("defg",)                 # an optional group is not needed
+
+    def rule(pattern, flags=0):
+        return TextRule("t", "test", "unknown", 1, frozenset(), re.compile(pattern, flags), "")
+    r = rule("failed to allocate", re.I)
+    assert rule_matches(r, "RuntimeError: FAILED TO ALLOCATE 2 GiB")
+    assert not rule_matches(r, "RuntimeError: allocation failed")
+    # a non-ASCII line runs the regex (Unicode case folding: the dotless i matches 'i' when case is ignored)
+    assert rule_matches(r, "faıled to allocate")
+    # every rule of the data files, on real lines (every 15th dev log): a match always holds one of its texts
+    lines = [ln for f in sorted(LOGS.glob("*.log"))[::15]
+             for ln in f.read_text(encoding="utf-8", errors="replace").splitlines() if ln.isascii()]
+    for tr in text_rules():
+        need = _required_text(tr.rx)
+        for ln in lines if need is not None else ():
+            if tr.rx.search(ln):
+                assert any(t in ln.lower() for t in need), (tr.id, ln)
