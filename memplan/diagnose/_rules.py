@@ -45,6 +45,11 @@ class TextRule:
     rx: re.Pattern[str]
     code: str
 
+    @functools.cached_property
+    def need(self) -> tuple[str, ...] | None:
+        """The texts one of which every match contains (`_required_text`), worked out once per rule."""
+        return _required_text(self.rx)
+
 
 @dataclass(frozen=True)
 class CodeContext:
@@ -232,7 +237,6 @@ def _hedge() -> re.Pattern[str] | None:
 _HEDGE_REACH = 24
 
 
-@functools.lru_cache(maxsize=None)
 def _required_text(rx: re.Pattern[str]) -> tuple[str, ...] | None:
     """Texts (lower case) one of which every match of `rx` contains: the longest run of ASCII literals in the
     pattern's top-level sequence or its groups, else the longest run of each branch of a top-level alternation;
@@ -284,7 +288,7 @@ def _folded(line: str) -> str | None:
 def rule_matches(rule: TextRule, line: str) -> bool:
     """Whether the rule argues on this line: any match for a sentence or a code; for a weak phrase, a match that
     does not follow a hedge (`such as`, `e.g.`) within a few characters."""
-    need = _required_text(rule.rx)
+    need = rule.need
     if need is not None:
         folded = _folded(line)
         if folded is not None and not any(text in folded for text in need):
