@@ -31,11 +31,13 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CASES = [
-    # label, HF config, batch, seq, precision, device
+    # label, HF config, batch, seq, precision, device[, --checkpoint glob]
     ("GPT-2 (124M)", "fixtures/hf/gpt2.json", 4, 512, "fp32", None),
     ("TinyLlama-1.1B", "fixtures/hf/tinyllama-1.1b.json", 1, 2048, "fp32", None),
     ("Llama-2-7B", "fixtures/hf/llama-2-7b.json", 1, 4096, "bf16-amp", "910B3"),
     ("Llama-2-70B shape", "fixtures/hf/llama-2-70b.json", 1, 4096, "bf16-amp", "910B3"),
+    # issue 18's own 70B command: every decoder layer checkpointed
+    ("Llama-2-70B shape", "fixtures/hf/llama-2-70b.json", 1, 4096, "bf16-amp", "910B3", "model.layers.*"),
 ]
 DIST_CASES = [
     # label, HF config, seq, precision, device, world size, sharding
@@ -78,7 +80,7 @@ from memplan.step import Target, run
 from memplan.trace.tracer import _FakeMode
 from memplan.workload import TrainConfig
 dev = resolve_device({device!r})
-cfg = TrainConfig(batch_size={batch}, seq_len={seq}, precision={precision!r})
+cfg = TrainConfig(batch_size={batch}, seq_len={seq}, precision={precision!r}, checkpoint={checkpoint!r})
 with _FakeMode(allow_non_fake_inputs=True):
     run(load_hf_config({config!r}), cfg, target=Target(family=dev.family, name=dev.name))
 """
@@ -135,16 +137,19 @@ def _timed(cmd: list[str]) -> tuple[float, str, float]:
     return wall, out, cpu
 
 
-def analyze_cmd(config, batch, seq, precision, device, full: bool) -> list[str]:
+def analyze_cmd(config, batch, seq, precision, device, full: bool, checkpoint: str | None = None) -> list[str]:
     cmd = [sys.executable, "-m", "memplan", "analyze", "--hf-config", config, "--batch-size", str(batch),
            "--seq-len", str(seq), "--precision", precision, "--format", "json", "-q"]
     if device:
         cmd += ["--device", device]
+    if checkpoint:
+        cmd += ["--checkpoint", checkpoint]
     return cmd + (["--full-trace"] if full else [])
 
 
-def run_case(label, config, batch, seq, precision, device, repeat: int) -> dict:
-    bare_src = _BARE.format(root=ROOT, device=device, batch=batch, seq=seq, precision=precision, config=config)
+def run_case(label, config, batch, seq, precision, device, checkpoint: str | None = None, *, repeat: int) -> dict:
+    bare_src = _BARE.format(root=ROOT, device=device, batch=batch, seq=seq, precision=precision, config=config,
+                            checkpoint=(checkpoint,) if checkpoint else ())
     walls: dict[str, list[float]] = {"bare": [], "block": [], "full": []}
     cpus: dict[str, list[float]] = {"bare": [], "block": [], "full": []}
     results = {}
@@ -159,12 +164,12 @@ def run_case(label, config, batch, seq, precision, device, repeat: int) -> dict:
         walls.setdefault("load", []).append(wall)
         cpus.setdefault("load", []).append(cpu)
         for key, full in (("block", False), ("full", True)):
-            wall, out, cpu = _timed(analyze_cmd(config, batch, seq, precision, device, full))
+            wall, out, cpu = _timed(analyze_cmd(config, batch, seq, precision, device, full, checkpoint))
             walls[key].append(wall)
             cpus[key].append(cpu)
             results[key] = json.loads(out)
     row = {"model": label, "config": config, "batch_size": batch, "seq_len": seq, "precision": precision,
-           "device": device or "cpu"}
+           "device": device or "cpu", "checkpoint": checkpoint}
     row.update(_compared(label, walls, cpus, results))
     return row
 
@@ -442,7 +447,8 @@ def write(rows: list[dict], repeat: int, out: str, plan: dict | None = None, dis
              "analyze full (s) | load / bare | block-once / bare | full / bare |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append(f"| {r['model']} | b{r['batch_size']} s{r['seq_len']} {r['precision']} {r['device']} | "
+        ckpt = f" `--checkpoint '{r['checkpoint']}'`" if r.get("checkpoint") else ""
+        lines.append(f"| {r['model']} | b{r['batch_size']} s{r['seq_len']} {r['precision']} {r['device']}{ckpt} | "
                      f"{r['trace_mode']} | {r['imports_only_s']} ({r['imports_only_cpu_s']}) | "
                      f"{r['load_only_s']} ({r['load_only_cpu_s']}) | "
                      f"{r['bare_fake_process_s']} ({r['bare_fake_process_cpu_s']}) | "

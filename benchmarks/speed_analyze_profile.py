@@ -158,8 +158,8 @@ def main() -> None:
     args = ap.parse_args()
     load = os.getloadavg()
     rows = []
-    for label, config, _batch, seq, precision, device in CASES:
-        if "Llama-2" in label:
+    for label, config, _batch, seq, precision, device, *checkpoint in CASES:
+        if "Llama-2" in label and not checkpoint:   # the cases without checkpointing
             rows.append(profile(label, config, seq, precision, device, args.repeat))
             print(json.dumps(rows[-1]), flush=True)
     write(rows, args.out, load, args.repeat)
