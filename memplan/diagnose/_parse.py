@@ -407,6 +407,11 @@ _TRIGGER = re.compile(
     r"|cannot be loaded|CPU-only Caffe|bad allocation|Illegal instruction|illegal hardware|887A0006|DEVICE_HUNG|loss scale"
     # dev batch 69: mujoco-py's discover_mujoco message on its own line after a bare 'Exception:'
     r"|missing MuJoCo"
+    # dev batch 70: MediaPipe's CPU-only build, mailutils' `from` reading a Python line, torchvision's ImageFolder layout
+    # check and OmegaConf's conversion check quoted without their exception names, nvdiffrast's GL version check, PyOpenGL's
+    # EGL error fields (lines with no other trigger word)
+    r"|disabled in build flags|can't read /var/mail/|class folder in|no valid file for the classes|could not be converted to"
+    r"|or later is required|EGL_NOT_INITIALIZED"
     # dev batch 22: ptxas not knowing the GPU, NCCL's duplicate-GPU check, world-size checks
     r"|ptxas|Duplicate GPU|(?i:world[ _]?size)"
     # dev batch 24: ROCm's GPU page fault, fake-tensor and functionalization checks, lists of possible causes

@@ -4394,6 +4394,110 @@ def test_mujoco_py_missing_library_is_environment():
     assert not _rule_matches("shared-lib-not-found", "mujoco.FatalError: Could not allocate memory\n")
 
 
+def test_headless_egl_and_gl_context_failures_are_environment():
+    # dev batch 70: nvdiffrast glutil.cpp's glog EGL failures and rasterize_gl.cpp's GL version check, PyOpenGL's EGL
+    # error fields (row egl-cuda-device: the machine's EGL / OpenGL setup)
+    _assert_reads("egl-cuda-device", Category.ENVIRONMENT, (
+            "[F glutil.cpp:338] eglInitialize() failed\nAborted (core dumped)\n",
+            "[F glutil.cpp:357] eglChooseConfig() failed\n",
+            "eglInitialize() failed\neglChooseConfig() failed\nTraceback (most recent call last):\n"
+            "RuntimeError: OpenGL 4.4 or later is required\n",
+            "OpenGL.raw.EGL._errors.EGLError: EGLError(\n\terr = EGL_NOT_INITIALIZED,\n\tbaseOperation = eglInitialize,\n"))
+    # near misses: glutil's INFO notice, an EGL function named without a failure, another GL version sentence
+    assert not _rule_matches("egl-cuda-device", "[I glutil.cpp:322] Creating GL context for Cuda device 0\n")
+    assert not _rule_matches("egl-cuda-device", "eglInitialize() returned EGL 1.5\n")
+    assert not _rule_matches("egl-cuda-device", "OpenGL 4.6 context created\n")
+
+
+def test_kaolin_op_not_built_with_cuda_is_environment():
+    # dev batch 70: kaolin/csrc's `#else` branch `AT_ERROR("<op> not built with CUDA")` (row ext-no-gpu-kernels)
+    _assert_reads("ext-no-gpu-kernels", Category.ENVIRONMENT, (
+            "RuntimeError: packed_rasterize_forward not built with CUDA\n",
+            "RuntimeError: unbatched_triangle_distance not built with CUDA\n"))
+    # near miss: a check script's own print, no op name before the words
+    assert not _rule_matches("ext-no-gpu-kernels", "TensorFlow is not built with CUDA\n")
+
+
+def test_lightning_fork_after_cuda_init_is_invalid_param():
+    # dev batch 70: Lightning's _check_bad_cuda_fork (row fork-reinit, PyTorch's own wording's concept)
+    _assert_reads("fork-reinit", Category.INVALID_PARAM, (
+            "RuntimeError: Lightning can't create new processes if CUDA is already initialized. Did you manually call "
+            "`torch.cuda.*` functions, have moved the model to the device, or allocated memory on the GPU any other "
+            "way? Please remove any such calls, or change the selected strategy. You will have to restart the Python "
+            "kernel.\n",))
+    # near miss: Lightning starting its processes normally
+    assert not _rule_matches("fork-reinit", "Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/2\n")
+
+
+def test_config_value_or_target_mismatch_is_invalid_param():
+    # dev batch 70: OmegaConf's node / container validation (row config-schema-mismatch)
+    _assert_reads("config-schema-mismatch", Category.INVALID_PARAM, (
+            "omegaconf.errors.ValidationError: Value '[1, 2]' of type 'list' could not be converted to Integer\n"
+            "    full_key: model.dim\n",
+            "omegaconf.errors.ValidationError: Value '1.0' could not be converted to Integer\n",
+            "omegaconf.errors.ValidationError: Invalid value assigned : int is not a ListConfig, list or tuple.\n"))
+    # Hydra's instantiate wrapping an argument TypeError: the weak argument-TypeError phrase (ph-exc-object) reads it
+    _assert_reads("ph-exc-object", Category.INVALID_PARAM, (
+            "TypeError(\"__init__() got an unexpected keyword argument 'foo'\")\n",
+            "TypeError: Error instantiating 'models.Net' : __init__() missing 1 required positional argument: 'dim'\n"))
+    assert diagnose("hydra.errors.InstantiationException: Error in call to target 'models.Net':\n"
+                    "TypeError(\"__init__() got an unexpected keyword argument 'foo'\")\n",
+                    prior=False).primary_category == Category.INVALID_PARAM
+    # near misses: another exception wrapped by Hydra (the target's own failure), pydantic's ValidationError
+    for rid in ("config-schema-mismatch", "ph-exc-object"):
+        assert not _rule_matches(rid, "Error in call to target 'models.Net':\n"
+                                      "FileNotFoundError(2, 'No such file or directory')\n")
+    assert not _rule_matches("config-schema-mismatch", "pydantic.error_wrappers.ValidationError: 1 validation error "
+                                                       "for Settings\n")
+
+
+def test_python_file_run_by_the_shell_is_invalid_param():
+    # dev batch 70: bash / mailutils `from` / ImageMagick `import` reading a Python file (row python-run-by-shell)
+    _assert_reads("python-run-by-shell", Category.INVALID_PARAM, (
+            "./noisy.py: line 1: import: command not found\n./noisy.py: line 2: import: command not found\n",
+            "from: can't read /var/mail/optparse\n./autobuild.py: line 2: import: command not found\n",
+            "./asciibleed.py: line 4: from: command not found\n",
+            "import: unable to open X server `' @ error/import.c/ImportImageCommand/359.\n",
+            "./train.py: line 3: $'\\r': command not found\n"))
+    # near misses: a real missing program stays environment; CRLF endings in a shell script are not this row
+    assert not _rule_matches("python-run-by-shell", "bash: nvcc: command not found\n")
+    assert diagnose("bash: nvcc: command not found\n", prior=False).primary_category == Category.ENVIRONMENT
+    assert not _rule_matches("python-run-by-shell", "train.sh: line 2: $'\\r': command not found\n")
+
+
+def test_imagefolder_layout_is_invalid_param():
+    # dev batch 70: torchvision/datasets/folder.py find_classes / make_dataset (row imagefolder-layout)
+    _assert_reads("imagefolder-layout", Category.INVALID_PARAM, (
+            "FileNotFoundError: Couldn't find any class folder in ./ps_data/data.\n",
+            "FileNotFoundError: Found no valid file for the classes 1057, 1100. Supported extensions are: .jpg, .png\n"))
+    # near miss: the root itself missing (os.scandir) is not this row
+    assert not _rule_matches("imagefolder-layout", "FileNotFoundError: [Errno 2] No such file or directory: "
+                                                   "'./imagenet-mini/train/'\n")
+
+
+def test_mediapipe_build_without_gpu_is_op_not_supported():
+    # dev batch 70: MediaPipe calculators' `#if MEDIAPIPE_DISABLE_GPU` branch (row mediapipe-gpu-disabled)
+    _assert_reads("mediapipe-gpu-disabled", Category.OP_NOT_SUPPORTED, (
+            "NotImplementedError: ValidatedGraphConfig Initialization failed.\n"
+            "ImageCloneCalculator: GPU processing is disabled in build flags\n",
+            "ImageCloneCalculator: GPU processing is disabled in build flags\n"))
+    # near miss: a GPU delegate that starts
+    assert not _rule_matches("mediapipe-gpu-disabled", "INFO: Created TensorFlow Lite delegate for GPU.\n")
+
+
+def test_deformable_conv_shape_check_is_invalid_param():
+    # dev batch 70: DCNv2 / mmcv / DCNv3 host-side checks, printed by AT_ASSERTM as INTERNAL ASSERT FAILED
+    # (row dcn-shape-check; a device-side assert would stay kernel-fault)
+    _assert_reads("dcn-shape-check", Category.INVALID_PARAM, (
+            "RuntimeError: channels == (channels_kernel * group) INTERNAL ASSERT FAILED at \"/src/cuda/dcn_v2_cuda.cu\":"
+            "55, please report a bug to PyTorch. Input shape and kernel channels wont match: (256 vs 512).\n",
+            "RuntimeError: channels == (group * group_channels) INTERNAL ASSERT FAILED at \"src/cuda/dcnv3_cuda.cu\":50,"
+            " please report a bug to PyTorch. Input channels and group times group channels wont match: (%d vs %d).\n"))
+    # near miss: another INTERNAL ASSERT of the same extension without the shape sentence
+    assert not _rule_matches("dcn-shape-check", "RuntimeError: input.is_cuda() INTERNAL ASSERT FAILED at "
+                                                "\"/src/cuda/dcn_v2_cuda.cu\":40, input must be a CUDA tensor\n")
+
+
 def test_required_text_prefilter_is_a_necessary_condition():
     # session 19 (speed): a rule's regex runs only on an ASCII line holding one of the texts every match contains
     from memplan.diagnose._rules import TextRule, _required_text, rule_matches
