@@ -199,6 +199,12 @@ def _cuda_legacy_by_value() -> dict[str, dict[str, str]]:
 
 
 @functools.lru_cache(maxsize=None)
+def _cuda_driver_by_value() -> dict[str, dict[str, str]]:
+    """CUresult numbers (cuda.h), for a driver call's number printed next to the call's name (dev batch 71)."""
+    return {r["value"]: r for r in cuda_driver_rows()}
+
+
+@functools.lru_cache(maxsize=None)
 def _drv_by_value() -> dict[str, dict[str, str]]:
     return {r["value"]: r for r in drv_rows()}
 

@@ -76,7 +76,8 @@ class Group:
 
 _PREFIXED = {"HCCL": ("_hccl_by_value", "HCCL result"), "CUDA": ("_cuda_by_value", "cuda runtime error"),
              "NCCL": ("_nccl_by_value", "NCCL result"), "DRV": ("_drv_by_value", "driver error"),
-             "CUDA10": ("_cuda_legacy_by_value", "cuda runtime error (CUDA <= 10.0 numbering)")}
+             "CUDA10": ("_cuda_legacy_by_value", "cuda runtime error (CUDA <= 10.0 numbering)"),
+             "CUDRV": ("_cuda_driver_by_value", "CUDA driver result (CUresult)")}
 
 
 @functools.lru_cache(maxsize=4096)

@@ -318,7 +318,7 @@ def _finish(group: Group, estimate: Mapping[str, Any] | None) -> Iterable[Incide
 
 
 def _display_code(code: str) -> str:
-    if code.startswith(("HCCL:", "CUDA:", "CUDA10:", "NCCL:", "DRV:")):
+    if code.startswith(("HCCL:", "CUDA:", "CUDA10:", "NCCL:", "DRV:", "CUDRV:")):
         return code_category(code)[2]
     return code
 

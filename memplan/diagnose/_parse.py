@@ -412,6 +412,8 @@ _TRIGGER = re.compile(
     # EGL error fields (lines with no other trigger word)
     r"|disabled in build flags|can't read /var/mail/|class folder in|no valid file for the classes|could not be converted to"
     r"|or later is required|EGL_NOT_INITIALIZED"
+    # dev batch 71: pydicom's pixel-data checks quoted without their exception name
+    r"|the pixel data|no pixel data"
     # dev batch 22: ptxas not knowing the GPU, NCCL's duplicate-GPU check, world-size checks
     r"|ptxas|Duplicate GPU|(?i:world[ _]?size)"
     # dev batch 24: ROCm's GPU page fault, fake-tensor and functionalization checks, lists of possible causes

@@ -150,9 +150,14 @@ def possible_cause_rules() -> tuple[TextRule, ...]:
 # dev batch 48: CTranslate2 (faster-whisper, whisperX, WhisperJAV ...) CUDA_CHECK, OpenNMT/CTranslate2 src/cuda/utils.h:
 # THROW_RUNTIME_ERROR("CUDA failed with error " + std::string(cudaGetErrorString(code))), no colon before the text
 # (https://github.com/CheshireCC/faster-whisper-GUI/issues/298 'CUDA failed with error invalid argument')
+# dev batch 71: the gpuErrchk / gpuAssert helper copied into many CUDA projects (the widely copied Stack Overflow answer:
+# fprintf(stderr, "GPUassert: %s %s %d\n", cudaGetErrorString(code), file, line), found verbatim in project sources
+# through the code index), the runtime's text right after 'GPUassert: ' and before the file and line
+# (https://github.com/GOMC-WSU/GOMC/issues/168, https://github.com/NVIDIA/nv-wavenet/issues/12)
 # dev batch 52: MXNet's CUDA_CALL (apache/mxnet src/common/cuda/utils.h, mshadow's CUDA checks: CHECK(e == cudaSuccess ||
 # e == cudaErrorCudartUnloading) << "CUDA: " << cudaGetErrorString(e)), printed after glog's 'Check failed: <condition>'
 _SHORT_PREFIX = (r"(?:(?i:\b(?:cuda|hip)(?: runtime)? error)\s*(?:\(\d+\))?\s*:\s*|\(\d+ vs\. 0\)\s+|\berror=\d+ : "
+                 r"|(?i:\bgpuassert):\s*"
                  r"|\s:\s\(\d{1,3}\)\s|(?i:\b(?:cuda|hip) failed with error )(?:\d+ )?"
                  r"|\b(?:cudaSuccess|cudaErrorCudartUnloading):?\s+CUDA: )")
 _DEVICE_OPEN_NAMES = ("cudaErrorDevicesUnavailable", "cudaErrorDeviceAlreadyInUse")
@@ -343,7 +348,7 @@ def _key(namespace: str, raw: str, line: str) -> str | None:
         return str(value) if 100000 <= value <= 999999 else None
     if namespace == "cudalegacy":
         return _legacy_cuda_key(str(value), line)
-    prefix = {"hccl": "HCCL", "cuda": "CUDA", "drv": "DRV"}.get(namespace)
+    prefix = {"hccl": "HCCL", "cuda": "CUDA", "drv": "DRV", "cudrv": "CUDRV"}.get(namespace)
     return f"{prefix}:{value}" if prefix else None
 
 

@@ -171,7 +171,7 @@ def test_every_message_rule_has_a_source_and_a_valid_category():
     for r in (*cat_mod.cuda_nccl_rows(), *cat_mod.cuda_legacy_rows()):
         assert r["message"] and r["message_source"], r["name"]
     for ctx in code_contexts():
-        assert "code" in ctx.rx.groupindex and ctx.namespace in ("acl", "hccl", "cuda", "cudalegacy", "drv", "auto")
+        assert "code" in ctx.rx.groupindex and ctx.namespace in ("acl", "hccl", "cuda", "cudalegacy", "drv", "cudrv", "auto")
     for r in cat_mod.drv_rows():
         assert r["repo"] and r["path"] and r["commit"]
     for r in cat_mod.cuda_lib_rows():
@@ -4496,6 +4496,114 @@ def test_deformable_conv_shape_check_is_invalid_param():
     # near miss: another INTERNAL ASSERT of the same extension without the shape sentence
     assert not _rule_matches("dcn-shape-check", "RuntimeError: input.is_cuda() INTERNAL ASSERT FAILED at "
                                                 "\"/src/cuda/dcn_v2_cuda.cu\":40, input must be a CUDA tensor\n")
+
+
+def test_nvhpc_driver_call_numbers_decode_as_curesult():
+    # dev batch 71: the NVIDIA HPC SDK (OpenACC / CUDA Fortran) runtime's 'call to cuX returned error N: text'
+    # (code context nvhpc-cu-call): N is the call's CUresult, decoded through cuda_driver_codes.tsv
+    assert codes_in_context("call to cuStreamSynchronize returned error 700: Illegal address during kernel "
+                            "execution") == ["CUDRV:700"]
+    assert code_category("CUDRV:700") == ("kernel-fault", 2, "CUDA_ERROR_ILLEGAL_ADDRESS")
+    assert code_category("CUDRV:701") == ("invalid-param", 2, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES")
+    assert code_category("CUDRV:2")[:2] == ("memory", 2)
+    cases = {
+        "9: Test timeout computed to be: 1500\n9: Failing in Thread:1\n"
+        "9: call to cuStreamSynchronize returned error 700: Illegal address during kernel execution\n":
+            Category.KERNEL_FAULT,
+        "Accelerator Fatal Error: call to cuLaunchKernel returned error 701: Launch out of resources\n"
+        "Failing in Thread:1\n": Category.INVALID_PARAM,
+        "call to cuMemAlloc returned error 2: Out of memory\n": Category.CAPACITY,
+    }
+    for log, cat in cases.items():
+        d = diagnose(log, prior=False)
+        assert d.primary_category == cat, log
+    # near miss: a number after another function's name, or not after 'returned error', is no CUresult
+    assert codes_in_context("call to MPI_Send returned error 700") == []
+    assert codes_in_context("cuStreamSynchronize took 700 ms") == []
+
+
+def test_openacc_data_clause_errors_are_invalid_param():
+    # dev batch 71: the NVHPC OpenACC runtime's present-table checks (row openacc-data-clause)
+    _assert_reads("openacc-data-clause", Category.INVALID_PARAM, (
+            "FATAL ERROR: data in PRESENT clause was not found on device 1: name=density host:0x5841ba50\n"
+            " file:/src/mpas_ocn_equation_of_state_jm.f90 ocn_equation_of_state_jm_density_exp line:611\n",
+            "  FATAL ERROR: variable in data clause is partially present on the device: name=rho_zz_int(:,:)\n"
+            "   file:src/core_atmosphere/dynamics/mpas_atm_time_integration.F atm_advance_scalars_mono_work "
+            "line:3942\n"))
+    # near miss: the present table dump that precedes the error is no error
+    assert not _rule_matches("openacc-data-clause", "Present table dump for device[1]: NVIDIA Tesla GPU 0, compute "
+                                                    "capability 7.0, threadid=1\n")
+
+
+def test_gpuassert_helper_text_decodes_through_the_runtime_catalog():
+    # dev batch 71: the copied gpuErrchk helper, 'GPUassert: <cudaGetErrorString> <file> <line>' (_SHORT_PREFIX)
+    cases = {
+        "GPUassert: invalid device function ../nv_wavenet_util.cuh 48\n": Category.ENVIRONMENT,
+        "GPUassert: named symbol not found src/x.cu 705\n": Category.ENVIRONMENT,
+        "GPUassert: invalid argument kernel.cu 12\n": Category.INVALID_PARAM,
+        "GPUassert:out of memory/../pointpillars/pointpillars.cc 378\n": Category.CAPACITY,
+        "GPUassert: an illegal memory access was encountered main.cu 100\n": Category.KERNEL_FAULT,
+    }
+    for log, cat in cases.items():
+        assert diagnose(log, prior=False).primary_category == cat, log
+    # near miss: the short text in prose, without the helper's prefix, is not a CUDA result
+    assert diagnose("usage error: named symbol not found in the config\n",
+                    prior=False).primary_category != Category.ENVIRONMENT
+
+
+def test_device_assert_printf_without_backticks_is_kernel_fault():
+    # dev batch 71: the device printf's block / thread coordinates before 'Assertion ... failed' (row device-assert),
+    # also when the backticks are lost or the line has a prefix
+    _assert_reads("device-assert", Category.KERNEL_FAULT, (
+            "C:/cb/pytorch_1000000000000/work/aten/src/THCUNN/ClassNLLCriterion.cu:108: block: [0,0,0], thread: "
+            "[0,0,0] Assertion t >= 0 && t < n_classes failed.\n",
+            "I get: /pytorch/aten/src/ATen/native/cuda/Indexing.cu:1289: indexSelectLargeIndex: block: [56,0,0], "
+            "thread: [96,0,0] Assertion 'srcIndex < srcSelectDimSize' failed.\n",
+            "C:\\actions-runner\\_work\\pytorch\\pytorch\\builder\\windows\\pytorch\\aten\\src\\ATen\\native\\cuda\\"
+            "NLLLoss2d.cu:103: block: [0,0,0], thread: [384,0,0] Assertion `t >= 0 && t < n_classes` failed.\n"))
+    # near misses: a host-side glibc assert (no block / thread coordinates, a quote that is no backtick pair), and
+    # launch coordinates printed without any assertion
+    assert not _rule_matches("device-assert", "python: src/x.c:12: main: Assertion 'n > 0' failed.\n")
+    assert not _rule_matches("device-assert", "launching kernel: block: [1,1,1], thread: [256,1,1]\n")
+
+
+def test_pydicom_missing_pixel_data_is_invalid_param():
+    # dev batch 71: pydicom's checks before decoding pixel_array (row pydicom-pixel-missing)
+    _assert_reads("pydicom-pixel-missing", Category.INVALID_PARAM, (
+            "AttributeError: Unable to convert the pixel data as the following required elements are missing from "
+            "the dataset: PixelData.\n",
+            "AttributeError: Unable to convert the pixel data: one of Pixel Data, Float Pixel Data or Double Float "
+            "Pixel Data must be present in the dataset\n",
+            "AttributeError: The dataset has no 'Pixel Data', 'Float Pixel Data' or 'Double Float Pixel Data' "
+            "element, no pixel data to decode\n",
+            "AttributeError: Unable to decode the pixel data as the dataset's 'file_meta' has no (0002,0010) "
+            "'Transfer Syntax UID' element\n"))
+    # near miss: the handler lacking a decoder for the transfer syntax is not this row
+    assert not _rule_matches("pydicom-pixel-missing", "NotImplementedError: Unable to convert the pixel data as the "
+                                                      "transfer syntax is not supported by the numpy pixel data "
+                                                      "handler.\n")
+
+
+def test_grappler_optimizer_failure_notice_is_benign():
+    # dev batch 71: MetaOptimizer::RunOptimizer logs '<optimizer> failed: <status>' and keeps the input graph
+    # (row grappler-optimizer-failed)
+    _assert_reads("grappler-optimizer-failed", Category.BENIGN, (
+            "2023-01-01 10:00:00.123456: E tensorflow/core/grappler/optimizers/meta_optimizer.cc:954] layout failed: "
+            "INVALID_ARGUMENT: Size of values 0 does not match size of permutation 4 @ fanin shape inmodel/dropout/"
+            "SelectV2-2-TransposeNHWCToNCHW-LayoutOptimizer\nEpoch 1/10\n",
+            "E0000 00:00:1755238054.678694  705922 meta_optimizer.cc:967] remapper failed: INVALID_ARGUMENT: "
+            "Mutation::Apply error: fanout 'x' exist for missing node 'y'.\n",
+            "E tensorflow/core/grappler/optimizers/meta_optimizer.cc:828] model_pruner failed: INVALID_ARGUMENT: "
+            "Graph does not contain terminal node Adam/AssignAddVariableOp.\n"))
+    # an error that stops the run after the notice still decides
+    d = diagnose("E tensorflow/core/grappler/optimizers/meta_optimizer.cc:954] layout failed: INVALID_ARGUMENT: "
+                 "Size of values 0 does not match size of permutation 4\n"
+                 "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with "
+                 "shape[64,256,56,56] and type float on /job:localhost/replica:0/task:0/device:GPU:0\n", prior=False)
+    assert d.primary_category != Category.BENIGN
+    # near miss: a meta_optimizer line that reports no optimizer failure
+    assert not _rule_matches("grappler-optimizer-failed", "I tensorflow/core/grappler/optimizers/meta_optimizer.cc:"
+                                                          "1102] Optimization results for grappler item: graph\n")
 
 
 def test_required_text_prefilter_is_a_necessary_condition():
