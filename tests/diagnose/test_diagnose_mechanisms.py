@@ -4632,3 +4632,56 @@ def test_required_text_prefilter_is_a_necessary_condition():
         for ln in lines if need is not None else ():
             if tr.rx.search(ln):
                 assert any(t in ln.lower() for t in need), (tr.id, ln)
+
+
+def test_cuda_tensor_type_on_a_cpu_only_torch_is_environment():
+    # dev batch 72: torch/csrc/tensor/python_tensor.cpp on a build without CUDA, both wordings (row cuda-path-not-compiled)
+    _assert_reads("cuda-path-not-compiled", Category.ENVIRONMENT, (
+            "TypeError: type torch.cuda.FloatTensor not available. Torch not compiled with CUDA enabled.\n",
+            "RuntimeError: torch.cuda.FloatTensor is not enabled.\n",
+            "TypeError: torch.cuda.HalfTensor is not enabled.\n"))
+    # near miss: another torch.cuda name said to be disabled is no tensor type
+    assert not _rule_matches("cuda-path-not-compiled", "UserWarning: torch.cuda.amp is not enabled for this model\n")
+
+
+def test_tensorflow_bfc_not_a_failure_notice_is_benign():
+    # dev batch 72: BFCAllocator's W-level notice for a caller that does not retry (row tf-bfc-not-a-failure)
+    _assert_reads("tf-bfc-not-a-failure", Category.BENIGN, (
+            "2020-09-24 21:35:23.363348: W tensorflow/core/common_runtime/bfc_allocator.cc:246] Allocator (GPU_0_bfc) "
+            "ran out of memory trying to allocate 1.02GiB with freed_by_count=0. The caller indicates that this is not "
+            "a failure, but may mean that there could be performance gains if more memory were available.\n",
+            "W tensorflow/core/common_runtime/bfc_allocator.cc:217] Ran out of memory trying to allocate 135.19MiB. The "
+            "caller indicates that this is not a failure, but may mean that there could be performance gains if more "
+            "memory is available.\n"))
+    # an out-of-memory that stops the run after the notice still decides
+    d = diagnose("W tensorflow/core/common_runtime/bfc_allocator.cc:246] Allocator (GPU_0_bfc) ran out of memory trying "
+                 "to allocate 16.07MiB with freed_by_count=0. The caller indicates that this is not a failure, but may "
+                 "mean that there could be performance gains if more memory were available.\n"
+                 "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with "
+                 "shape[64,256,56,56] and type float on /job:localhost/replica:0/task:0/device:GPU:0\n", prior=False)
+    assert d.primary_category != Category.BENIGN
+    # near miss: the allocator's line without the caller's sentence is a real failure
+    assert not _rule_matches("tf-bfc-not-a-failure", "W tensorflow/core/common_runtime/bfc_allocator.cc:424] Allocator "
+                                                     "(GPU_0_bfc) ran out of memory trying to allocate 2.20GiB "
+                                                     "(rounded to 2362232064)requested by op Conv2D\n")
+
+
+def test_tensorrt_no_implementation_for_lack_of_workspace_is_invalid_param():
+    # dev batch 72: the TensorRT builder's failure when no tactic fits the configured workspace (row
+    # trt-workspace-too-small)
+    _assert_reads("trt-workspace-too-small", Category.INVALID_PARAM, (
+            "[TensorRT] ERROR: Internal error: could not find any implementation for node (Unnamed Layer* 202) "
+            "[Deconvolution], try increasing the workspace size with IBuilder::setMaxWorkspaceSize()\n",
+            "[TensorRT] ERROR: Try increasing the workspace size with IBuilderConfig::setMaxWorkspaceSize() if using "
+            "IBuilder::buildEngineWithConfig, or IBuilder::setMaxWorkspaceSize() if using IBuilder::buildCudaEngine.\n",
+            "[E] Error[4]: [optimizer.cpp::computeCosts::3726] Error Code 4: Internal Error (Could not find any "
+            "implementation for node Conv_12 due to insufficient workspace. See verbose log for requested sizes.)\n",
+            "ERROR: Try increasing the workspace size with IBuilderConfig::setMemoryPoolLimit().\n"))
+    # near misses: a bare 'could not find any implementation' (an unsupported layer as often) and the builder's
+    # notice that some tactics lack workspace while the build goes on
+    assert not _rule_matches("trt-workspace-too-small", "[E] Error[10]: [optimizer.cpp::computeCosts::2011] Error Code "
+                                                        "10: Internal Error (Could not find any implementation for "
+                                                        "node ArgMax_260.)\n")
+    assert not _rule_matches("trt-workspace-too-small", "[TensorRT] INFO: Some tactics do not have sufficient "
+                                                        "workspace memory to run. Increasing workspace size may "
+                                                        "increase performance, please check verbose output.\n")
