@@ -18,6 +18,7 @@ from memplan.diagnose._classify import (
     classify_oom,
     classify_text,
     code_category,
+    is_prefixed,
 )
 from memplan.diagnose._parse import Evidence, scan
 from memplan.diagnose._prior import Prior, PriorText, backend_flags, guessed_incident, load_prior
@@ -318,7 +319,7 @@ def _finish(group: Group, estimate: Mapping[str, Any] | None) -> Iterable[Incide
 
 
 def _display_code(code: str) -> str:
-    if code.startswith(("HCCL:", "CUDA:", "CUDA10:", "NCCL:", "DRV:", "CUDRV:")):
+    if is_prefixed(code):   # a backend's number: its catalog name
         return code_category(code)[2]
     return code
 
