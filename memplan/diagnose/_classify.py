@@ -80,7 +80,6 @@ _PREFIXED = {"HCCL": ("_hccl_by_value", "HCCL result"), "CUDA": ("_cuda_by_value
              "CUDRV": ("_cuda_driver_by_value", "CUDA driver result (CUresult)")}
 
 
-@functools.lru_cache(maxsize=4096)
 def is_prefixed(code: str) -> bool:
     """Whether `code` is a backend-prefixed number ('CUDA:2', 'CUDRV:700', ...) that `code_category` names from its
     catalog (the one list of those prefixes: `_PREFIXED`)."""
@@ -88,6 +87,7 @@ def is_prefixed(code: str) -> bool:
     return bool(sep) and prefix in _PREFIXED
 
 
+@functools.lru_cache(maxsize=4096)
 def code_category(code: str) -> tuple[str | None, int, str]:
     """(category or None, strength, display name) for a code found in a log."""
     prefix, _, value = code.partition(":")
