@@ -71,8 +71,9 @@ class Trace:
     step_once_why: str = ""
     """Why step 2 ran in full when step-once was on (empty when it was used or off)."""
     replay_memo: dict = field(default_factory=dict, repr=False, compare=False)
-    """Allocator replays of this trace by their inputs (memplan.alloc.simulator); a trace is not changed
-    once it is returned, and the key holds its length besides."""
+    """Allocator replays of this trace by their inputs (memplan.alloc.simulator); a trace (its records
+    included: a spliced trace shares them with its sources, memplan.trace.optsplice) is not changed once
+    it is returned, and the key holds its length besides."""
 
     def sort_free_runs(self) -> None:
         """Order each run of consecutive frees (no allocation or phase mark between them) by record id.

@@ -29,7 +29,7 @@ import functools
 import gc
 from array import array
 from collections import defaultdict
-from dataclasses import fields, replace
+from dataclasses import fields
 
 from memplan.errors import UserError
 from memplan.step import build, make_optimizer
@@ -273,14 +273,15 @@ def _mini_end_frees(mini, mseg, mini_own):
 
 def _renumber(base: Trace, mini: Trace, tokens, marks) -> Trace:
     """Records in allocation order, events on the new numbering (one event per token, so the marks'
-    token positions are event indices), free runs sorted."""
+    token positions are event indices), free runs sorted. The records are the base's and the mini trace's
+    own objects, shared: a returned trace's records are not changed (memplan.trace.events.Trace)."""
     new_id: dict[tuple[str, int], int] = {}
     storages: list[StorageRecord] = []
     events = array("q")
     for src, sid, alloc in tokens:
         if alloc:
             new_id[(src, sid)] = len(storages)
-            storages.append(replace((base if src == "b" else mini).storages[sid]))
+            storages.append((base if src == "b" else mini).storages[sid])
             events.append(new_id[(src, sid)])
         else:
             events.append(~new_id[(src, sid)])
