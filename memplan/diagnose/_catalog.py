@@ -214,6 +214,21 @@ def _nccl_by_value() -> dict[str, dict[str, str]]:
     return {r["value"]: r for r in cuda_nccl_rows() if r["family"] == "nccl"}
 
 
+# Backend-prefixed numbers ('CUDA:2', 'CUDRV:700', ...) as memplan.diagnose's rules write them: per prefix, the
+# table that names a value and the label of a value it does not know. The one list of those prefixes
+# (memplan.diagnose._classify names codes by it; _rules writes a code context's number with it).
+PREFIXED = {"HCCL": (_hccl_by_value, "HCCL result"), "CUDA": (_cuda_by_value, "cuda runtime error"),
+            "NCCL": (_nccl_by_value, "NCCL result"), "DRV": (_drv_by_value, "driver error"),
+            "CUDA10": (_cuda_legacy_by_value, "cuda runtime error (CUDA <= 10.0 numbering)"),
+            "CUDRV": (_cuda_driver_by_value, "CUDA driver result (CUresult)")}
+
+
+def is_prefixed(code: str) -> bool:
+    """Whether `code` is a backend-prefixed number ('CUDA:2', 'CUDRV:700', ...) named from its catalog."""
+    prefix, sep, _ = code.partition(":")
+    return bool(sep) and prefix in PREFIXED
+
+
 # ---------------------------------------------------------------- wording
 
 _WORDS = {

@@ -74,26 +74,13 @@ class Group:
         return any(e.kind in ("oom", "host-oom") for e in self.evidence)
 
 
-_PREFIXED = {"HCCL": ("_hccl_by_value", "HCCL result"), "CUDA": ("_cuda_by_value", "cuda runtime error"),
-             "NCCL": ("_nccl_by_value", "NCCL result"), "DRV": ("_drv_by_value", "driver error"),
-             "CUDA10": ("_cuda_legacy_by_value", "cuda runtime error (CUDA <= 10.0 numbering)"),
-             "CUDRV": ("_cuda_driver_by_value", "CUDA driver result (CUresult)")}
-
-
-def is_prefixed(code: str) -> bool:
-    """Whether `code` is a backend-prefixed number ('CUDA:2', 'CUDRV:700', ...) that `code_category` names from its
-    catalog (the one list of those prefixes: `_PREFIXED`)."""
-    prefix, sep, _ = code.partition(":")
-    return bool(sep) and prefix in _PREFIXED
-
-
 @functools.lru_cache(maxsize=4096)
 def code_category(code: str) -> tuple[str | None, int, str]:
     """(category or None, strength, display name) for a code found in a log."""
     prefix, _, value = code.partition(":")
-    if value and prefix in _PREFIXED:
-        table, label = _PREFIXED[prefix]
-        row = getattr(cat_mod, table)().get(value)
+    if value and prefix in cat_mod.PREFIXED:
+        table, label = cat_mod.PREFIXED[prefix]
+        row = table().get(value)
         if not row:
             return None, 0, f"{label} {value}"
         return cat_mod.rule_category(row["category"]), (1 if row["category"] == "unknown" else 2), row["name"]

@@ -348,8 +348,8 @@ def _key(namespace: str, raw: str, line: str) -> str | None:
         return str(value) if 100000 <= value <= 999999 else None
     if namespace == "cudalegacy":
         return _legacy_cuda_key(str(value), line)
-    prefix = {"hccl": "HCCL", "cuda": "CUDA", "drv": "DRV", "cudrv": "CUDRV"}.get(namespace)
-    return f"{prefix}:{value}" if prefix else None
+    prefix = namespace.upper()   # a catalog of backend-prefixed numbers (`_catalog.PREFIXED`): 'cudrv' -> 'CUDRV:700'
+    return f"{prefix}:{value}" if prefix in cat_mod.PREFIXED else None
 
 
 def _legacy_cuda_key(value: str, line: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from memplan.diagnose import decode, diagnose
-from memplan.diagnose._classify import _PREFIXED
+from memplan.diagnose._catalog import PREFIXED
 from memplan.diagnose._types import Category
 
 from corpus_helpers import LOGS, corpus_benchmark, corpus_rows, diagnosed, load_script
@@ -248,7 +248,7 @@ def test_corpus_covers_every_category():
 
 
 # how an uncatalogued `HCCL:` / `CUDA:` / `CUDRV:` / ... value is shown: "<its catalog's label> <number>"
-_NUMBER_LABELS = tuple(f"{label} " for _table, label in _PREFIXED.values())
+_NUMBER_LABELS = tuple(f"{label} " for _table, label in PREFIXED.values())
 
 
 def test_corpus_accuracy_and_every_incident_complete(capsys):
