@@ -36,6 +36,7 @@ from typing import Any
 
 from memplan.diagnose import _catalog as cat_mod
 from memplan.diagnose._parse import Evidence
+from memplan.diagnose._rules import code_category  # noqa: F401  (re-exported: the one reading of a code)
 from memplan.diagnose._types import Category
 from memplan.units import fmt_bytes
 
@@ -46,8 +47,6 @@ PiB = 1 << 50  # no single machine's RAM reaches it (host requests; dev batch 19
 
 PRIORITY = ["absurd-request", "memory", "environment", "comm", "invalid-param", "op-not-supported", "kernel-fault",
             "unknown", "benign"]
-_GENERIC_CODES = {"ERR00100", "ERR01100", "ERR03100", "ERR00005", "ERR01005", "500001", "500002", "500003",
-                  "500000", "ERR02200", "ERR01200"}
 
 
 @dataclass
@@ -72,30 +71,6 @@ class Group:
     @property
     def has_oom(self) -> bool:
         return any(e.kind in ("oom", "host-oom") for e in self.evidence)
-
-
-@functools.lru_cache(maxsize=4096)
-def code_category(code: str) -> tuple[str | None, int, str]:
-    """(category or None, strength, display name) for a code found in a log."""
-    prefix, _, value = code.partition(":")
-    if value and prefix in cat_mod.PREFIXED:
-        table, label = cat_mod.PREFIXED[prefix]
-        row = table().get(value)
-        if not row:
-            return None, 0, f"{label} {value}"
-        return cat_mod.rule_category(row["category"]), (1 if row["category"] == "unknown" else 2), row["name"]
-    try:
-        info = cat_mod.decode(code)
-    except Exception:  # a code that does not decode is just context
-        return None, 0, code
-    c = info.category.value
-    if not info.known:
-        # not catalogued: only the family its shape implies (weak), or nothing
-        return (None, 0, code) if c == "unknown" else (cat_mod.rule_category(c), 1, code)
-    strength = 2
-    if code in _GENERIC_CODES or c == "unknown" or (code.startswith("E") and code.endswith("9999")):
-        strength = 1
-    return cat_mod.rule_category(c), strength, code
 
 
 def _fmt(n: int | None) -> str:

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
-from memplan.diagnose._rules import codes_in_context, possible_cause_rules, rule_matches, text_rules
+from memplan.diagnose._rules import code_category, codes_in_context, possible_cause_rules, rule_matches, text_rules
 
 # ---------------------------------------------------------------- sizes
 
@@ -34,7 +34,10 @@ SIZE = r"(\d+(?:\.\d+)?)\s*(EiB|PiB|TiB|GiB|MiB|KiB|EB|PB|TB|GB|MB|KB|bytes|byte
 
 
 def parse_log_size(number: str, unit: str) -> int:
-    """Sizes in PyTorch / torch_npu messages are binary even when written 'GB' (72GB = 72 GiB)."""
+    """Sizes in PyTorch / torch_npu messages are binary even when written 'GB' (72GB = 72 GiB). A whole number is
+    read exactly (a float would round 2^64-1 bytes, GLib's g_malloc of a negative size, to 2^64; dev batch 73)."""
+    if number.isdigit():
+        return int(number) * _UNIT[unit.lower()]
     return int(round(float(number) * _UNIT[unit.lower()]))
 
 
@@ -209,6 +212,12 @@ _RAY_MEMORY = re.compile(r"(?:\bwhere the task\b[^\n]{0,400}? was running was |\
 # host memory (commit limit) or from the per-process mapping count (vm.max_map_count); the text cannot tell which,
 # so it stays a host out-of-memory with its size read.
 _MMAP = re.compile(r"unable to mmap (\d+) bytes from file .{0,300}?: Cannot allocate memory \(12\)")
+# GLib's allocator (GNOME/glib glib/gmem.c g_malloc / g_malloc0 / g_realloc / g_try_* callers: `g_error ("%s: failed to
+# allocate %"G_GSIZE_FORMAT" bytes", G_STRLOC, n_bytes)`, printed as `(prog:PID): GLib-ERROR **: [time: ]<path>/gmem.c:N:
+# failed to allocate N bytes`, then SIGTRAP; dev batch 73): one host allocation of N bytes that malloc refused; the size
+# decides between a shortage and a size bug (2^64-1 from a negative size, a pointer used as a length). Only GLib's line:
+# a bare 'failed to allocate N bytes' is not read.
+_GLIB_ALLOC = re.compile(r"\bGLib-ERROR \*\*: .{0,300}?\bgmem\.c:\d+: failed to allocate (\d+) bytes")
 # Theano's CUDA allocator (Theano theano/sandbox/cuda/cuda_ndarray.cu device_malloc: 'Error allocating %llu bytes of
 # device memory (%s). Driver report %llu bytes free and %llu bytes total'; dev batch 18): no cache figures, so the
 # arithmetic has the request, the device's free memory and its total.
@@ -435,6 +444,8 @@ _TRIGGER = re.compile(
     r"|already exists in database|Repeated registration|view size is not compatible|stack expects each tensor"
     # dev batch 26: a build tool's minimum version ('CMake 3.24.0 or higher is required')
     r"|or higher is required"
+    # dev batch 73: the Jetson multimedia API's NvEGLImageFromFd without an EGL display
+    r"|EGLDisplay"
     # dev batch 27: a ranks-per-NIC cap, a stack-size check, PyPTO's tile-shape / producer checks, codegen vector types
     r"|(?i:ranks? per (?:nic|ip|node|host|device)|stack size|empty address|WORKSPACE_ITER_INVALID|tile ?shape|cannot convert type|result success|atc run success)"
     # dev batch 28: Triton's resource check, xFormers' build check, bitsandbytes' binary check, CUDA-only features
@@ -781,6 +792,15 @@ def _neuron_dev_mem(no: int, line: str) -> Evidence | None:
                     numbers={"requested_bytes": parse_log_size(nd.group(1), nd.group(2)), "device": "neuron"})
 
 
+def _host_request(no: int, line: str) -> Evidence | None:
+    """One refused host allocation whose line states only its size: mmap's ENOMEM, GLib's g_malloc."""
+    m = _MMAP.search(line) or _GLIB_ALLOC.search(line)
+    if m is None:
+        return None
+    return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host"}),
+                    numbers={"requested_bytes": int(m.group(1)), "device": "cpu"})
+
+
 def _other_oom(no: int, line: str) -> Evidence | None:
     """Out-of-memory lines of other layouts whose sizes are known: vLLM's start-up check, MindSpore's pool,
     PaddlePaddle's, TensorFlow's (CUDA and ROCm), Theano's, numpy's and MLX's allocators, MPS's per-buffer check, PyTorch's host
@@ -844,10 +864,9 @@ def _other_oom(no: int, line: str) -> Evidence | None:
     mm = _MLX.search(line)
     if mm:
         return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": parse_log_size(mm.group(1), "bytes")})
-    mp = _MMAP.search(line)
-    if mp:
-        return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host"}),
-                        numbers={"requested_bytes": int(mp.group(1)), "device": "cpu"})
+    host = _host_request(no, line)
+    if host is not None:
+        return host
     js = _MJ_STACK.search(line)
     if js:
         total, free, req = (int(g) for g in js.groups())
@@ -881,7 +900,10 @@ def _scan_line(no: int, line: str) -> Iterator[Evidence]:
         if rule_matches(rule, line):
             matched = matched or bool(rule.category)
             yield Evidence(no, rule.kind, line[:2000], rule.category, rule.strength, flags=rule.flags)
-    if not matched and not codes and _ERROR_LIKE.search(line):
+    # a code that argues for a category speaks for its line; a code no catalog knows (a misspelt enum such as
+    # `cudaErrorIlleagalAddress`) says nothing, so the line still counts as an error line and the fallback decides,
+    # never `benign` (dev batch 73)
+    if not matched and not any(code_category(c)[0] for c in codes) and _ERROR_LIKE.search(line):
         yield Evidence(no, "error-line", line[:500])
     yield from _context(no, line)
 

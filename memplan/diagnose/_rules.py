@@ -156,10 +156,16 @@ def possible_cause_rules() -> tuple[TextRule, ...]:
 # (https://github.com/GOMC-WSU/GOMC/issues/168, https://github.com/NVIDIA/nv-wavenet/issues/12)
 # dev batch 52: MXNet's CUDA_CALL (apache/mxnet src/common/cuda/utils.h, mshadow's CUDA checks: CHECK(e == cudaSuccess ||
 # e == cudaErrorCudartUnloading) << "CUDA: " << cudaGetErrorString(e)), printed after glog's 'Check failed: <condition>'
+# dev batch 73: a project's own CUDA check macro that prints the source location and then cudaGetErrorString's text,
+# `<file>.cu : <line> <text>` (fixstars/libSGM's CUDA_CHECK, https://github.com/fixstars/libSGM/issues/8), `Cuda error
+# <file>:<line> <text>`, and TensorRT-YOLO's multi-line report `CUDA Error:` / `File:` / `Line:` / `Error code: N` /
+# `Error text: <text>` (https://github.com/laugh12321/TensorRT-YOLO/issues/74): a C/C++/CUDA file and line number, or
+# the report's `Error text:` field, right before the short text (a Python file's location is not one)
 _SHORT_PREFIX = (r"(?:(?i:\b(?:cuda|hip)(?: runtime)? error)\s*(?:\(\d+\))?\s*:\s*|\(\d+ vs\. 0\)\s+|\berror=\d+ : "
                  r"|(?i:\bgpuassert):\s*"
                  r"|\s:\s\(\d{1,3}\)\s|(?i:\b(?:cuda|hip) failed with error )(?:\d+ )?"
-                 r"|\b(?:cudaSuccess|cudaErrorCudartUnloading):?\s+CUDA: )")
+                 r"|\b(?:cudaSuccess|cudaErrorCudartUnloading):?\s+CUDA: "
+                 r"|[\w-]\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp)\s?:\s?\d+\s?:?\s+|^\s*Error text:\s+)")
 _DEVICE_OPEN_NAMES = ("cudaErrorDevicesUnavailable", "cudaErrorDeviceAlreadyInUse")
 # results that report the GPU's own hardware failing under a running job (dev batch 30): kernel-fault by the
 # labelling guide, but the advice is the hardware's (MP031), not the hunt for a faulty kernel
@@ -392,3 +398,32 @@ def _opencl_rules() -> list[TextRule]:
         out.append(TextRule(f"ocl-{r['name']}", "opencl-status", cat, 2, frozenset(), re.compile("|".join(alts)),
                             f"CL:{r['value']}"))
     return out
+
+
+# codes that name a whole class of failures (a generic internal error): they argue only weakly
+_GENERIC_CODES = {"ERR00100", "ERR01100", "ERR03100", "ERR00005", "ERR01005", "500001", "500002", "500003",
+                  "500000", "ERR02200", "ERR01200"}
+
+
+@functools.lru_cache(maxsize=4096)
+def code_category(code: str) -> tuple[str | None, int, str]:
+    """(category or None, strength, display name) for a code found in a log."""
+    prefix, _, value = code.partition(":")
+    if value and prefix in cat_mod.PREFIXED:
+        table, label = cat_mod.PREFIXED[prefix]
+        row = table().get(value)
+        if not row:
+            return None, 0, f"{label} {value}"
+        return cat_mod.rule_category(row["category"]), (1 if row["category"] == "unknown" else 2), row["name"]
+    try:
+        info = cat_mod.decode(code)
+    except Exception:  # a code that does not decode is just context
+        return None, 0, code
+    c = info.category.value
+    if not info.known:
+        # not catalogued: only the family its shape implies (weak), or nothing
+        return (None, 0, code) if c == "unknown" else (cat_mod.rule_category(c), 1, code)
+    strength = 2
+    if code in _GENERIC_CODES or c == "unknown" or (code.startswith("E") and code.endswith("9999")):
+        strength = 1
+    return cat_mod.rule_category(c), strength, code

@@ -4685,3 +4685,104 @@ def test_tensorrt_no_implementation_for_lack_of_workspace_is_invalid_param():
     assert not _rule_matches("trt-workspace-too-small", "[TensorRT] INFO: Some tactics do not have sufficient "
                                                         "workspace memory to run. Increasing workspace size may "
                                                         "increase performance, please check verbose output.\n")
+
+
+def test_vllm_multimodal_item_limit_is_invalid_param():
+    # dev batch 73: vllm/entrypoints/chat_utils.py MultiModalItemTracker.add, the server's --limit-mm-per-prompt
+    # (row vllm-mm-limit)
+    _assert_reads("vllm-mm-limit", Category.INVALID_PARAM, (
+            "ERROR 01-23 07:08:25 serving_chat.py:181] ValueError: At most 1 image(s) may be provided in one request.\n",
+            "openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': 'At most 5 image(s) may be "
+            "provided in one request.', 'type': 'BadRequestError', 'param': None, 'code': 400}\n",
+            "ValueError: At most 0 video(s) may be provided in one prompt.\n"))
+    # near miss: another 'at most N' limit is not the multimodal one
+    assert not _rule_matches("vllm-mm-limit", "ValueError: At most 3 retries may be attempted in one request.\n")
+
+
+def test_moving_a_bitsandbytes_quantized_model_is_invalid_param():
+    # dev batch 73: transformers PreTrainedModel.to on a 4-/8-bit bitsandbytes model (row bnb-quantized-model-to);
+    # was op-not-supported from 'is not supported'
+    _assert_reads("bnb-quantized-model-to", Category.INVALID_PARAM, (
+            "ValueError: `.to` is not supported for `4-bit` or `8-bit` bitsandbytes models. Please use the model as it "
+            "is, since the model has already been set to the correct devices and casted to the correct `dtype`.\n",
+            "ValueError: `.to` is not supported for `4-bit` or `8-bit` models. Please use the model as it is\n"))
+    # near miss: a dtype a kernel lacks stays a support question
+    near = "RuntimeError: bfloat16 is not supported for 4-bit matmul on this device\n"
+    assert not _rule_matches("bnb-quantized-model-to", near)
+
+
+def test_glib_allocation_failure_reads_its_host_request():
+    # dev batch 73: GLib gmem.c g_malloc's g_error 'failed to allocate N bytes': a host allocation with its size
+    small = "(process:8155): GLib-ERROR **: 10:10:40.250: ../../../../glib/gmem.c:105: failed to allocate 49463296 bytes\n"
+    d = diagnose(small + "Trace/breakpoint trap (core dumped)\n", prior=False)
+    assert d.primary_category == Category.CAPACITY
+    assert d.primary.numbers["requested_bytes"] == 49463296
+    assert d.primary.device == "cpu"
+    # 2^64-1 bytes (a negative size cast to gsize) is a size bug, not a shortage
+    huge = "(gtkhash:475): GLib-ERROR **: /tmp/glib-2.48.2/glib/gmem.c:100: failed to allocate 18446744073709551615 bytes\n"
+    assert diagnose(huge, prior=False).primary_category == Category.ABSURD_REQUEST
+    # near miss: another library's bare 'failed to allocate N bytes' is not GLib's host allocator
+    d = diagnose("pool.c:88: failed to allocate 4096 bytes\n", prior=False)
+    assert not (d.incidents and d.primary.numbers.get("requested_bytes") == 4096 and d.primary.device == "cpu")
+
+
+def test_jetson_nvbuf_without_egl_display_is_environment():
+    # dev batch 73: NvEGLImageFromFd on a headless Jetson (row egl-cuda-device, the same concept: no usable EGL display)
+    _assert_reads("egl-cuda-device", Category.ENVIRONMENT, (
+            "NvEGLImageFromFd: No EGLDisplay to create EGLImage\nError while mapping dmabuf fd (1210) to EGLImage\n",))
+    # near miss: a failed mapping of a valid display is not the missing display
+    assert not _rule_matches("egl-cuda-device", "Error while mapping dmabuf fd (1210) to EGLImage\n")
+
+
+def test_gurobi_size_limited_license_is_environment():
+    # dev batch 73: Gurobi error 10010 GRB_ERROR_SIZE_LIMIT_EXCEEDED (row gurobi-size-limited-license)
+    _assert_reads("gurobi-size-limited-license", Category.ENVIRONMENT, (
+            "gurobipy.GurobiError: Model too large for size-limited license; visit https://www.gurobi.com/free-trial "
+            "for a full license\n",
+            "Gurobi error 10010: Model too large for size-limited license; visit https://www.gurobi.com/free-trial for "
+            "a full license\n"))
+    # near miss: other licence checks have no rule
+    assert not _rule_matches("gurobi-size-limited-license", "gurobipy.GurobiError: License expired 2024-01-01\n")
+
+
+def test_omegaconf_missing_key_is_invalid_param():
+    # dev batch 73: omegaconf DictConfig._get_node's 'Missing key X' (row config-schema-mismatch)
+    _assert_reads("config-schema-mismatch", Category.INVALID_PARAM, (
+            "omegaconf.errors.ConfigAttributeError: Missing key qk_norm_type\n    Did you mean: 'norm_type'?\n",
+            "ConfigAttributeError: Missing key logger\n    full_key: logger\n    object_type=dict\n",
+            "omegaconf.errors.ConfigKeyError: Missing key config\n"))
+    # near miss: another library's 'Missing key' message is not OmegaConf's
+    assert not _rule_matches("config-schema-mismatch", "ValueError: Missing key in request payload\n")
+
+
+def test_unsupported_format_spec_of_an_array_is_invalid_param():
+    # dev batch 73: CPython object.__format__ (row python-format-spec); was op-not-supported from 'unsupported'
+    _assert_reads("python-format-spec", Category.INVALID_PARAM, (
+            "TypeError: unsupported format string passed to cupy.core.core.ndarray.__format__\n",
+            "TypeError: unsupported format string passed to numpy.ndarray.__format__\n"))
+    # near miss: an unsupported format of a file or an image is another family
+    assert not _rule_matches("python-format-spec", "ValueError: unsupported format string 'RGBA;16' for image mode\n")
+
+
+def test_invalid_device_function_after_a_project_cuda_check_location_is_environment():
+    # dev batch 73: a project's CUDA check prints the file and line (or its report's 'Error text:' field) and then
+    # cudaGetErrorString's short text (the rows of cuda_nccl_codes.tsv / cuda_legacy_codes.tsv)
+    for log in ("libSGM/src/check_consistency.cu : 52 invalid device function\n",
+                "Cuda error /home/u/src/kernels.cu:118 invalid device function\n",
+                "CUDA Error:\n    File:       src/inference.cpp\n    Line:       558\n    Error code: 98\n"
+                "    Error text: invalid device function\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near miss: a Python file's location before the words is no CUDA check
+    d = diagnose("utils.py:52 invalid device function name given to the registry\n", prior=False)
+    assert d.primary_category != Category.ENVIRONMENT
+
+
+def test_an_unknown_code_does_not_silence_its_error_line():
+    # dev batch 73: a misspelt CUDA enum is a code no catalog knows; the line is still an error line (the fallback
+    # decides, never `benign`), while a known code on the line keeps speaking for it
+    log = "RuntimeError: failed to synchronize: cudaErrorIlleagalAddress: an ilegal memory acess was encountered\n"
+    assert diagnose(log, prior=False).primary_category == Category.UNKNOWN  # was benign
+    assert diagnose(log).primary_category != Category.BENIGN
+    assert code_category("cudaErrorIlleagalAddress")[0] is None
+    known = "  what():  failed to synchronize: cudaErrorIllegalAddress: an illegal memory access was encountered\n"
+    assert diagnose(known, prior=False).primary_category == Category.KERNEL_FAULT
