@@ -218,6 +218,20 @@ _MMAP = re.compile(r"unable to mmap (\d+) bytes from file .{0,300}?: Cannot allo
 # decides between a shortage and a size bug (2^64-1 from a negative size, a pointer used as a length). Only GLib's line:
 # a bare 'failed to allocate N bytes' is not read.
 _GLIB_ALLOC = re.compile(r"\bGLib-ERROR \*\*: .{0,300}?\bgmem\.c:\d+: failed to allocate (\d+) bytes")
+# CuPy's memory pool (cupy/cupy cupy/cuda/memory.pyx OutOfMemoryError, raised by _try_malloc when cudaMalloc fails
+# after the pool freed its cached blocks; dev batch 74): CuPy 2-6 'out of memory to allocate N bytes (total M bytes[,
+# limit set to L bytes])', CuPy 7+ 'Out of memory allocating N bytes (allocated so far: M bytes[, limit set to: L
+# bytes]).' with digit grouping. N is the request; M is the pool's own total (what CuPy holds on the device, read as
+# reserved; in the older wording the source adds the failed request to it, `total = pool._total_bytes + size`, the
+# newer one prints the pool's bytes alone). Chainer prints the same exception. No device size or free figure.
+_CUPY_OOM = re.compile(r"\b[Oo]ut of memory (?:to allocate|allocating) (\d{1,3}(?:,\d{3})+|\d+) bytes "
+                       r"\((?:total|allocated so far:) (\d{1,3}(?:,\d{3})+|\d+) bytes\b")
+# Android ART's Java heap (AOSP art/runtime/gc/heap.cc Heap::ThrowOutOfMemoryError: 'Failed to allocate a N byte
+# allocation with F free bytes and <pretty size> until OOM[, target footprint T, growth limit G][; giving up on
+# allocation because <1% of heap free after GC | failed due to fragmentation ...]'; dev batch 74): one object of N
+# bytes that the app's heap, at its growth limit, cannot take; F is the heap's free space (it may cover N while the
+# heap keeps ART's minimum free share or is split up). A host heap: the request and the free bytes, nothing more.
+_ART_OOM = re.compile(r"\bFailed to allocate a (\d+) byte allocation with (\d+) free bytes\b")
 # Theano's CUDA allocator (Theano theano/sandbox/cuda/cuda_ndarray.cu device_malloc: 'Error allocating %llu bytes of
 # device memory (%s). Driver report %llu bytes free and %llu bytes total'; dev batch 18): no cache figures, so the
 # arithmetic has the request, the device's free memory and its total.
@@ -801,6 +815,21 @@ def _host_request(no: int, line: str) -> Evidence | None:
                     numbers={"requested_bytes": int(m.group(1)), "device": "cpu"})
 
 
+def _pool_or_heap_oom(no: int, line: str) -> Evidence | None:
+    """CuPy's memory pool (_CUPY_OOM: the request and the pool's total, read as reserved) and Android ART's Java heap
+    (_ART_OOM: the request and the heap's free bytes, on the host) (dev batch 74)."""
+    cm = _CUPY_OOM.search(line)
+    if cm:
+        req, pool = (int(g.replace(",", "")) for g in cm.groups())
+        return Evidence(no, "oom", line[:2000], "memory", 3,
+                        numbers={"requested_bytes": req, "reserved_bytes": pool, "device": "cuda"})
+    am = _ART_OOM.search(line)
+    if am:
+        return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host"}),
+                        numbers={"requested_bytes": int(am.group(1)), "free_bytes": int(am.group(2)), "device": "cpu"})
+    return None
+
+
 def _other_oom(no: int, line: str) -> Evidence | None:
     """Out-of-memory lines of other layouts whose sizes are known: vLLM's start-up check, MindSpore's pool,
     PaddlePaddle's, TensorFlow's (CUDA and ROCm), Theano's, numpy's and MLX's allocators, MPS's per-buffer check, PyTorch's host
@@ -864,7 +893,7 @@ def _other_oom(no: int, line: str) -> Evidence | None:
     mm = _MLX.search(line)
     if mm:
         return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": parse_log_size(mm.group(1), "bytes")})
-    host = _host_request(no, line)
+    host = _host_request(no, line) or _pool_or_heap_oom(no, line)
     if host is not None:
         return host
     js = _MJ_STACK.search(line)

@@ -161,11 +161,17 @@ def possible_cause_rules() -> tuple[TextRule, ...]:
 # <file>:<line> <text>`, and TensorRT-YOLO's multi-line report `CUDA Error:` / `File:` / `Line:` / `Error code: N` /
 # `Error text: <text>` (https://github.com/laugh12321/TensorRT-YOLO/issues/74): a C/C++/CUDA file and line number, or
 # the report's `Error text:` field, right before the short text (a Python file's location is not one)
+# dev batch 74: OpenCV's CUDA check (opencv core/include/opencv2/core/cuda/common.hpp cudaSafeCall, as the brief gives it:
+# cv::error(cv::Error::GpuApiCallError, cudaGetErrorString(err), func, file, line), code -217), printed by OpenCV 2.x/3.x
+# as 'OpenCV Error: Gpu API call (<text>) in <func>, file ..., line N' and in what() / by 4.x as 'error: (-217) <text>
+# in function ...' / 'error: (-217:Gpu API call) <text> in function ...' (https://github.com/opencv/opencv/issues/7254,
+# https://github.com/strasdat/ScaViSLAM/issues/18): the text in the parentheses / after the code is the runtime's
 _SHORT_PREFIX = (r"(?:(?i:\b(?:cuda|hip)(?: runtime)? error)\s*(?:\(\d+\))?\s*:\s*|\(\d+ vs\. 0\)\s+|\berror=\d+ : "
                  r"|(?i:\bgpuassert):\s*"
                  r"|\s:\s\(\d{1,3}\)\s|(?i:\b(?:cuda|hip) failed with error )(?:\d+ )?"
                  r"|\b(?:cudaSuccess|cudaErrorCudartUnloading):?\s+CUDA: "
-                 r"|[\w-]\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp)\s?:\s?\d+\s?:?\s+|^\s*Error text:\s+)")
+                 r"|[\w-]\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp)\s?:\s?\d+\s?:?\s+|^\s*Error text:\s+"
+                 r"|(?i:\bGpu API call) \(\s*|\(-217(?::Gpu API call)?\)\s+)")
 _DEVICE_OPEN_NAMES = ("cudaErrorDevicesUnavailable", "cudaErrorDeviceAlreadyInUse")
 # results that report the GPU's own hardware failing under a running job (dev batch 30): kernel-fault by the
 # labelling guide, but the advice is the hardware's (MP031), not the hunt for a faulty kernel

@@ -4786,3 +4786,104 @@ def test_an_unknown_code_does_not_silence_its_error_line():
     assert code_category("cudaErrorIlleagalAddress")[0] is None
     known = "  what():  failed to synchronize: cudaErrorIllegalAddress: an illegal memory access was encountered\n"
     assert diagnose(known, prior=False).primary_category == Category.KERNEL_FAULT
+
+
+def test_libdrm_amdgpu_ids_notice_is_benign():
+    # dev batch 74: libdrm's amdgpu_parse_asic_ids cannot open the id -> marketing-name table; the device keeps a
+    # generic name and the run goes on (row libdrm-amdgpu-ids; was environment from the weak 'No such file')
+    _assert_reads("libdrm-amdgpu-ids", Category.BENIGN, (
+            "/opt/amdgpu/share/libdrm/amdgpu.ids: No such file or directory\nEpoch 1/10\n",
+            "amdgpu.ids: No such file or directory\namdgpu.ids: No such file or directory\nPyTorch version: 2.5.1+rocm6.2\n"))
+    # an error that stops the run after the notice still decides
+    d = diagnose("/usr/share/libdrm/amdgpu.ids: No such file or directory\n"
+                 "RuntimeError: HIP error: invalid device function\n", prior=False)
+    assert d.primary_category == Category.ENVIRONMENT and d.primary.evidence[0].find("HIP error") >= 0
+    # near miss: a missing amdgpu header is a build environment problem, not the id table
+    assert not _rule_matches("libdrm-amdgpu-ids", "src/gpu.cpp:12:10: fatal error: amdgpu.h: No such file or directory\n")
+    assert diagnose("fatal error: amdgpu.h: No such file or directory\n", prior=False).primary_category \
+        == Category.ENVIRONMENT
+
+
+def test_opencv_gpu_api_call_reads_the_cuda_text():
+    # dev batch 74: OpenCV's cudaSafeCall (GpuApiCallError, -217) carries cudaGetErrorString's text: read it by the
+    # CUDA catalog ('invalid device function' -> environment, 'out of memory' -> memory)
+    for log in ("OpenCV Error: Gpu API call (invalid device function ) in call, file transform.hpp, line 361\n",
+                "OpenCV Error: Gpu Api call (invalid device function ) in call, file transform.hpp, line 326\n",
+                "  what():  CostVolume.cu:25: error: (-217) invalid device function  in function globalCostCaller\n",
+                "cv2.error: OpenCV(4.5.1) /x/warp.cu:52: error: (-217:Gpu API call) invalid device function in "
+                "function 'call_resize_linear_glob'\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    d = diagnose("error: (-217:Gpu API call) out of memory in function 'allocate'\n", prior=False)
+    assert d.primary_category == Category.CAPACITY
+    # near miss: another OpenCV error code before the same words is not the CUDA check
+    d = diagnose("cv2.error: OpenCV(4.5.1) x.cpp:10: error: (-215:Assertion failed) invalid device function name "
+                 "in function 'lookup'\n", prior=False)
+    assert d.primary_category != Category.ENVIRONMENT
+
+
+def test_opencv_wrong_array_kind_is_invalid_param():
+    # dev batch 74: matrix_wrap.cpp _InputArray::getMat_ / getGpuMat refusing the kind of array the caller passed
+    # (row opencv-array-kind; was op-not-supported from 'not implemented')
+    _assert_reads("opencv-array-kind", Category.INVALID_PARAM, (
+            "cv2.error: OpenCV(4.5.2) /tmp/opencv/modules/core/src/matrix_wrap.cpp:359: error: (-213:The "
+            "function/feature is not implemented) You should explicitly call download method for cuda::GpuMat object "
+            "in function 'getMat_'\n",
+            "modules/core/src/matrix.cpp:1232: error: (-213) You should explicitly call download method for "
+            "cuda::GpuMat object in function getMat_\n",
+            "error: (-213:The function/feature is not implemented) getGpuMat is available only for cuda::GpuMat and "
+            "cuda::HostMem in function 'getGpuMat'\n"))
+    # near miss: a feature OpenCV was built without stays op-not-supported
+    log = ("cv2.error: OpenCV(4.5.2) x.cpp:10: error: (-213:The function/feature is not implemented) The library is "
+           "compiled without CUDA support in function 'throw_no_cuda'\n")
+    assert not _rule_matches("opencv-array-kind", log)
+    assert diagnose(log, prior=False).primary_category != Category.INVALID_PARAM
+
+
+def test_torch_argument_parser_rejection_is_invalid_param():
+    # dev batch 74: python_arg_parser.cpp's 'received an invalid combination of arguments - got (...)' (row
+    # torch-arg-parser)
+    _assert_reads("torch-arg-parser", Category.INVALID_PARAM, (
+            "TypeError: conv2d() received an invalid combination of arguments - got (Tensor, Tensor, Tensor, tuple, "
+            "tuple, tuple, int), but expected one of:\n * (Tensor input, Tensor weight, Tensor bias, tuple of ints "
+            "stride, tuple of ints padding, tuple of ints dilation, int groups)\n",
+            "TypeError: geqrf received an invalid combination of arguments - got (str), but expected ()\n"))
+    # near miss: a command line's own 'invalid combination of arguments' is not the tensor API's parser
+    assert not _rule_matches("torch-arg-parser", "error: invalid combination of arguments: --fp16 with --cpu\n")
+
+
+def test_grappler_cost_estimator_notice_is_benign():
+    # dev batch 74: OpLevelCostEstimator::PredictCosts logs a warning and returns zero costs (row
+    # grappler-optimizer-failed, same family as the meta-optimizer's notice)
+    _assert_reads("grappler-optimizer-failed", Category.BENIGN, (
+            "2022-08-11 14:59:31.486203: W tensorflow/core/grappler/costs/op_level_cost_estimator.cc:690] Error in "
+            "PredictCost() for the op: op: \"Softmax\" attr { key: \"T\" value { type: DT_FLOAT } }\nEpoch 2/10\n",
+            "W0000 00:00:1711821332.800322    6472 op_level_cost_estimator.cc:699] Error in PredictCost() for the op: "
+            "op: \"CropAndResize\" attr { key: \"T\" value { type: DT_FLOAT } }\n"))
+    # near miss: another cost-model line that reports no error
+    assert not _rule_matches("grappler-optimizer-failed", "I tensorflow/core/grappler/costs/op_level_cost_estimator"
+                                                          ".cc:100] Predicted cost for the op: Conv2D\n")
+
+
+def test_cupy_pool_and_art_heap_numbers_are_read():
+    # dev batch 74: CuPy's OutOfMemoryError (both wordings: request and the pool's total, read as reserved) and
+    # Android ART's heap OOM (request and the heap's free bytes, on the host)
+    cases = (
+        ("cupy.cuda.memory.OutOfMemoryError: out of memory to allocate 1073741824 bytes (total 12373894656 bytes)\n",
+         {"requested_bytes": 1073741824, "reserved_bytes": 12373894656}),
+        ("cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 25,600,000 bytes (allocated so far: "
+         "3,635,267,072 bytes).\n", {"requested_bytes": 25600000, "reserved_bytes": 3635267072}),
+        ("java.lang.OutOfMemoryError: Failed to allocate a 48 byte allocation with 746696 free bytes and 729KB until "
+         "OOM, target footprint 268435456, growth limit 268435456\n", {"requested_bytes": 48, "free_bytes": 746696}),
+    )
+    for log, want in cases:
+        d = diagnose(log, prior=False)
+        assert d.primary_category == Category.CAPACITY, log
+        for key, val in want.items():
+            assert d.primary.numbers[key] == val, (log, key)
+    assert diagnose(cases[2][0], prior=False).primary.device == "cpu"
+    # near misses: XLA's 'Out of memory allocating N bytes.' keeps its own reading (no pool figure), and another
+    # runtime's 'Failed to allocate N bytes' is not ART's sentence
+    d = diagnose("RESOURCE_EXHAUSTED: Out of memory allocating 123456 bytes.\n", prior=False)
+    assert d.primary.numbers.get("requested_bytes") == 123456 and "reserved_bytes" not in d.primary.numbers
+    d = diagnose("E/art: Failed to allocate 4096 bytes for the jit cache\n", prior=False)
+    assert "free_bytes" not in (d.primary.numbers if d.primary else {})
