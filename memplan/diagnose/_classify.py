@@ -36,7 +36,7 @@ from typing import Any
 
 from memplan.diagnose import _catalog as cat_mod
 from memplan.diagnose._parse import Evidence
-from memplan.diagnose._rules import code_category  # noqa: F401  (re-exported: the one reading of a code)
+from memplan.diagnose._catalog import code_category
 from memplan.diagnose._types import Category
 from memplan.units import fmt_bytes
 

@@ -17,14 +17,13 @@ from memplan.diagnose._classify import (
     Group,
     classify_oom,
     classify_text,
-    code_category,
 )
 from memplan.diagnose._parse import Evidence, scan
 from memplan.diagnose._prior import Prior, PriorText, backend_flags, guessed_incident, load_prior
 from memplan.diagnose._reader import ReadStats, iter_binary, open_source
 from memplan.diagnose._types import MEMORY_CATEGORIES, Category, Diagnosis, Incident
 from memplan.errors import UserError
-from memplan.diagnose._catalog import decode, is_prefixed
+from memplan.diagnose._catalog import code_category, decode, is_prefixed
 
 GAP = 30
 MAX_INCIDENTS = 200

@@ -23,7 +23,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
-from memplan.diagnose._rules import code_category, codes_in_context, possible_cause_rules, rule_matches, text_rules
+from memplan.diagnose._catalog import code_category
+from memplan.diagnose._rules import codes_in_context, possible_cause_rules, rule_matches, text_rules
 
 # ---------------------------------------------------------------- sizes
 

@@ -404,32 +404,3 @@ def _opencl_rules() -> list[TextRule]:
         out.append(TextRule(f"ocl-{r['name']}", "opencl-status", cat, 2, frozenset(), re.compile("|".join(alts)),
                             f"CL:{r['value']}"))
     return out
-
-
-# codes that name a whole class of failures (a generic internal error): they argue only weakly
-_GENERIC_CODES = {"ERR00100", "ERR01100", "ERR03100", "ERR00005", "ERR01005", "500001", "500002", "500003",
-                  "500000", "ERR02200", "ERR01200"}
-
-
-@functools.lru_cache(maxsize=4096)
-def code_category(code: str) -> tuple[str | None, int, str]:
-    """(category or None, strength, display name) for a code found in a log."""
-    prefix, _, value = code.partition(":")
-    if value and prefix in cat_mod.PREFIXED:
-        table, label = cat_mod.PREFIXED[prefix]
-        row = table().get(value)
-        if not row:
-            return None, 0, f"{label} {value}"
-        return cat_mod.rule_category(row["category"]), (1 if row["category"] == "unknown" else 2), row["name"]
-    try:
-        info = cat_mod.decode(code)
-    except Exception:  # a code that does not decode is just context
-        return None, 0, code
-    c = info.category.value
-    if not info.known:
-        # not catalogued: only the family its shape implies (weak), or nothing
-        return (None, 0, code) if c == "unknown" else (cat_mod.rule_category(c), 1, code)
-    strength = 2
-    if code in _GENERIC_CODES or c == "unknown" or (code.startswith("E") and code.endswith("9999")):
-        strength = 1
-    return cat_mod.rule_category(c), strength, code

@@ -8,7 +8,8 @@ import pytest
 
 from memplan.diagnose import _catalog as cat_mod
 from memplan.diagnose import diagnose
-from memplan.diagnose._classify import classify_oom, code_category
+from memplan.diagnose._catalog import code_category
+from memplan.diagnose._classify import classify_oom
 from memplan.diagnose._parse import _TRIGGER, parse_size_text
 from memplan.diagnose._rules import code_contexts, codes_in_context, text_rules
 from memplan.diagnose._types import Category
