@@ -1,4 +1,5 @@
-"""Error-code catalogs kept as data (`memplan/diagnose/data/`) and `decode(code)`.
+"""Error-code catalogs kept as data (`memplan/diagnose/data/`), `decode(code)`, and `code_category(code)` with the
+table of backend-prefixed numbers (`PREFIXED`): the one reading of a code found in a log.
 
 Catalogs, each row with the repository, path and commit it was read from:
 - `acl_codes.tsv`: AscendCL numeric codes (`ACL_ERROR_*`, runtime `ACL_ERROR_RT_*`, `ACL_ERROR_GE_*`),
