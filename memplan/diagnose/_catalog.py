@@ -217,7 +217,7 @@ def _nccl_by_value() -> dict[str, dict[str, str]]:
 
 # Backend-prefixed numbers ('CUDA:2', 'CUDRV:700', ...) as memplan.diagnose's rules write them: per prefix, the
 # table that names a value and the label of a value it does not know. The one list of those prefixes
-# (memplan.diagnose._classify names codes by it; _rules writes a code context's number with it).
+# (`code_category` names codes by it; memplan.diagnose._rules writes a code context's number with it).
 PREFIXED = {"HCCL": (_hccl_by_value, "HCCL result"), "CUDA": (_cuda_by_value, "cuda runtime error"),
             "NCCL": (_nccl_by_value, "NCCL result"), "DRV": (_drv_by_value, "driver error"),
             "CUDA10": (_cuda_legacy_by_value, "cuda runtime error (CUDA <= 10.0 numbering)"),
@@ -257,6 +257,11 @@ def code_category(code: str) -> tuple[str | None, int, str]:
     if code in _GENERIC_CODES or c == "unknown" or (code.startswith("E") and code.endswith("9999")):
         strength = 1
     return rule_category(c), strength, code
+
+
+def codes_argue(codes) -> bool:
+    """Whether any of `codes` names a category (a code no catalog knows says nothing)."""
+    return any(code_category(c)[0] for c in codes)
 
 
 # ---------------------------------------------------------------- wording

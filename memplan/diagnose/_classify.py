@@ -29,14 +29,12 @@ to `capacity` with a lower confidence.
 """
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from memplan.diagnose import _catalog as cat_mod
-from memplan.diagnose._parse import Evidence
 from memplan.diagnose._catalog import code_category
+from memplan.diagnose._parse import Evidence
 from memplan.diagnose._types import Category
 from memplan.units import fmt_bytes
 

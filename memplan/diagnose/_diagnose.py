@@ -23,7 +23,7 @@ from memplan.diagnose._prior import Prior, PriorText, backend_flags, guessed_inc
 from memplan.diagnose._reader import ReadStats, iter_binary, open_source
 from memplan.diagnose._types import MEMORY_CATEGORIES, Category, Diagnosis, Incident
 from memplan.errors import UserError
-from memplan.diagnose._catalog import code_category, decode, is_prefixed
+from memplan.diagnose._catalog import code_category, codes_argue, decode, is_prefixed
 
 GAP = 30
 MAX_INCIDENTS = 200
@@ -214,7 +214,7 @@ def _incidents(label: str, lines: Iterable[str], estimate: Mapping[str, Any] | N
         ignored = ignored_block.see(ev)
         if ev.kind == "error-line" and len(errors) < 3 and not ignored:
             errors.append((label, ev.line, ev.text))
-        is_context = ev.kind in _CONTEXT_KINDS or (ev.kind == "codes" and not _codes_matter(ev.codes))
+        is_context = ev.kind in _CONTEXT_KINDS or (ev.kind == "codes" and not codes_argue(ev.codes))
         if group is not None and (ev.line - group.last > GAP or (ev.kind in ("oom", "host-oom") and group.has_oom)):
             yield from _finish(group, estimate)
             group = None
@@ -235,13 +235,9 @@ def _incidents(label: str, lines: Iterable[str], estimate: Mapping[str, Any] | N
         yield from _finish(group, estimate)
 
 
-def _codes_matter(codes: tuple[str, ...]) -> bool:
-    return any(code_category(c)[0] for c in codes)
-
-
 def _finish(group: Group, estimate: Mapping[str, Any] | None) -> Iterable[Incident]:
     evs = group.evidence
-    if not any((e.category and e.strength) or (e.kind == "codes" and _codes_matter(e.codes)) for e in evs):
+    if not any((e.category and e.strength) or (e.kind == "codes" and codes_argue(e.codes)) for e in evs):
         return
     codes: list[str] = []
     for e in evs:

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
-from memplan.diagnose._catalog import code_category
+from memplan.diagnose._catalog import codes_argue
 from memplan.diagnose._rules import codes_in_context, possible_cause_rules, rule_matches, text_rules
 
 # ---------------------------------------------------------------- sizes
@@ -808,27 +808,25 @@ def _neuron_dev_mem(no: int, line: str) -> Evidence | None:
 
 
 def _host_request(no: int, line: str) -> Evidence | None:
-    """One refused host allocation whose line states only its size: mmap's ENOMEM, GLib's g_malloc."""
-    m = _MMAP.search(line) or _GLIB_ALLOC.search(line)
+    """One refused host allocation whose line states its size: mmap's ENOMEM, GLib's g_malloc, and Android ART's
+    Java heap, which also states the heap's free bytes (_ART_OOM; dev batch 74)."""
+    m = _MMAP.search(line) or _GLIB_ALLOC.search(line) or _ART_OOM.search(line)
     if m is None:
         return None
-    return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host"}),
-                    numbers={"requested_bytes": int(m.group(1)), "device": "cpu"})
+    numbers = {"requested_bytes": int(m.group(1)), "device": "cpu"}
+    if m.re is _ART_OOM:
+        numbers["free_bytes"] = int(m.group(2))
+    return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host"}), numbers=numbers)
 
 
-def _pool_or_heap_oom(no: int, line: str) -> Evidence | None:
-    """CuPy's memory pool (_CUPY_OOM: the request and the pool's total, read as reserved) and Android ART's Java heap
-    (_ART_OOM: the request and the heap's free bytes, on the host) (dev batch 74)."""
+def _cupy_oom(no: int, line: str) -> Evidence | None:
+    """CuPy's memory pool (_CUPY_OOM: the request and the pool's total, read as reserved; dev batch 74)."""
     cm = _CUPY_OOM.search(line)
-    if cm:
-        req, pool = (int(g.replace(",", "")) for g in cm.groups())
-        return Evidence(no, "oom", line[:2000], "memory", 3,
-                        numbers={"requested_bytes": req, "reserved_bytes": pool, "device": "cuda"})
-    am = _ART_OOM.search(line)
-    if am:
-        return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host"}),
-                        numbers={"requested_bytes": int(am.group(1)), "free_bytes": int(am.group(2)), "device": "cpu"})
-    return None
+    if cm is None:
+        return None
+    req, pool = (int(g.replace(",", "")) for g in cm.groups())
+    return Evidence(no, "oom", line[:2000], "memory", 3,
+                    numbers={"requested_bytes": req, "reserved_bytes": pool, "device": "cuda"})
 
 
 def _other_oom(no: int, line: str) -> Evidence | None:
@@ -894,7 +892,7 @@ def _other_oom(no: int, line: str) -> Evidence | None:
     mm = _MLX.search(line)
     if mm:
         return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": parse_log_size(mm.group(1), "bytes")})
-    host = _host_request(no, line) or _pool_or_heap_oom(no, line)
+    host = _host_request(no, line) or _cupy_oom(no, line)
     if host is not None:
         return host
     js = _MJ_STACK.search(line)
@@ -933,7 +931,7 @@ def _scan_line(no: int, line: str) -> Iterator[Evidence]:
     # a code that argues for a category speaks for its line; a code no catalog knows (a misspelt enum such as
     # `cudaErrorIlleagalAddress`) says nothing, so the line still counts as an error line and the fallback decides,
     # never `benign` (dev batch 73)
-    if not matched and not any(code_category(c)[0] for c in codes) and _ERROR_LIKE.search(line):
+    if not matched and not codes_argue(codes) and _ERROR_LIKE.search(line):
         yield Evidence(no, "error-line", line[:500])
     yield from _context(no, line)
 
