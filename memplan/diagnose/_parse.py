@@ -232,6 +232,19 @@ _CUPY_OOM = re.compile(r"\b[Oo]ut of memory (?:to allocate|allocating) (\d{1,3}(
 # allocation because <1% of heap free after GC | failed due to fragmentation ...]'; dev batch 74): one object of N
 # bytes that the app's heap, at its growth limit, cannot take; F is the heap's free space (it may cover N while the
 # heap keeps ART's minimum free share or is split up). A host heap: the request and the free bytes, nothing more.
+# Dev batch 75: flashlight's memory managers over ArrayFire. CachingMemoryManager::mallocWithRetry (flashlight
+# fl/tensor/backend/af/mem/CachingMemoryManager.cpp, since 2020-09: 'Failed to allocate memory of size 40.00 MiB (Device:
+# 0, Capacity: 15.78 GiB, Allocated: 14.20 GiB, Cached: 1.20 GiB) with error 'ArrayFire Exception (Device out of
+# memory:101)...', sizes by its formatMemory, B / KiB / MiB / GiB / TiB): the request, the device's capacity, the bytes
+# the manager took from the device (its 'Allocated', read under the message's word) and the free part of its cache
+# ('Cached': the blocks it holds but no array uses, PyTorch's reserved-but-unallocated, so a request within it is
+# fragmentation by the guide); before, 'Unable to allocate memory with native alloc for size N bytes with error
+# 'ArrayFire Exception (Device out of memory:101)' (flashlight/flashlight#125's quoted mallocWithRetry): the request.
+_FL_SIZE = r"(\d+(?:\.\d+)?) ([KMGT]?i?B)"
+_FL_CACHING_OOM = re.compile(r"\bFailed to allocate memory of size " + _FL_SIZE + r" \(Device: (\d+), Capacity: " + _FL_SIZE
+                             + r", Allocated: " + _FL_SIZE + r", Cached: " + _FL_SIZE + r"\)")
+_FL_NATIVE_OOM = re.compile(r"\bUnable to allocate memory with native alloc for size (\d+) bytes with (?:AF )?error "
+                            r"'?ArrayFire Exception \(Device out of memory:101\)")
 _ART_OOM = re.compile(r"\bFailed to allocate a (\d+) byte allocation with (\d+) free bytes\b")
 # Theano's CUDA allocator (Theano theano/sandbox/cuda/cuda_ndarray.cu device_malloc: 'Error allocating %llu bytes of
 # device memory (%s). Driver report %llu bytes free and %llu bytes total'; dev batch 18): no cache figures, so the
@@ -312,6 +325,13 @@ _XLA_ALLOC = [
     re.compile(r"Out of memory (?:while trying to allocate|allocating) " + _XLA_SIZE),
     re.compile(r"ran out of memory trying to allocate " + _XLA_SIZE + r"(?! \(rounded to)"),
 ]
+# Dev batch 75: TensorFlow 1.x's BFC allocator failing a request (tensorflow core/common_runtime/bfc_allocator.cc
+# BFCAllocator::AllocateRaw: LOG(WARNING) << "Ran out of memory trying to allocate " << strings::HumanReadableNumBytes(n)
+# << ".  See logs for memory state."; later 'Allocator (GPU_0_bfc) ran out of memory trying to allocate 1.25GiB
+# (rounded to N)', which _BYTES_OOM reads): the request in IEC units. The not-a-failure notice of the same allocator
+# (retry_on_failure false, row tf-bfc-not-a-failure) is not a request that failed and is not read.
+_TF_BFC_IEC = re.compile(r"\b[Rr]an out of memory trying to allocate (\d+(?:\.\d+)?)([KMGTPE]iB|B)\b(?! \(rounded to)"
+                         r"(?![^\n]*caller indicates that this is not a failure)")
 _XLA_HBM = re.compile(r"Ran out of memory in memory space (\w+)\. Used " + _XLA_SIZE + r" of " + _XLA_SIZE + r" \1\b")
 # Dev batch 52: the reserve message's last figure, what of the free memory can be reserved as one block (the TPU
 # runtime's 'There are F free, R reserved, and V reservable'): free memory that covers the request while the
@@ -523,6 +543,8 @@ _TRIGGER = re.compile(
     # checks, Horovod's stall report, DyNet's and PaddlePaddle's (v0.8 and Fluid) allocators
     r"|CNMEM_|OpKernel|ops lib|DMLC_|call Start|Stalled ranks|allocation failed n=|allocating <=? available"
     r"|Fail to allocate"
+    # dev batch 75: MNN's converter lists (a list line with no other trigger word), TFLite's static-size delegate notice
+    r"|NOT_SUPPORTED_OP|Op Not Support|static-sized tensors"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"
@@ -731,6 +753,10 @@ def _counted_oom(no: int, line: str) -> Evidence | None:
         if xm:
             return Evidence(no, "oom", line[:2000], "memory", 3,
                             numbers={"requested_bytes": parse_log_size(xm.group(1), xm.group(2))})
+    tb = _TF_BFC_IEC.search(line)
+    if tb:
+        return Evidence(no, "oom", line[:2000], "memory", 3,
+                        numbers={"requested_bytes": parse_log_size(tb.group(1), tb.group(2))})
     hb = _XLA_HBM.search(line)
     if hb:
         return Evidence(no, "oom", line[:2000], "memory", 3,
@@ -805,6 +831,23 @@ def _neuron_dev_mem(no: int, line: str) -> Evidence | None:
         return None
     return Evidence(no, "oom", line[:2000], "memory", 3,
                     numbers={"requested_bytes": parse_log_size(nd.group(1), nd.group(2)), "device": "neuron"})
+
+
+def _arrayfire_oom(no: int, line: str) -> Evidence | None:
+    """flashlight's memory managers over ArrayFire (dev batch 75): the caching manager's report (_FL_CACHING_OOM: the
+    request, the device's capacity, the manager's Allocated and Cached figures, in the message's own words) and the older
+    native-alloc line with the request alone (_FL_NATIVE_OOM)."""
+    fm = _FL_CACHING_OOM.search(line)
+    if fm:
+        g = fm.groups()
+        return Evidence(no, "oom", line[:2000], "memory", 3,
+                        numbers={"requested_bytes": parse_log_size(g[0], g[1]), "total_bytes": parse_log_size(g[3], g[4]),
+                                 "allocated_bytes": parse_log_size(g[5], g[6]),
+                                 "reserved_unallocated_bytes": parse_log_size(g[7], g[8])})
+    nm = _FL_NATIVE_OOM.search(line)
+    if nm:
+        return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": int(nm.group(1))})
+    return None
 
 
 def _host_request(no: int, line: str) -> Evidence | None:
@@ -892,7 +935,7 @@ def _other_oom(no: int, line: str) -> Evidence | None:
     mm = _MLX.search(line)
     if mm:
         return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": parse_log_size(mm.group(1), "bytes")})
-    host = _host_request(no, line) or _cupy_oom(no, line)
+    host = _host_request(no, line) or _cupy_oom(no, line) or _arrayfire_oom(no, line)
     if host is not None:
         return host
     js = _MJ_STACK.search(line)

@@ -4888,3 +4888,101 @@ def test_cupy_pool_and_art_heap_numbers_are_read():
     assert d.primary.numbers.get("requested_bytes") == 123456 and "reserved_bytes" not in d.primary.numbers
     d = diagnose("E/art: Failed to allocate 4096 bytes for the jit cache\n", prior=False)
     assert "free_bytes" not in (d.primary.numbers if d.primary else {})
+
+
+def test_libraw_unsufficient_memory_is_environment():
+    # dev batch 75: LibRaw's LIBRAW_UNSUFFICIENT_MEMORY text ('Unsufficient memory', its own spelling) as rawpy and
+    # rawkit raise it: every thread is LibRaw 0.19.0's memory-pool counter, fixed by another LibRaw (row
+    # libraw-unsufficient-memory; was unknown)
+    _assert_reads("libraw-unsufficient-memory", Category.ENVIRONMENT, (
+            '  File "rawpy/_rawpy.pyx", line 660, in rawpy._rawpy.RawPy.handle_error\n'
+            "rawpy._rawpy.LibRawFatalError: b'Unsufficient memory'\n",
+            "rawpy._rawpy.LibRawFatalError: Unsufficient memory\n",
+            "    raise_if_error(exit_code.value)\nlibraw.errors.InsufficientMemory\n"))
+    # near misses: another LibRaw error and a generic 'Insufficient memory' are not this text
+    assert not _rule_matches("libraw-unsufficient-memory", "rawpy._rawpy.LibRawIOError: b'Input/output error'\n")
+    assert not _rule_matches("libraw-unsufficient-memory", "RuntimeError: Insufficient memory to decode the image\n")
+
+
+def test_tflite_static_size_delegate_notice():
+    # dev batch 75: subgraph.cc's static-size refusal is an application error the interpreter ignores for its default
+    # delegate (interpreter.cc 'Ignoring failed application of the default TensorFlow Lite delegate'): benign, also with
+    # TFLite's ERROR prefix (row tflite-delegate-static-size-notice; was unknown from the prefix)
+    _assert_reads("tflite-delegate-static-size-notice", Category.BENIGN, (
+            "INFO: Created TensorFlow Lite XNNPACK delegate for CPU.\nERROR: Attempting to use a delegate that only "
+            "supports static-sized tensors with a graph that has dynamic-sized tensors (tensor#105 is a dynamic-sized "
+            "tensor).\n",
+            "ERROR: Attempting to use a delegate that only supports static-sized tensors with a graph that has "
+            "dynamic-sized tensors.\nERROR: Ignoring failed application of the default TensorFlow Lite delegate "
+            "indexed at 0.\n"))
+    # an explicitly requested XNNPACK delegate that fails stops the run: op-not-supported (row
+    # tflite-xnnpack-apply-failed)
+    log = ("ERROR: Attempting to use a delegate that only supports static-sized tensors with a graph that has "
+           "dynamic-sized tensors.\nFailed to apply XNNPACK delegate.\nBenchmarking failed.\n")
+    assert diagnose(log, prior=False).primary_category == Category.OP_NOT_SUPPORTED
+    assert _rule_matches("tflite-xnnpack-apply-failed", log)
+    # near misses: the notice inside Java's failed-delegate exception or a RuntimeError is not the ignored notice
+    for line in ("java.lang.IllegalArgumentException: Internal error: Failed to apply delegate: Attempting to use a "
+                 "delegate that only supports static-sized tensors with a graph that has dynamic-sized tensors.\n",
+                 "RuntimeError: Attempting to use a delegate that only supports static-sized tensors with a graph that "
+                 "has dynamic-sized tensors (tensor#105 is a dynamic-sized tensor).Ignoring failed application of the "
+                 "default TensorFlow Lite delegate indexed at 0.\n"):
+        assert not _rule_matches("tflite-delegate-static-size-notice", line), line
+        assert diagnose(line, prior=False).primary_category != Category.BENIGN, line
+    # near miss: a GPU delegate that fails to apply is not the XNNPACK row
+    assert not _rule_matches("tflite-xnnpack-apply-failed", "ERROR: Failed to apply GPU delegate.\n")
+
+
+def test_mnn_converter_unsupported_ops():
+    # dev batch 75: MNNConvert's front ends and writeFb.cpp listing ops the converter has no mapping for (row
+    # mnn-convert-unsupported-op; was unknown)
+    _assert_reads("mnn-convert-unsupported-op", Category.OP_NOT_SUPPORTED, (
+            "===========This Model Has NOT_SUPPORTED_OP===========!!!\n\nMNN NOT_SUPPORTED_OP: ======>[ Assert, "
+            "LogicalAnd,  ]<======\n\nAborted (core dumped)\n",
+            "[17:06:36] MNN-3.1.0/tools/converter/source/tflite/liteConverter.cpp:297: Check failed: creator ==> "
+            "NOT_SUPPORTED_OP: [ ARG_MAX ]\n[ERROR] Convert error, please check your file format.\n",
+            "Error while converting the model!\n[14:48:58] /x/MNN/tools/converter/source/common/writeFb.cpp:687: "
+            "These Op Not Support: ONNX::Not | ONNX::RandomUniform\n"))
+    # near miss: a count of unsupported ops in a report is not the converter's list
+    assert not _rule_matches("mnn-convert-unsupported-op", "summary: NOT_SUPPORTED_OPS: 0, supported: 112\n")
+
+
+def test_arrayfire_oom_and_flashlight_numbers():
+    # dev batch 75: AF_ERR_NO_MEM (row arrayfire-device-oom) and flashlight's memory managers' reports with their
+    # figures: the caching manager's request, capacity, Allocated and Cached (the free part of its cache), the older
+    # native-alloc line's request
+    _assert_reads("arrayfire-device-oom", Category.CAPACITY, (
+            "terminate called after throwing an instance of 'af::exception'\n  what():  ArrayFire Exception (Device "
+            "out of memory:101):\nIn function void* opencl::MemoryManager::nativeAlloc(size_t)\n",))
+    d = diagnose("Unable to allocate memory with native alloc for size 41943040 bytes with error 'ArrayFire Exception "
+                 "(Device out of memory:101):\nArrayFire error: \n", prior=False)
+    assert d.primary_category == Category.CAPACITY and d.primary.numbers["requested_bytes"] == 41943040
+    gib, mib = 1 << 30, 1 << 20
+    d = diagnose("Failed to allocate memory of size 2.00 GiB (Device: 0, Capacity: 15.78 GiB, Allocated: 15.10 GiB, "
+                 "Cached: 120.00 MiB) with error 'ArrayFire Exception (Device out of memory:101):\n", prior=False)
+    assert d.primary_category == Category.CAPACITY
+    assert d.primary.numbers["requested_bytes"] == 2 * gib and d.primary.numbers["total_bytes"] == round(15.78 * gib)
+    assert d.primary.numbers["allocated_bytes"] == round(15.10 * gib)
+    assert d.primary.numbers["reserved_unallocated_bytes"] == 120 * mib
+    # the request within the manager's cache: fragmentation by the guide's arithmetic
+    d = diagnose("Failed to allocate memory of size 40.00 MiB (Device: 0, Capacity: 15.78 GiB, Allocated: 14.20 GiB, "
+                 "Cached: 1.20 GiB) with error 'ArrayFire Exception (Device out of memory:101):\n", prior=False)
+    assert d.primary_category == Category.FRAGMENTATION
+    # near miss: another ArrayFire error code is not an out-of-memory
+    assert not _rule_matches("arrayfire-device-oom", "what():  ArrayFire Exception (Driver not available or "
+                                                     "incompatible:102):\n")
+
+
+def test_tf_bfc_request_in_iec_units_is_read():
+    # dev batch 75: TensorFlow 1.x's 'Ran out of memory trying to allocate 29.91MiB.  See logs for memory state.'
+    # states the failed request
+    d = diagnose("W tensorflow/core/common_runtime/bfc_allocator.cc:271] Ran out of memory trying to allocate 29.91MiB."
+                 "  See logs for memory state.\nW tensorflow/core/framework/op_kernel.cc:900] Resource exhausted: OOM "
+                 "when allocating tensor with shape[10000,1,28,28]\n", prior=False)
+    assert d.primary_category == Category.CAPACITY
+    assert d.primary.numbers["requested_bytes"] == round(29.91 * (1 << 20))
+    # near miss: the allocator's not-a-failure notice is no failed request (row tf-bfc-not-a-failure keeps it benign)
+    d = diagnose("W tensorflow/core/common_runtime/bfc_allocator.cc:219] Allocator (GPU_0_bfc) ran out of memory trying "
+                 "to allocate 1.71GiB. The caller indicates that this is not a failure, but may mean that there could be "
+                 "performance gains if more memory were available.\n", prior=False)
+    assert d.primary_category == Category.BENIGN and not (d.primary.numbers if d.primary else {})
