@@ -78,6 +78,23 @@ def expected_numbers(spec: str) -> dict[str, int]:
     return out
 
 
+def number_tolerances(spec: str) -> dict[str, int]:
+    """How far a read figure may lie from each labelled one and still agree: half a unit of the label's last printed
+    digit ('2.53G' is 2.53 GiB to +-0.005 GiB: a log that prints the rounded figure beside the exact bytes, as
+    TensorFlow's 'failed to allocate 2.53G (2715310336 bytes)' does, is read to the byte and agrees with the label's
+    rounded copy); 0 for whole bytes and other counts; other_processes, a sum of rounded figures, 16 MiB."""
+    out = {}
+    for part in filter(None, (p.strip() for p in spec.split(";"))):
+        key, _, val = part.partition("=")
+        if key == "other_processes":
+            out[KEYS[key]] = 16 << 20
+            continue
+        m = re.fullmatch(r"-?[\d,]*\.(\d+)\s*([A-Za-z]+)", val.strip())   # decimals, then a unit
+        unit = expected_numbers(f"requested=1 {m.group(2)}")["requested_bytes"] if m else 0
+        out[KEYS[key]] = int(unit * 0.5 * 10 ** -len(m.group(1))) if m else 0
+    return out
+
+
 def run_one(runner: CliRunner, row: dict[str, str]) -> dict:
     res = runner.invoke(cli, ["diagnose", row["path"], "--format", "json"])
     out = {"file": row["file"], "label": row["category"], "answer": None, "crash": None, "numbers_ok": None}
@@ -93,8 +110,8 @@ def run_one(runner: CliRunner, row: dict[str, str]) -> dict:
     if want:
         primary = next((i for i in data["incidents"] if i["category"] == data["primary_category"]), None)
         got = (primary or {}).get("numbers", {})
-        tol = {"other_processes_bytes": 16 << 20}
-        out["numbers_ok"] = all(got.get(k) is not None and abs(got[k] - v) <= tol.get(k, 0) for k, v in want.items())
+        tol = number_tolerances(row["numbers"])
+        out["numbers_ok"] = all(got.get(k) is not None and abs(got[k] - v) <= tol[k] for k, v in want.items())
     return out
 
 
