@@ -611,6 +611,11 @@ _CONTEXT_READINGS = (
     # PreTrainedModel no longer inherits it): model code older than the installed transformers; alone the
     # AttributeError keeps its invalid-param reading and the notice argues nothing (dev batch 63)
     ("genmixin_notice", "no_generate", "environment"),
+    # the runtime's invalid value ('HIP error: invalid argument') raised by torch.cuda.mem_get_info's cudaMemGetInfo /
+    # hipMemGetInfo: a call with the current device whose only failure past the device check is the runtime's own
+    # free-memory query (ROCm/clr hip_memory.cpp), the install rejecting it; alone the text keeps its invalid-param
+    # reading (dev batch 76)
+    ("mem_query", "invalid_value", "environment"),
 )
 
 

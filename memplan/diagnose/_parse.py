@@ -458,6 +458,9 @@ _TRIGGER = re.compile(
     r"|or later is required|EGL_NOT_INITIALIZED"
     # dev batch 71: pydicom's pixel-data checks quoted without their exception name
     r"|the pixel data|no pixel data"
+    # dev batch 76: cuFFT's numbered result after a plan call, GenAI's provider name, torchvision's build-feature and
+    # video-backend checks, .NET's missing native entry point (lines with no other trigger word)
+    r"|cufft[A-Z]|provider type|ompiled with \w+ support|video backend is not available|entry point named"
     # dev batch 22: ptxas not knowing the GPU, NCCL's duplicate-GPU check, world-size checks
     r"|ptxas|Duplicate GPU|(?i:world[ _]?size)"
     # dev batch 24: ROCm's GPU page fault, fake-tensor and functionalization checks, lists of possible causes

@@ -166,12 +166,18 @@ def possible_cause_rules() -> tuple[TextRule, ...]:
 # as 'OpenCV Error: Gpu API call (<text>) in <func>, file ..., line N' and in what() / by 4.x as 'error: (-217) <text>
 # in function ...' / 'error: (-217:Gpu API call) <text> in function ...' (https://github.com/opencv/opencv/issues/7254,
 # https://github.com/strasdat/ScaViSLAM/issues/18): the text in the parentheses / after the code is the runtime's
+# dev batch 76: thrust / CUB's system_error (thrust/system/cuda/detail/util.h throw_on_error(status, msg) -> system_error
+# whose what() is '<msg>: <cuda_category().message(status)>'), the message ending in the runtime call's name, e.g.
+# 'function_attributes(): after cudaFuncGetAttributes: invalid device function' (https://github.com/dirtybit/OpenTLD/issues/6,
+# https://github.com/PaddlePaddle/Paddle/issues/16052; BhallaLab/moose-core#53 and NVIDIA/thrust#837 the same words, a
+# build without the GPU's architecture): a CUDA runtime API name and a colon right before the short text
 _SHORT_PREFIX = (r"(?:(?i:\b(?:cuda|hip)(?: runtime)? error)\s*(?:\(\d+\))?\s*:\s*|\(\d+ vs\. 0\)\s+|\berror=\d+ : "
                  r"|(?i:\bgpuassert):\s*"
                  r"|\s:\s\(\d{1,3}\)\s|(?i:\b(?:cuda|hip) failed with error )(?:\d+ )?"
                  r"|\b(?:cudaSuccess|cudaErrorCudartUnloading):?\s+CUDA: "
                  r"|[\w-]\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp)\s?:\s?\d+\s?:?\s+|^\s*Error text:\s+"
-                 r"|(?i:\bGpu API call) \(\s*|\(-217(?::Gpu API call)?\)\s+)")
+                 r"|(?i:\bGpu API call) \(\s*|\(-217(?::Gpu API call)?\)\s+"
+                 r"|\bcuda[A-Z][A-Za-z]+(?:\(\))?:\s+)")
 _DEVICE_OPEN_NAMES = ("cudaErrorDevicesUnavailable", "cudaErrorDeviceAlreadyInUse")
 # results that report the GPU's own hardware failing under a running job (dev batch 30): kernel-fault by the
 # labelling guide, but the advice is the hardware's (MP031), not the hunt for a faulty kernel
@@ -179,6 +185,10 @@ _HW_FAULT_NAMES = ("cudaErrorECCUncorrectable",)
 # the runtime's initialization error, which CUDA used in a forked child reports (dev batch 52): in a DataLoader worker
 # (context `dl_worker`, `_classify._CONTEXT_READINGS`) it is a call the program must not make, not a broken install
 _FORK_INIT_NAMES = ("cudaErrorInitializationError",)
+# the runtime's invalid value ('invalid argument', HIP's the same): the caller's arguments, except inside a memory-info
+# query (context `mem_query`, `_classify._CONTEXT_READINGS`): hipMemGetInfo returns it when the runtime's own free-memory
+# query fails (ROCm/clr hip_memory.cpp; dev batch 76)
+_INVALID_VALUE_NAMES = ("cudaErrorInvalidValue",)
 # NCCL reports a failed CUDA call of its own as `WARN Cuda failure 'text'` (CUDACHECK, runtime API) or
 # `Cuda failure N 'text'` (CUCHECK, driver API) (NVIDIA/nccl src/include/checks.h), PyTorch repeats it after
 # `Last error:`, nccl-tests prints `Test CUDA failure file.cu:N 'text'`. NCCL passed the arguments, not the user,
@@ -217,6 +227,8 @@ def _runtime_text_rules() -> list[TextRule]:
             flags.add("hw_fault")
         if r["name"] in _FORK_INIT_NAMES:
             flags.add("cuda_init")
+        if r["name"] in _INVALID_VALUE_NAMES:
+            flags.add("invalid_value")
         prefix = {"cuda": "CUDA", "cuda-legacy": "CUDA10"}.get(r["family"], "NCCL")
         out.append(TextRule(f"{r['family']}-{r['value']}", f"{family}-text", cat, strength, frozenset(flags),
                             re.compile(body), f"{prefix}:{r['value']}"))
@@ -316,6 +328,19 @@ def rule_matches(rule: TextRule, line: str) -> bool:
     return any(not hedge.search(line[max(0, m.start() - _HEDGE_REACH):m.start()]) for m in rule.rx.finditer(line))
 
 
+# cuFFT's cufftResult by number (cufft.h: CUFFT_SUCCESS 0, INVALID_PLAN 1, ALLOC_FAILED 2, INVALID_TYPE 3, INVALID_VALUE 4,
+# INTERNAL_ERROR 5, EXEC_FAILED 6, SETUP_FAILED 7, INVALID_SIZE 8, ...; the table as a maintainer quotes it on
+# gy20073/compact_bilinear_pooling#21) where a program prints the number instead of the name (dev batch 76): Caffe's
+# CHECK, 'Check failed: (cufftPlanMany(...)) == CUFFT_SUCCESS (2 vs. 0)'; TensorFlow's stream_executor cuda_fft.cc,
+# 'failed to create cuFFT batched plan:2' (read as CUFFT_ALLOC_FAILED by a maintainer on
+# https://github.com/tensorflow/tensorflow/issues/8710); a wrapper's 'cuFFT error: 5' or 'cufftPlanMany returns 2'. Each
+# number reads as its name's row in cuda_lib_status.tsv (the names that table has).
+_CUFFT_CODES = {2: "CUFFT_ALLOC_FAILED", 4: "CUFFT_INVALID_VALUE", 5: "CUFFT_INTERNAL_ERROR", 6: "CUFFT_EXEC_FAILED",
+                7: "CUFFT_SETUP_FAILED", 8: "CUFFT_INVALID_SIZE"}
+_CUFFT_NUMBER = (r"(?:== CUFFT_SUCCESS \(|\bfailed to create cuFFT (?:batched )?plan:\s?|(?i:\bcuFFT error):?\s+"
+                 r"|\bcufft[A-Z]\w* (?:returns|returned|failed with(?: error)?(?: code)?) )")
+
+
 def _library_status_rules() -> list[TextRule]:
     """One rule per CUDA library status name (`CUBLAS_STATUS_ALLOC_FAILED`, `CUDNN_STATUS_NOT_INITIALIZED`):
     a specific code (strength 2), a catch-all internal error only weakly (1)."""
@@ -324,6 +349,10 @@ def _library_status_rules() -> list[TextRule]:
         cat = r["category"]
         out.append(TextRule(f"lib-{r['name']}", f"{r['library']}-status", cat, 1 if cat == "unknown" else 2,
                             frozenset({"cuda"}), re.compile(r"\b" + re.escape(r["name"]) + r"\b"), r["name"]))
+        value = next((v for v, name in _CUFFT_CODES.items() if name == r["name"]), None)
+        if value is not None:
+            out.append(TextRule(f"lib-{r['name']}-number", "cufft-status", cat, 1 if cat == "unknown" else 2,
+                                frozenset({"cuda"}), re.compile(_CUFFT_NUMBER + str(value) + r"(?![\d.])"), r["name"]))
     return out
 
 

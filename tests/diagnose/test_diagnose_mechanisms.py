@@ -4986,3 +4986,109 @@ def test_tf_bfc_request_in_iec_units_is_read():
                  "to allocate 1.71GiB. The caller indicates that this is not a failure, but may mean that there could be "
                  "performance gains if more memory were available.\n", prior=False)
     assert d.primary_category == Category.BENIGN and not (d.primary.numbers if d.primary else {})
+
+
+def test_tensorflow_native_library_mismatch_in_dotnet_bindings():
+    # dev batch 76: TensorFlow.NET / ML.NET calling a TF_ function the loaded native tensorflow library does not export,
+    # and the Binding / tf class's type initializer failing when the library does not load (row tf-native-entry-point;
+    # was unknown)
+    _assert_reads("tf-native-entry-point", Category.ENVIRONMENT, (
+            "Unhandled exception. System.EntryPointNotFoundException: Unable to find an entry point named "
+            "'TF_StringEncodedSize' in DLL 'tensorflow'.\n",
+            "System.TypeInitializationException: The type initializer for 'Tensorflow.Binding' threw an exception.\n"
+            " ---> System.DllNotFoundException: Unable to load DLL 'tensorflow' or one of its dependencies\n",
+            "Unable to find an entry point named 'TF_Version' in shared library 'libtensorflow'\n"))
+    # near misses: another DLL's missing entry point, another type's initializer
+    for line in ("System.EntryPointNotFoundException: Unable to find an entry point named 'GetFoo' in DLL 'user32'.\n",
+                 "System.TypeInitializationException: The type initializer for 'MyApp.Settings' threw an exception.\n"):
+        assert not _rule_matches("tf-native-entry-point", line), line
+
+
+def test_nd4j_native_backend_not_loading():
+    # dev batch 76: NativeOpsHolder / the JavaCPP presets wrapping a failed native load (row nd4j-native-missing; was
+    # unknown)
+    _assert_reads("nd4j-native-missing", Category.ENVIRONMENT, (
+            "Exception in thread \"main\" java.lang.ExceptionInInitializerError\n\tat org.nd4j.jita.concurrency."
+            "CudaAffinityManager.getNumberOfDevices(CudaAffinityManager.java:185)\nCaused by: java.lang.RuntimeException: "
+            "ND4J is probably missing dependencies. For more information, please refer to: http://nd4j.org/getstarted.html\n"
+            "\tat org.nd4j.nativeblas.NativeOpsHolder.<init>(NativeOpsHolder.java:51)\n",))
+    # near miss: a build's own list of missing dependencies is not ND4J's
+    assert not _rule_matches("nd4j-native-missing", "ERROR: the project is missing dependencies: nd4j-api\n")
+
+
+def test_onnxruntime_genai_provider_missing_from_the_package():
+    # dev batch 76: GenAI rejecting the genai_config's execution provider the installed package was not built with
+    # (row ort-genai-provider-missing; was unknown / op-not-supported)
+    _assert_reads("ort-genai-provider-missing", Category.ENVIRONMENT, (
+            "Unhandled exception. Microsoft.ML.OnnxRuntimeGenAI.OnnxRuntimeGenAIException: Unknown provider type: dml\n",
+            "    model = og.Model(f'{args.model}')\nRuntimeError: Unknown provider type: dml_\n",
+            "An unhandled exception of type 'Microsoft.ML.OnnxRuntimeGenAI.OnnxRuntimeGenAIException' occurred in "
+            "Microsoft.ML.OnnxRuntimeGenAI.dll\nSpecified provider is not supported.\n",
+            "Microsoft.ML.OnnxRuntimeGenAI.OnnxRuntimeGenAIException: 'Specified provider is not supported.'\n"))
+    # near misses: another program's provider types and provider checks
+    for line in ("Error: Unknown provider type: oauth2\n", "ValueError: Unknown provider type: dmlstore\n",
+                 "The specified provider is not supported.\n", "Specified provider is not supported: github\n"):
+        assert not _rule_matches("ort-genai-provider-missing", line), line
+
+
+def test_torchvision_build_without_the_feature():
+    # dev batch 76: torchvision's GPU video decoder, video backends and image codecs exist only where the build found
+    # their SDKs (row torchvision-feature-not-compiled; was unknown)
+    _assert_reads("torchvision-feature-not-compiled", Category.ENVIRONMENT, (
+            "    raise RuntimeError(\"Not compiled with GPU decoder support.\")\nRuntimeError: Not compiled with GPU "
+            "decoder support.\n",
+            "    raise RuntimeError(message)\nRuntimeError: cuda video backend is not available.\n",
+            "RuntimeError: decode_jpeg_cuda: torchvision not compiled with nvJPEG support\n"))
+    # near misses: torch's own CUDA check keeps its row; a backend that is available is no failure
+    assert not _rule_matches("torchvision-feature-not-compiled", "AssertionError: Torch not compiled with CUDA enabled\n")
+    assert not _rule_matches("torchvision-feature-not-compiled", "INFO: cuda video backend is available\n")
+
+
+def test_thrust_wrapped_cuda_text_reads_as_the_bare_text():
+    # dev batch 76: thrust's system_error what() '<msg>: <runtime text>', the message ending in the runtime call's name
+    for log in ("terminate called after throwing an instance of 'thrust::system::system_error'\n  what():  "
+                "function_attributes(): after cudaFuncGetAttributes: invalid device function\n",
+                "RuntimeError: function_attributes(): after cudaFuncGetAttributes: invalid device function\n",
+                "thrust::system::system_error: cudaFuncGetAttributes: invalid device function\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    d = diagnose("what():  trivial_device_copy: cudaMemcpyAsync: out of memory\n", prior=False)
+    assert d.primary_category == Category.CAPACITY
+    # near miss: a call name and a colon before something that is not a runtime text
+    d = diagnose("cudaMalloc: 4096 bytes requested\n", prior=False)
+    assert d.primary_category != Category.CAPACITY
+
+
+def test_memory_info_query_rejected_by_the_rocm_install():
+    # dev batch 76: hipMemGetInfo's invalid value is the runtime's failed free-memory query (row
+    # hip-meminfo-invalid-value), and torch.cuda.mem_get_info's 'HIP error: invalid argument' reads so in that frame
+    # (context mem-info-query-context; was invalid-param)
+    _assert_reads("hip-meminfo-invalid-value", Category.ENVIRONMENT, (
+            "RuntimeError: hipMemGetInfo failed: hipErrorInvalidValue\n",
+            "E tensorflow/compiler/xla/stream_executor/rocm/rocm_driver.cc:1284] failed to query device memory info: "
+            "HIP_ERROR_InvalidValue\n"))
+    log = ('  File "/opt/conda/lib/python3.10/site-packages/torch/cuda/memory.py", line 738, in mem_get_info\n'
+           "    return torch.cuda.cudart().cudaMemGetInfo(device)\nRuntimeError: HIP error: invalid argument\n")
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    # near misses: the same text elsewhere keeps the caller's reading; another HIP result in the query is not this row
+    log = ('  File "train.py", line 12, in <module>\n    x = torch.empty(-1, device="cuda")\n'
+           "RuntimeError: HIP error: invalid argument\n")
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+    assert not _rule_matches("hip-meminfo-invalid-value", "hipMemGetInfo returned hipErrorInvalidDevice\n")
+
+
+def test_cufft_result_numbers_read_by_their_names():
+    # dev batch 76: cufftResult printed as a number (Caffe's CHECK, TensorFlow's cuda_fft.cc, a wrapper's 'cuFFT error:
+    # N') reads as the name's row: 2 CUFFT_ALLOC_FAILED memory, 5 CUFFT_INTERNAL_ERROR environment, 8 INVALID_SIZE
+    for log, cat in (("Check failed: (cufftPlanMany(&plan, 1, &n, __null, 0, 0, __null, 0, 0, CUFFT_R2C, hw)) == "
+                      "CUFFT_SUCCESS (2 vs. 0)\n", Category.CAPACITY),
+                     ("E tensorflow/stream_executor/cuda/cuda_fft.cc:131] failed to create cuFFT batched plan:2\n",
+                      Category.CAPACITY),
+                     ("cufftPlanMany returns 2\n", Category.CAPACITY),
+                     ("RuntimeError: cuFFT error: 5\n", Category.ENVIRONMENT),
+                     ("cufftExecC2C failed with error code 8\n", Category.INVALID_PARAM)):
+        assert diagnose(log, prior=False).primary_category == cat, log
+    assert _rule_matches("lib-CUFFT_ALLOC_FAILED-number", "cufftPlanMany returns 2\n")
+    # near misses: a number that is not the result (a duration, a count after the call's name)
+    assert not any(_rule_matches(f"lib-{n}-number", "RuntimeError: cuFFT error: 2.5 seconds\n")
+                   for n in ("CUFFT_ALLOC_FAILED",))
+    assert not _rule_matches("lib-CUFFT_ALLOC_FAILED-number", "cufftPlanMany: 2 plans created\n")
