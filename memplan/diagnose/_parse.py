@@ -405,6 +405,19 @@ _MJ_STACK_HEAD, _MJ_STACK_NUMBERS = re.compile(_MJ_HEAD), re.compile(r"^\s*" + _
 _GGML_POOL = re.compile(r"\bggml_new_(?:object|tensor_impl): not enough space in the context's memory pool "
                         r"\(needed (\d+), available (\d+)\)")
 
+# TensorFlow Lite Micro's arena (tensorflow/tflite-micro: SingleArenaBufferAllocator / NonPersistentArenaBufferAllocator
+# 'Failed to allocate tail memory. Requested: %u, available %u, missing: %u', the same for head / temp memory and
+# 'Failed to resize buffer. Requested: ...', 'Failed to allocate memory. Requested: ...' in older releases (read in the
+# code index and tensorflow/tflite-micro PR #1090); MicroAllocator's 'Arena size is too small for all buffers. Needed %u
+# but only %u was available.', which a serial console may cut; dev batch 77): the one preallocated tensor arena the
+# application hands the interpreter, in bytes: the request and what is left of the arena (free); the fix is a larger
+# kTensorArenaSize (tensorflow/tflite-micro #1458) or a smaller model.
+_TFLM_ARENA = (
+    re.compile(r"\bFailed to (?:allocate (?:(?:tail|head|temp|persistent) )?memory|resize buffer)\. Requested: (\d+), "
+               r"available (\d+), missing: \d+"),
+    re.compile(r"\bArena size is too small for all buffers\. Needed (\d+) but only (\d+) was avai"),
+)
+
 # ---------------------------------------------------------------- codes and sentences
 # The texts themselves are data (`data/messages.tsv`, `data/cuda_nccl_codes.tsv`, `data/code_contexts.tsv`,
 # compiled by `_rules`); what stays here is the shape of code tokens that need no context.
@@ -461,6 +474,9 @@ _TRIGGER = re.compile(
     # dev batch 76: cuFFT's numbered result after a plan call, GenAI's provider name, torchvision's build-feature and
     # video-backend checks, .NET's missing native entry point (lines with no other trigger word)
     r"|cufft[A-Z]|provider type|ompiled with \w+ support|video backend is not available|entry point named"
+    # dev batch 77: rknn-toolkit2's dataset reader, SNPE's platform validator, XLA's libdevice search, DXGI's removed
+    # device (lines with no other trigger word)
+    r"|Unsupport file|SNPE is NOT|testsig|ADSP_LIBRARY_PATH|libdevice|DXGI_|887[Aa]0005|Arena size is too small"
     # dev batch 22: ptxas not knowing the GPU, NCCL's duplicate-GPU check, world-size checks
     r"|ptxas|Duplicate GPU|(?i:world[ _]?size)"
     # dev batch 24: ROCm's GPU page fault, fake-tensor and functionalization checks, lists of possible causes
@@ -865,6 +881,16 @@ def _host_request(no: int, line: str) -> Evidence | None:
     return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host"}), numbers=numbers)
 
 
+def _tflm_arena_oom(no: int, line: str) -> Evidence | None:
+    """TensorFlow Lite Micro's tensor arena (_TFLM_ARENA: the request and what is left of the arena; dev batch 77)."""
+    for rx in _TFLM_ARENA:
+        tf = rx.search(line)
+        if tf:
+            return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host", "arena"}),
+                            numbers={"requested_bytes": int(tf.group(1)), "free_bytes": int(tf.group(2)), "device": "cpu"})
+    return None
+
+
 def _cupy_oom(no: int, line: str) -> Evidence | None:
     """CuPy's memory pool (_CUPY_OOM: the request and the pool's total, read as reserved; dev batch 74)."""
     cm = _CUPY_OOM.search(line)
@@ -878,7 +904,7 @@ def _cupy_oom(no: int, line: str) -> Evidence | None:
 def _other_oom(no: int, line: str) -> Evidence | None:
     """Out-of-memory lines of other layouts whose sizes are known: vLLM's start-up check, MindSpore's pool,
     PaddlePaddle's, TensorFlow's (CUDA and ROCm), Theano's, numpy's and MLX's allocators, MPS's per-buffer check, PyTorch's host
-    mappings (mmap), MuJoCo's arena."""
+    mappings (mmap), MuJoCo's and TFLite Micro's arenas."""
     banked = _banked_or_app_oom(no, line)
     if banked is not None:
         return banked
@@ -938,7 +964,7 @@ def _other_oom(no: int, line: str) -> Evidence | None:
     mm = _MLX.search(line)
     if mm:
         return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": parse_log_size(mm.group(1), "bytes")})
-    host = _host_request(no, line) or _cupy_oom(no, line) or _arrayfire_oom(no, line)
+    host = _host_request(no, line) or _cupy_oom(no, line) or _arrayfire_oom(no, line) or _tflm_arena_oom(no, line)
     if host is not None:
         return host
     js = _MJ_STACK.search(line)

@@ -5095,3 +5095,109 @@ def test_cufft_result_numbers_read_by_their_names():
     assert not any(_rule_matches(f"lib-{n}-number", "RuntimeError: cuFFT error: 2.5 seconds\n")
                    for n in ("CUFFT_ALLOC_FAILED",))
     assert not _rule_matches("lib-CUFFT_ALLOC_FAILED-number", "cufftPlanMany: 2 plans created\n")
+
+
+def test_hailort_driver_or_service_version_mismatch():
+    # dev batch 77: HailoRT's driver / service version checks and their status names (rows hailo-version-mismatch,
+    # hailo-status-env; was invalid-param from 'CHECK failed')
+    _assert_reads("hailo-version-mismatch", Category.ENVIRONMENT, (
+            "[HailoRT] [error] CHECK failed - Driver version (4.18.0) is different from library version (4.19.0)\n",
+            "[HailoRT] [error] CHECK failed - Invalid libhailort version on service: client version 4.20.0, service "
+            "version 4.19.0\n"))
+    _assert_reads("hailo-status-env", Category.ENVIRONMENT, (
+            "[HailoRT] [error] Failed to create vdevice, status = HAILO_INVALID_DRIVER_VERSION(76)\n",
+            "hailo_platform.pyhailort.pyhailort.HailoRTStatusException: HAILO_INVALID_SERVICE_VERSION(78)\n"))
+    # near misses: another program's driver check; HAILO_TIMEOUT is left to the other lines
+    assert not _rule_matches("hailo-version-mismatch", "warning: driver version is different from the one tested\n")
+    assert not _rule_matches("hailo-status-env", "[HailoRT] [error] Failed to read, status = HAILO_TIMEOUT(4)\n")
+
+
+def test_rknn_dataset_file_and_model_target_are_the_callers():
+    # dev batch 77: rknn-toolkit2's quantization dataset reader and the runtime's target check (rows
+    # rknn-dataset-unsupported-file, rknn-model-target-mismatch; were unknown)
+    _assert_reads("rknn-dataset-unsupported-file", Category.INVALID_PARAM, (
+            "E build: Unsupport file #!\nE build: ValueError: Unsupport file #!\n",
+            "ValueError: Unsupport file -0.886949!\n"))
+    _assert_reads("rknn-model-target-mismatch", Category.INVALID_PARAM, (
+            "E RKNN    : The rknn model does not match the RKNPU hardware version!\n"
+            "E RKNN    : rknn_init, load model failed!\n",
+            "rknn model target platform[0] is RK1806, while current platform is RK3399\n"))
+    # near misses: another tool's unsupported file type; the runtime older than the model's toolkit
+    assert not _rule_matches("rknn-dataset-unsupported-file", "Error: Unsupported file type: .wav\n")
+    assert not _rule_matches("rknn-model-target-mismatch", "E RKNN: Invalid RKNN model version 6\n")
+
+
+def test_vulkan_instance_or_device_creation_failing_is_the_driver():
+    # dev batch 77: ncnn's numbered VkResult at instance / device creation (row vk-create-failed; was unknown)
+    _assert_reads("vk-create-failed", Category.ENVIRONMENT, (
+            "vkCreateInstance failed -9\n", "vkCreateDevice failed -4\nSegmentation fault\n",
+            "运行benchmark时报错vkCreateDevice failed -7。\n", "vkCreateDevice failed  VK_ERROR_INITIALIZATION_FAILED\n"))
+    # near misses: out of device memory at creation, another call's result, a device lost while work runs
+    assert not _rule_matches("vk-create-failed", "vkCreateDevice failed -2\n")
+    assert not _rule_matches("vk-create-failed", "vkCreateBuffer failed -3\n")
+    assert not _rule_matches("vk-create-failed", "vkCreateDevice failed -42\n")
+    assert diagnose("vkWaitForFences failed -4\n", prior=False).primary_category == Category.KERNEL_FAULT
+
+
+def test_xla_libdevice_missing_is_the_cuda_setup():
+    # dev batch 77: XLA's libdevice search, also on glog 'W' lines (row xla-libdevice-missing; was unknown / benign)
+    _assert_reads("xla-libdevice-missing", Category.ENVIRONMENT, (
+            "W0000 00:00:1739677334.594935    3089 gpu_backend_lib.cc:617] libdevice is required by this HLO module "
+            "but was not found at ./libdevice.10.bc\n",
+            "2023-06-06 21:40:11.673658: W tensorflow/core/framework/op_kernel.cc:1830] OP_REQUIRES failed at "
+            "xla_ops.cc:362 : INTERNAL: libdevice not found at ./libdevice.10.bc\n",
+            "RuntimeError: Internal: libdevice not found at ./libdevice.10.bc\n"))
+    # near miss: another compiler's own libdevice option
+    assert not _rule_matches("xla-libdevice-missing", "libdevice.10.bc: error: Could not open input file\n")
+
+
+def test_tflite_micro_arena_request_and_free_bytes():
+    # dev batch 77: TFLite Micro's arena allocators and MicroAllocator's arena check read with the request and what
+    # is left of the arena (was capacity without numbers / unknown)
+    for log, req, free in (("Failed to allocate tail memory. Requested: 2088, available 1552, missing: 536\n", 2088, 1552),
+                           ("Failed to resize buffer. Requested: 40000, available 3200, missing: 36800\n", 40000, 3200),
+                           ("Failed to allocate memory. Requested: 400, available 264, missing: 136\n", 400, 264),
+                           ("Arena size is too small for all buffers. Needed 212064 but only 191120 was avai.\n",
+                            212064, 191120)):
+        d = diagnose(log, prior=False)
+        assert d.primary_category == Category.CAPACITY, log
+        assert d.primary.numbers.get("requested_bytes") == req and d.primary.numbers.get("free_bytes") == free, log
+    # near miss: a size without the arena's numbers is no request
+    d = diagnose("Failed to allocate tail memory.\n", prior=False)
+    assert d.primary is None or d.primary.numbers.get("requested_bytes") is None
+
+
+def test_directml_removed_device_is_a_device_fault():
+    # dev batch 77: tensorflow-directml's GetDeviceRemovedReason check, DXGI_ERROR_DEVICE_REMOVED (row
+    # dml-device-removed; was invalid-param from 'Check failed')
+    _assert_reads("dml-device-removed", Category.KERNEL_FAULT, (
+            "2020-09-28 10:29:04.811275: F tensorflow/core/common_runtime/dml/dml_command_recorder.cc:366] Check "
+            "failed: (((HRESULT)((dml_device_->GetDeviceRemovedReason()))) >= 0) == true (0 vs. 1)\n",
+            "onnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError] : 1 : FAIL : "
+            "DXGI_ERROR_DEVICE_REMOVED (0x887A0005)\n"))
+    # near miss: the reason queried without a failed check
+    assert not _rule_matches("dml-device-removed", "calling GetDeviceRemovedReason to log the reason\n")
+
+
+def test_nvrtc_host_header_is_the_kernel_source():
+    # dev batch 77: NVRTC has no host C / C++ library: a kernel source including one is the caller's (row
+    # nvrtc-host-header); a toolkit header's own include keeps nvrtc-include-missing (environment)
+    _assert_reads("nvrtc-host-header", Category.INVALID_PARAM, (
+            "CompileException: /usr/local/cuda/include/cub/util_type.cuh(36): catastrophic error: cannot open source "
+            'file "iostream"\n',
+            'CompileException: /usr/include/stdio.h(33): catastrophic error: cannot open source file "stddef.h"\n'))
+    log = ('[00000] ERROR: build failure: /usr/local/cuda/include/cuda_fp16.hpp(55): catastrophic error: cannot open '
+           'source file "utility"\n')
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    assert not _rule_matches("nvrtc-host-header", log) and _rule_matches("nvrtc-include-missing", log)
+    assert not _rule_matches("nvrtc-include-missing", 'kernel.cu(3): catastrophic error: cannot open source file "iostream"\n')
+
+
+def test_snpe_platform_validator_dsp_unavailable():
+    # dev batch 77: SNPE's platform validator on the DSP runtime (row snpe-dsp-unavailable; no dev log)
+    _assert_reads("snpe-dsp-unavailable", Category.ENVIRONMENT, (
+            "Unit Test on the runtime DSP: Failed.\nSNPE is NOT supported for runtime DSP on the device.\n",
+            "PF_VALIDATOR: ERROR: Please use testsig if using unsigned images.\n"
+            "PF_VALIDATOR: ERROR: Also make sure ADSP_LIBRARY_PATH points to directory containing skels.\n"))
+    # near miss: the validator's success line
+    assert not _rule_matches("snpe-dsp-unavailable", "SNPE is supported for runtime DSP on the device.\n")
