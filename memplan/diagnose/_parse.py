@@ -276,10 +276,11 @@ _GGML_VRAM = re.compile(r"\bDevice (\d+): .*\bVRAM: (\d+) MiB")
 # "Invalid buffer size: ", format_size(size)), the size in binary units written 'GB' or 'GiB'; dev batch 37): one
 # request of that size that Metal will not hand out as one buffer, nothing about the device's state.
 _MPS_BUFFER = re.compile(r"Invalid buffer size:\s*" + SIZE)
-# Unreal Engine's Vulkan RHI (Runtime/VulkanRHI/Private/VulkanMemory.cpp, FVulkanResourceHeap::AllocateResource /
-# FMemoryManager: 'Out of memory on Vulkan; MemoryTypeIndex=%d, AllocSize=%0.3fMB', the size of the one device-memory
-# allocation the heap could not serve, printed in MB of 2^20 bytes; CARLA's UE5 builds; dev batch 78): the request,
-# nothing else (the heap's size and what is free are not printed).
+# Unreal Engine's Vulkan RHI (Runtime/VulkanRHI/Private/VulkanMemory.cpp: UE_LOG(LogVulkanRHI, Fatal, TEXT("Out of
+# memory on Vulkan; MemoryTypeIndex=%d, AllocSize=%0.3fMB"), MemoryTypeIndex, (float)AllocationSize / 1048576.0f) when
+# the device-memory manager cannot allocate a new heap page; a Warning in versions that return false and let the caller
+# try again): the one allocation that failed, in MB of 2^20 bytes (CARLA's UE builds; dev batch 78), nothing else (the
+# heap's size and what is free are not printed).
 _UE_VULKAN_OOM = re.compile(r"\bOut of memory on Vulkan; MemoryTypeIndex=\d+, AllocSize=(\d+(?:\.\d+)?)\s*(MB|KB|GB)\b")
 # PaddlePaddle's device allocator (PaddlePaddle/Paddle paddle/fluid/memory/allocation/cuda_allocator.cc, later
 # paddle/phi/core/memory/allocation/cuda_allocator.cc CUDAAllocator::AllocateImpl: PADDLE_THROW_BAD_ALLOC(
