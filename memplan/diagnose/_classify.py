@@ -646,6 +646,22 @@ def _stall_before_failure(args: list[tuple[Evidence, str, int]],
     return [(ev, "comm", 2) if "horovod_stall" in ev.flags else (ev, c, s) for ev, c, s in args]
 
 
+def _fault_before_unavailable(args: list[tuple[Evidence, str, int]]) -> list[tuple[Evidence, str, int]]:
+    """A kernel fault (an illegal memory access, a device-side assert: a kernel-fault argument of strength 3) leaves
+    the device unusable until the faulting process is gone, so a later `all CUDA-capable devices are busy or
+    unavailable` / `open device N failed` (kind `device-open-failed`) on a later line is its symptom, not a second
+    cause: the environment arguments of those lines count only weakly and the first error decides (dev batch 78;
+    the CUDA runtime's sticky errors: after cudaErrorIllegalAddress 'the process is left in an inconsistent state
+    and any further CUDA work will return the same error', and a device in exclusive-process mode stays held by the
+    faulted process). A busy device with no fault before it keeps its reading, environment."""
+    faults = [ev.line for ev, c, s in args if c == "kernel-fault" and s >= 3]
+    if not faults:
+        return args
+    first = min(faults)
+    lines = {ev.line for ev, _, _ in args if ev.kind == "device-open-failed" and ev.line > first}
+    return [(ev, c, 1 if c == "environment" and ev.line in lines else s) for ev, c, s in args]
+
+
 def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     """The error that stopped the run outranks what a warning said before it: an argument made on a warning
     line (`Warning:`, `[W...]`) counts one tier lower when a line that is not a warning argues for another
@@ -657,7 +673,7 @@ def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     (torch_npu's "This error log can be ignored") never outranks an argument for a real failure: the allocator
     prints it when a device allocation failed, so an ACL memory code next to it is an out-of-memory."""
     args = _in_context(_argument_check(_unwrapped(_named_cuda_failure(_arguments(evidence)))), evidence)
-    args = _stall_before_failure(args, evidence)
+    args = _fault_before_unavailable(_stall_before_failure(args, evidence))
     ignored = _ignored_lines(evidence)
     args = [a for a in args if a[0].line not in ignored]  # an ignored finalizer's traceback argues for nothing
     warned = _warned_lines(evidence, ignored)

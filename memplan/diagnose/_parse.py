@@ -276,6 +276,12 @@ _GGML_VRAM = re.compile(r"\bDevice (\d+): .*\bVRAM: (\d+) MiB")
 # "Invalid buffer size: ", format_size(size)), the size in binary units written 'GB' or 'GiB'; dev batch 37): one
 # request of that size that Metal will not hand out as one buffer, nothing about the device's state.
 _MPS_BUFFER = re.compile(r"Invalid buffer size:\s*" + SIZE)
+# Unreal Engine's Vulkan RHI (Runtime/VulkanRHI/Private/VulkanMemory.cpp: UE_LOG(LogVulkanRHI, Fatal, TEXT("Out of
+# memory on Vulkan; MemoryTypeIndex=%d, AllocSize=%0.3fMB"), MemoryTypeIndex, (float)AllocationSize / 1048576.0f) when
+# the device-memory manager cannot allocate a new heap page; a Warning in versions that return false and let the caller
+# try again): the one allocation that failed, in MB of 2^20 bytes (CARLA's UE builds; dev batch 78), nothing else (the
+# heap's size and what is free are not printed).
+_UE_VULKAN_OOM = re.compile(r"\bOut of memory on Vulkan; MemoryTypeIndex=\d+, AllocSize=(\d+(?:\.\d+)?)\s*(MB|KB|GB)\b")
 # PaddlePaddle's device allocator (PaddlePaddle/Paddle paddle/fluid/memory/allocation/cuda_allocator.cc, later
 # paddle/phi/core/memory/allocation/cuda_allocator.cc CUDAAllocator::AllocateImpl: PADDLE_THROW_BAD_ALLOC(
 # ResourceExhausted("Out of memory error on GPU %d. Cannot allocate %s memory on GPU %d, %s memory has been allocated
@@ -564,6 +570,10 @@ _TRIGGER = re.compile(
     r"|Fail to allocate"
     # dev batch 75: MNN's converter lists (a list line with no other trigger word), TFLite's static-size delegate notice
     r"|NOT_SUPPORTED_OP|Op Not Support|static-sized tensors"
+    # dev batch 78: TensorRT's engine header and plugin registry, Triton's too-old GPU, setrlimit's limits, TensorFlow's
+    # gather index, docking programs' atom limit, libtorch's cuDNN look-up (lines with no other trigger word)
+    r"|Version tag|kPLAN_MAGIC_TAG|PluginCreator|triton GPU compiler|maximum limit|is not in \[0, |too many atoms"
+    r"|Maximum number of atoms|MAX_NUM_OF_ATOMS|Turning the option off"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"
@@ -891,6 +901,14 @@ def _tflm_arena_oom(no: int, line: str) -> Evidence | None:
     return None
 
 
+def _ue_vulkan_oom(no: int, line: str) -> Evidence | None:
+    """Unreal Engine's Vulkan heap (_UE_VULKAN_OOM: the one allocation it could not serve; dev batch 78)."""
+    um = _UE_VULKAN_OOM.search(line)
+    if um is None:
+        return None
+    return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": parse_log_size(um.group(1), um.group(2))})
+
+
 def _cupy_oom(no: int, line: str) -> Evidence | None:
     """CuPy's memory pool (_CUPY_OOM: the request and the pool's total, read as reserved; dev batch 74)."""
     cm = _CUPY_OOM.search(line)
@@ -903,8 +921,8 @@ def _cupy_oom(no: int, line: str) -> Evidence | None:
 
 def _other_oom(no: int, line: str) -> Evidence | None:
     """Out-of-memory lines of other layouts whose sizes are known: vLLM's start-up check, MindSpore's pool,
-    PaddlePaddle's, TensorFlow's (CUDA and ROCm), Theano's, numpy's and MLX's allocators, MPS's per-buffer check, PyTorch's host
-    mappings (mmap), MuJoCo's and TFLite Micro's arenas."""
+    PaddlePaddle's, TensorFlow's (CUDA and ROCm), Theano's, numpy's and MLX's allocators, Unreal Engine's Vulkan heaps, MPS's
+    per-buffer check, PyTorch's host mappings (mmap), MuJoCo's and TFLite Micro's arenas."""
     banked = _banked_or_app_oom(no, line)
     if banked is not None:
         return banked
@@ -964,7 +982,8 @@ def _other_oom(no: int, line: str) -> Evidence | None:
     mm = _MLX.search(line)
     if mm:
         return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": parse_log_size(mm.group(1), "bytes")})
-    host = _host_request(no, line) or _cupy_oom(no, line) or _arrayfire_oom(no, line) or _tflm_arena_oom(no, line)
+    host = (_host_request(no, line) or _cupy_oom(no, line) or _arrayfire_oom(no, line) or _tflm_arena_oom(no, line)
+            or _ue_vulkan_oom(no, line))
     if host is not None:
         return host
     js = _MJ_STACK.search(line)

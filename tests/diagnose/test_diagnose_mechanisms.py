@@ -5201,3 +5201,107 @@ def test_snpe_platform_validator_dsp_unavailable():
             "PF_VALIDATOR: ERROR: Also make sure ADSP_LIBRARY_PATH points to directory containing skels.\n"))
     # near miss: the validator's success line
     assert not _rule_matches("snpe-dsp-unavailable", "SNPE is supported for runtime DSP on the device.\n")
+
+
+def test_tensorrt_engine_from_another_build():
+    # dev batch 78: TensorRT's engine header checks (row trt-engine-version-mismatch; was invalid-param / unknown)
+    _assert_reads("trt-engine-version-mismatch", Category.ENVIRONMENT, (
+            "[TRT] [E] 1: [stdArchiveReader.cpp::StdArchiveReader::40] Error Code 1: Serialization (Serialization "
+            "assertion stdVersionRead == serializationVersion failed.Version tag does not match. Note: Current Version: "
+            "213, Serialized Engine Version: 205)\n[TRT] [E] 4: [runtime.cpp::deserializeCudaEngine::50] Error Code 4: "
+            "Internal Error (Engine deserialization failed.)\n",
+            "[TensorRT] ERROR: coreReadArchive.cpp (38) - Serialization Error in verifyHeader: 0 (Version tag does not "
+            "match)\n",
+            "[E] [TRT] 1: [stdArchiveReader.cpp::StdArchiveReader::40] Error Code 1: Serialization (Serialization "
+            "assertion plan->header.magicTag == rt::kPLAN_MAGIC_TAG failed.)\n"))
+    # near miss: another serialization assertion of the same reader
+    assert not _rule_matches("trt-engine-version-mismatch",
+                             "Error Code 1: Serialization (Serialization assertion sizeRead == size failed.)\n")
+
+
+def test_tensorrt_plugin_creator_not_registered():
+    # dev batch 78: TensorRT's plugin registry on deserialization (row trt-plugin-creator-missing; was invalid-param)
+    _assert_reads("trt-plugin-creator-missing", Category.ENVIRONMENT, (
+            "[TensorRT] ERROR: INVALID_ARGUMENT: getPluginCreator could not find plugin BatchedNMS_TRT version 1\n",
+            "[TRT] [E] 1: [pluginV2Runner.cpp::load::303] Error Code 1: Serialization (Serialization assertion creator "
+            "failed.Cannot deserialize plugin since corresponding IPluginCreator not found in Plugin Registry)\n"))
+    # near miss: the registry listing its creators
+    assert not _rule_matches("trt-plugin-creator-missing", "[TRT] [V] Registered plugin creator - ::BatchedNMS_TRT version 1\n")
+
+
+def test_tool_cuda_check_and_triton_too_old():
+    # dev batch 78: CellBender's own CUDA check (row cuda-requested-unavailable; was invalid-param from AssertionError)
+    # and torch.compile's Triton backend on a pre-Volta GPU (row triton-gpu-too-old; was unknown)
+    _assert_reads("cuda-requested-unavailable", Category.ENVIRONMENT, (
+            "AssertionError: Trying to use CUDA, but CUDA is not available.\n",))
+    assert not _rule_matches("cuda-requested-unavailable",
+                             "Skipping dense reconstruction because CUDA is not available.\n")
+    _assert_reads("triton-gpu-too-old", Category.OP_NOT_SUPPORTED, (
+            "RuntimeError: Found Quadro P4000 which is too old to be supported by the triton GPU compiler, which "
+            "is used as the backend. Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA "
+            "capability 6.1\n",))
+    # near miss: Triton not installed at all is the environment's
+    log = "torch._inductor.exc.TritonMissing: Cannot find a working triton installation.\n"
+    assert not _rule_matches("triton-gpu-too-old", log)
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+
+
+def test_setrlimit_above_the_hard_limit():
+    # dev batch 78: CPython's setrlimit errors (row rlimit-above-hard; was invalid-param from ValueError)
+    _assert_reads("rlimit-above-hard", Category.ENVIRONMENT, (
+            '  File "yolox/utils/setup_env.py", line 35, in configure_module\n'
+            "    resource.setrlimit(resource.RLIMIT_NOFILE, (ulimit_value, rlimit[1]))\n"
+            "ValueError: current limit exceeds maximum limit\n",
+            "ValueError: not allowed to raise maximum limit\n"))
+    # near miss: another ValueError naming a maximum
+    assert not _rule_matches("rlimit-above-hard", "ValueError: max_length exceeds maximum limit of the model\n")
+
+
+def test_caller_index_and_program_limits():
+    # dev batch 78: TensorFlow's gather index check (row tf-index-out-of-range; was unknown) and the docking programs'
+    # fixed atom limit (row docking-atom-limit; was unknown): the caller's data, invalid-param; no dev logs
+    _assert_reads("tf-index-out-of-range", Category.INVALID_PARAM, (
+            "tensorflow.python.framework.errors_impl.InvalidArgumentError: indices[0] = 0 is not in [0, 0)\n"
+            "\t [[{{node GatherV2}}]]\n",
+            "InvalidArgumentError: indices[27,4,0] = -1 is not in [0, 31488)\n"))
+    assert not _rule_matches("tf-index-out-of-range",
+                             "InvalidArgumentError: flat indices[0, :] = [3, 1] does not index into param\n")
+    _assert_reads("docking-atom-limit", Category.INVALID_PARAM, (
+            "Error: System consists of too many atoms.\n       Maximum number of atoms is 256.\n",
+            "Vina-GPU: ./lib/monte_carlo.cpp:282: void monte_carlo::operator()(...) const: Assertion "
+            "`m.atoms.size() < MAX_NUM_OF_ATOMS' failed.\n"))
+    assert not _rule_matches("docking-atom-limit", "Ligand: 88 atoms, 23 rotatable bonds\n")
+
+
+def test_libtorch_cmake_cudnn_not_found():
+    # dev batch 78: libtorch's CMake config turning cuDNN off (row cmake-find-package; was benign, a warning alone)
+    _assert_reads("cmake-find-package", Category.ENVIRONMENT, (
+            "CMake Warning at /opt/libtorch/share/cmake/Caffe2/public/cuda.cmake:109 (message):\n"
+            "  Caffe2: Cannot find cuDNN library.  Turning the option off\n",))
+    # near miss: cuSPARSELt, an optional library, in the same sentence
+    assert not _rule_matches("cmake-find-package", "  Cannot find cuSPARSELt library.  Turning the option off\n")
+
+
+def test_unreal_vulkan_oom_request():
+    # dev batch 78: Unreal Engine's Vulkan heap names the one allocation it could not serve (was capacity, no numbers)
+    d = diagnose("LogVulkanRHI: Error: Out of memory on Vulkan; MemoryTypeIndex=2, AllocSize=7.500MB\n", prior=False)
+    assert d.primary_category == Category.CAPACITY
+    assert d.primary.numbers.get("requested_bytes") == round(7.5 * (1 << 20))
+    # near miss: the heap's warning without the fatal line's size
+    d = diagnose("LogVulkanRHI: Warning: Out of memory on Vulkan; retrying\n", prior=False)
+    assert d.primary is None or d.primary.numbers.get("requested_bytes") is None
+
+
+def test_kernel_fault_before_busy_device_decides():
+    # dev batch 78: a busy / unavailable device after an illegal memory access is the fault's symptom: the first
+    # error decides (_classify._fault_before_unavailable; was environment)
+    log = ("RuntimeError: CUDA error: an illegal memory access was encountered\n"
+           "CUDA kernel errors might be asynchronously reported at some other API call.\n"
+           "RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable\n")
+    assert diagnose(log, prior=False).primary_category == Category.KERNEL_FAULT
+    # near miss: a busy device with no fault before it stays environment, and so does one before a later fault
+    assert diagnose("RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable\n",
+                    prior=False).primary_category == Category.ENVIRONMENT
+    log = ("RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable\n"
+           "RuntimeError: CUDA error: an illegal memory access was encountered\n")
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
