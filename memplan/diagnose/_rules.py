@@ -331,10 +331,9 @@ def rule_matches(rule: TextRule, line: str) -> bool:
 # cuFFT's cufftResult by number (cufft.h: CUFFT_SUCCESS 0, INVALID_PLAN 1, ALLOC_FAILED 2, INVALID_TYPE 3, INVALID_VALUE 4,
 # INTERNAL_ERROR 5, EXEC_FAILED 6, SETUP_FAILED 7, INVALID_SIZE 8, ...) where a program prints the number instead of
 # the name (dev batch 76): Caffe's CHECK, 'Check failed: (cufftPlanMany(...)) == CUFFT_SUCCESS (2 vs. 0)'; TensorFlow's
-# stream_executor cuda_fft.cc,
-# 'failed to create cuFFT batched plan:2' (read as CUFFT_ALLOC_FAILED by a maintainer on
-# https://github.com/tensorflow/tensorflow/issues/8710); a wrapper's 'cuFFT error: 5' or 'cufftPlanMany returns 2'. Each
-# number reads as its name's row in cuda_lib_status.tsv (the names that table has).
+# stream_executor cuda_fft.cc, 'failed to create cuFFT batched plan:2' (read as CUFFT_ALLOC_FAILED by a maintainer on
+# https://github.com/tensorflow/tensorflow/issues/8710); a wrapper's 'cuFFT error: 5' or 'cufftPlanMany returns 2'.
+# Each number reads as its name's row in cuda_lib_status.tsv (the names that table has).
 _CUFFT_CODES = {2: "CUFFT_ALLOC_FAILED", 4: "CUFFT_INVALID_VALUE", 5: "CUFFT_INTERNAL_ERROR", 6: "CUFFT_EXEC_FAILED",
                 7: "CUFFT_SETUP_FAILED", 8: "CUFFT_INVALID_SIZE"}
 _CUFFT_NUMBER = (r"(?:== CUFFT_SUCCESS \(|\bfailed to create cuFFT (?:batched )?plan:\s?|(?i:\bcuFFT error):?\s+"
