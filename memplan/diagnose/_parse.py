@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
 from memplan.diagnose._catalog import codes_argue
-from memplan.diagnose._rules import codes_in_context, possible_cause_rules, rule_matches, text_rules
+from memplan.diagnose._rules import (codes_in_context, matching_rules, possible_cause_rules, rule_matches,
+                                     text_rules)
 
 # ---------------------------------------------------------------- sizes
 
@@ -1015,10 +1016,9 @@ def _scan_line(no: int, line: str) -> Iterator[Evidence]:
         # SIGSEGV'): none of them is what happened, so nothing on this line argues for a category (dev batch 24)
         yield Evidence(no, "possible-causes", line[:500])
         rules = ()
-    for rule in rules:
-        if rule_matches(rule, line):
-            matched = matched or bool(rule.category)
-            yield Evidence(no, rule.kind, line[:2000], rule.category, rule.strength, flags=rule.flags)
+    for rule in matching_rules(rules, line) if rules else ():
+        matched = matched or bool(rule.category)
+        yield Evidence(no, rule.kind, line[:2000], rule.category, rule.strength, flags=rule.flags)
     # a code that argues for a category speaks for its line; a code no catalog knows (a misspelt enum such as
     # `cudaErrorIlleagalAddress`) says nothing, so the line still counts as an error line and the fallback decides,
     # never `benign` (dev batch 73)

@@ -322,6 +322,47 @@ def rule_matches(rule: TextRule, line: str) -> bool:
         folded = _folded(line)
         if folded is not None and not any(text in folded for text in need):
             return False
+    return _argues(rule, line)
+
+
+def matching_rules(rules: tuple[TextRule, ...], line: str) -> list[TextRule]:
+    """The rules of `rules` (a tuple kept for the process, such as `text_rules()`) for which `rule_matches` holds on
+    this line, in their order: the same answer, with each text the rules need looked up once per line however many
+    rules share it (`_need_index`), and only the rules whose text the line holds running their regexes."""
+    folded = _folded(line)
+    if folded is None:
+        return [r for r in rules if rule_matches(r, line)]
+    always, by_text = _need_index(rules)
+    picked = set(always)
+    for text, which in by_text:
+        if text in folded:
+            picked.update(which)
+    return [rules[i] for i in sorted(picked) if _argues(rules[i], line)]
+
+
+_NEED_INDEX: dict[int, tuple] = {}
+
+
+def _need_index(rules: tuple[TextRule, ...]) -> tuple[tuple[int, ...], tuple[tuple[str, tuple[int, ...]], ...]]:
+    """For a tuple of rules: the positions of those with no needed text (they always run), and each distinct needed
+    text with the positions of the rules that need it. Kept per tuple object (its identity, not its hash: hashing
+    several hundred rules on every line would cost more than it saves)."""
+    entry = _NEED_INDEX.get(id(rules))
+    if entry is None or entry[0] is not rules:
+        always, by_text = [], {}
+        for i, r in enumerate(rules):
+            if r.need is None:
+                always.append(i)
+            else:
+                for text in r.need:
+                    by_text.setdefault(text, []).append(i)
+        entry = (rules, tuple(always), tuple((t, tuple(w)) for t, w in by_text.items()))
+        _NEED_INDEX[id(rules)] = entry
+    return entry[1], entry[2]
+
+
+def _argues(rule: TextRule, line: str) -> bool:
+    """`rule_matches` once the needed text is known to be on the line: the regex, and the hedge for a weak phrase."""
     hedge = _hedge() if "weak" in rule.flags else None
     if hedge is None:
         return rule.rx.search(line) is not None
