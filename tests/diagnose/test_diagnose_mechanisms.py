@@ -11,7 +11,7 @@ from memplan.diagnose import diagnose
 from memplan.diagnose._catalog import code_category
 from memplan.diagnose._classify import classify_oom
 from memplan.diagnose._parse import _TRIGGER, parse_size_text
-from memplan.diagnose._rules import code_contexts, codes_in_context, text_rules
+from memplan.diagnose._rules import code_contexts, codes_in_context, matching_rules, rule_matches, text_rules
 from memplan.diagnose._types import Category
 
 from corpus_helpers import LOGS, corpus_rows
@@ -192,6 +192,21 @@ def test_trigger_lets_through_every_line_a_rule_matches():
             stopped += 1
             assert not (any(rule.rx.search(line) for rule in rules) or codes_in_context(line)), line
     assert passed > 1000 and stopped > 1000   # both sides of the filter are exercised
+
+
+def test_matching_rules_is_rule_matches_on_every_rule():
+    """The scanner's indexed lookup (`matching_rules`) picks exactly the rules `rule_matches` accepts, in order, on
+    the lines of every fifth dev log and on non-ASCII lines (which bypass the index)."""
+    rules = text_rules()
+    lines = ["显存不足 out of memory", "CUDA error: out of memory \u00e9", "RuntimeError: CUDA error: an illegal memory access"]
+    for r in corpus_rows()[::5]:
+        lines += (LOGS / r["file"]).read_text(encoding="utf-8", errors="replace").splitlines()
+    hits = 0
+    for line in lines:
+        want = [rule for rule in rules if rule_matches(rule, line)]
+        assert matching_rules(rules, line) == want, line
+        hits += bool(want)
+    assert hits > 300
 
 
 def test_process_usage_below_reserved_is_ignored():
