@@ -24,8 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
 from memplan.diagnose._catalog import codes_argue
-from memplan.diagnose._rules import (codes_in_context, matching_rules, possible_cause_rules, rule_matches,
-                                     text_rules)
+from memplan.diagnose._rules import codes_in_context, matching_rules, possible_cause_rules, rule_matches
 
 # ---------------------------------------------------------------- sizes
 
@@ -983,10 +982,10 @@ def _other_oom(no: int, line: str) -> Evidence | None:
     mm = _MLX.search(line)
     if mm:
         return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": parse_log_size(mm.group(1), "bytes")})
-    host = (_host_request(no, line) or _cupy_oom(no, line) or _arrayfire_oom(no, line) or _tflm_arena_oom(no, line)
-            or _ue_vulkan_oom(no, line))
-    if host is not None:
-        return host
+    sized = (_host_request(no, line) or _cupy_oom(no, line) or _arrayfire_oom(no, line) or _tflm_arena_oom(no, line)
+             or _ue_vulkan_oom(no, line))
+    if sized is not None:
+        return sized
     js = _MJ_STACK.search(line)
     if js:
         total, free, req = (int(g) for g in js.groups())
@@ -1010,13 +1009,14 @@ def _scan_line(no: int, line: str) -> Iterator[Evidence]:
     if codes:
         yield Evidence(no, "codes", line[:2000], None, 0, codes=tuple(dict.fromkeys(codes)))
     matched = False
-    rules = text_rules()
     if any(rule_matches(r, line) for r in possible_cause_rules()):
         # a list of possible causes (Ray's 'There are some potential root causes. (1) ... OOM killer ... (3) ...
         # SIGSEGV'): none of them is what happened, so nothing on this line argues for a category (dev batch 24)
         yield Evidence(no, "possible-causes", line[:500])
-        rules = ()
-    for rule in matching_rules(rules, line) if rules else ():
+        rules = []
+    else:
+        rules = matching_rules(line)
+    for rule in rules:
         matched = matched or bool(rule.category)
         yield Evidence(no, rule.kind, line[:2000], rule.category, rule.strength, flags=rule.flags)
     # a code that argues for a category speaks for its line; a code no catalog knows (a misspelt enum such as

@@ -325,14 +325,15 @@ def rule_matches(rule: TextRule, line: str) -> bool:
     return _argues(rule, line)
 
 
-def matching_rules(rules: tuple[TextRule, ...], line: str) -> list[TextRule]:
-    """The rules of `rules` (a tuple kept for the process, such as `text_rules()`) for which `rule_matches` holds on
-    this line, in their order: the same answer, with each text the rules need looked up once per line however many
-    rules share it (`_need_index`), and only the rules whose text the line holds running their regexes."""
+def matching_rules(line: str) -> list[TextRule]:
+    """The rules of `text_rules()` for which `rule_matches` holds on this line, in their order: the same answer, with
+    each text the rules need looked up once per line however many rules share it (`_need_index`), and only the rules
+    whose text the line holds running their regexes."""
+    rules = text_rules()
     folded = _folded(line)
     if folded is None:
         return [r for r in rules if rule_matches(r, line)]
-    always, by_text = _need_index(rules)
+    always, by_text = _need_index()
     picked = set(always)
     for text, which in by_text:
         if text in folded:
@@ -340,25 +341,18 @@ def matching_rules(rules: tuple[TextRule, ...], line: str) -> list[TextRule]:
     return [rules[i] for i in sorted(picked) if _argues(rules[i], line)]
 
 
-_NEED_INDEX: dict[int, tuple] = {}
-
-
-def _need_index(rules: tuple[TextRule, ...]) -> tuple[tuple[int, ...], tuple[tuple[str, tuple[int, ...]], ...]]:
-    """For a tuple of rules: the positions of those with no needed text (they always run), and each distinct needed
-    text with the positions of the rules that need it. Kept per tuple object (its identity, not its hash: hashing
-    several hundred rules on every line would cost more than it saves)."""
-    entry = _NEED_INDEX.get(id(rules))
-    if entry is None or entry[0] is not rules:
-        always, by_text = [], {}
-        for i, r in enumerate(rules):
-            if r.need is None:
-                always.append(i)
-            else:
-                for text in r.need:
-                    by_text.setdefault(text, []).append(i)
-        entry = (rules, tuple(always), tuple((t, tuple(w)) for t, w in by_text.items()))
-        _NEED_INDEX[id(rules)] = entry
-    return entry[1], entry[2]
+@functools.lru_cache(maxsize=None)
+def _need_index() -> tuple[tuple[int, ...], tuple[tuple[str, tuple[int, ...]], ...]]:
+    """For `text_rules()`: the positions of the rules with no needed text (they always run), and each distinct needed
+    text with the positions of the rules that need it."""
+    always, by_text = [], {}
+    for i, r in enumerate(text_rules()):
+        if r.need is None:
+            always.append(i)
+        else:
+            for text in r.need:
+                by_text.setdefault(text, []).append(i)
+    return tuple(always), tuple((t, tuple(w)) for t, w in by_text.items())
 
 
 def _argues(rule: TextRule, line: str) -> bool:
@@ -375,8 +369,8 @@ def _argues(rule: TextRule, line: str) -> bool:
 # stream_executor cuda_fft.cc, 'failed to create cuFFT batched plan:2' (read as CUFFT_ALLOC_FAILED by a maintainer on
 # https://github.com/tensorflow/tensorflow/issues/8710); a wrapper's 'cuFFT error: 5' or 'cufftPlanMany returns 2'.
 # Each number reads as its name's row in cuda_lib_status.tsv (the names that table has).
-_CUFFT_CODES = {2: "CUFFT_ALLOC_FAILED", 4: "CUFFT_INVALID_VALUE", 5: "CUFFT_INTERNAL_ERROR", 6: "CUFFT_EXEC_FAILED",
-                7: "CUFFT_SETUP_FAILED", 8: "CUFFT_INVALID_SIZE"}
+_CUFFT_CODES = {"CUFFT_ALLOC_FAILED": 2, "CUFFT_INVALID_VALUE": 4, "CUFFT_INTERNAL_ERROR": 5, "CUFFT_EXEC_FAILED": 6,
+                "CUFFT_SETUP_FAILED": 7, "CUFFT_INVALID_SIZE": 8}
 _CUFFT_NUMBER = (r"(?:== CUFFT_SUCCESS \(|\bfailed to create cuFFT (?:batched )?plan:\s?|(?i:\bcuFFT error):?\s+"
                  r"|\bcufft[A-Z]\w* (?:returns|returned|failed with(?: error)?(?: code)?) )")
 
@@ -387,11 +381,12 @@ def _library_status_rules() -> list[TextRule]:
     out = []
     for r in cat_mod.cuda_lib_rows():
         cat = r["category"]
-        out.append(TextRule(f"lib-{r['name']}", f"{r['library']}-status", cat, 1 if cat == "unknown" else 2,
+        strength = 1 if cat == "unknown" else 2
+        out.append(TextRule(f"lib-{r['name']}", f"{r['library']}-status", cat, strength,
                             frozenset({"cuda"}), re.compile(r"\b" + re.escape(r["name"]) + r"\b"), r["name"]))
-        value = next((v for v, name in _CUFFT_CODES.items() if name == r["name"]), None)
+        value = _CUFFT_CODES.get(r["name"])
         if value is not None:
-            out.append(TextRule(f"lib-{r['name']}-number", "cufft-status", cat, 1 if cat == "unknown" else 2,
+            out.append(TextRule(f"lib-{r['name']}-number", "cufft-status", cat, strength,
                                 frozenset({"cuda"}), re.compile(_CUFFT_NUMBER + str(value) + r"(?![\d.])"), r["name"]))
     return out
 

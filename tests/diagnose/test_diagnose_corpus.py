@@ -14,6 +14,7 @@ from corpus_helpers import LOGS, corpus_benchmark, corpus_rows, diagnosed, load_
 ROWS = corpus_rows()
 _expected = corpus_benchmark().expected_numbers  # index.tsv's numbers column -> Incident.numbers keys
 _tolerances = corpus_benchmark().number_tolerances  # ... and how far a read figure may lie from each
+_agree = corpus_benchmark().numbers_agree  # ... and whether read figures agree with all of them
 # Dev logs whose text does not show the cause their thread found (labelled from the thread, kept as honest
 # misses rather than fitted): strict xfail, so a rule that starts to get one right is noticed.
 DEV_UNSUPPORTED = {
@@ -298,9 +299,7 @@ def test_heldout_accuracy_and_no_crash(name, capsys):
         expected = _expected(r["numbers"])
         if expected and d.primary is not None:
             with_numbers += 1
-            tol = _tolerances(r["numbers"])
-            numbers_right += all(d.primary.numbers.get(k) is not None and abs(d.primary.numbers[k] - v) <= tol[k]
-                                 for k, v in expected.items())
+            numbers_right += _agree(d.primary.numbers, r["numbers"])
     with capsys.disabled():
         print(f"\n{name} accuracy: {right}/{len(rows)}, numbers {numbers_right}/{with_numbers}")
     if floor is not None:
@@ -379,10 +378,12 @@ _CITED_BEFORE_THE_CHECK = {("invoke-ai", "invokeai", "4055"), ("mindspore-lab", 
                            ("vllm-project", "vllm-ascend", "1813"), ("vllm-project", "vllm-ascend", "5635")}
 
 
+_THREAD_REF = re.compile(r"(?:github\.com/)?([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+?)(?: ?(?:PR )?#|/issues/|/pull/)(\d+)\b")
+
+
 def _thread_refs(text: str) -> set[tuple[str, str, str]]:
     """owner/repo + issue or PR number, in URL form or as 'owner/repo #N' / 'owner/repo#N' / 'owner/repo PR #N'."""
-    rx = re.compile(r"(?:github\.com/)?([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+?)(?: ?(?:PR )?#|/issues/|/pull/)(\d+)\b")
-    return {(m.group(1).lower(), m.group(2).lower(), m.group(3)) for m in rx.finditer(text)}
+    return {(m.group(1).lower(), m.group(2).lower(), m.group(3)) for m in _THREAD_REF.finditer(text)}
 
 
 def test_rules_cite_no_held_out_thread():
