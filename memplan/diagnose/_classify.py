@@ -562,7 +562,10 @@ class IgnoredTraceback:
             self.last = ev.line
             return False
         if self.last and ev.line - self.last <= 3:
-            self.last = 0 if _EXC_LINE.search(ev.text) else ev.line
+            # the exception line ends the block, unless it opens a repr printed over the next lines (PyOpenGL's
+            # 'EGLError(' / 'err = EGL_NOT_INITIALIZED,' / ... / ')', dev batch 79): those lines are still its own
+            exc = _EXC_LINE.search(ev.text)
+            self.last = ev.line if not exc or ev.text.rstrip().endswith("(") else 0
             return True
         self.last = 0
         return False

@@ -574,6 +574,8 @@ _TRIGGER = re.compile(
     # gather index, docking programs' atom limit, libtorch's cuDNN look-up (lines with no other trigger word)
     r"|Version tag|kPLAN_MAGIC_TAG|PluginCreator|triton GPU compiler|maximum limit|is not in \[0, |too many atoms"
     r"|Maximum number of atoms|MAX_NUM_OF_ATOMS|Turning the option off"
+    # dev batch 79: factorizations refusing a matrix that is not positive definite, ExecuTorch's out-variant pass
+    r"|Cholesky|positive.definite|singular U|out variant"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"

@@ -223,6 +223,13 @@ DEV_UNSUPPORTED = {
                                     "out and was terminated': the code's reading (kernel-fault) stays, as for "
                                     "cuda_env_cudpp146; that the run was on Windows 10 with display GPUs is in the "
                                     "thread, not the line",
+    # dev batch 79 (labelled from its thread before any rule; kept as an honest miss)
+    "cuda_env_chtctemplates10.log": "TensorFlow's 'Blas GEMM launch failed' after cuBLAS's CUBLAS_STATUS_EXECUTION_FAILED "
+                                    "keeps the status's reading, kernel-fault (the GPU program failed to execute); that "
+                                    "the image's CUDA 10.x predates the A100 (no Ampere kernels in its cuBLAS) is in the "
+                                    "thread and its author's later comment, not the text: the log names no GPU and no "
+                                    "CUDA version (cuda_env_sparseconvnet208 reads environment from its RTX 3080 and "
+                                    "cudatoolkit 10.0 lines)",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]

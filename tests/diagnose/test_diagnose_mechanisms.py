@@ -5320,3 +5320,77 @@ def test_kernel_fault_before_busy_device_decides():
     log = ("RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable\n"
            "RuntimeError: CUDA error: an illegal memory access was encountered\n")
     assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+
+
+def test_device_tensor_handed_to_numpy():
+    # dev batch 79: PyTorch's tensor_to_numpy checks (row tensor-numpy-device; was unknown, the fallback's
+    # op-not-supported): a device tensor or one that requires grad given to numpy is the caller's code
+    _assert_reads("tensor-numpy-device", Category.INVALID_PARAM, (
+            "    arr = logits.numpy()\n"
+            "TypeError: can't convert cuda:1 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to "
+            "host memory first.\n",
+            "TypeError: can't convert npu:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host "
+            "memory first.\n",
+            "TypeError: can't convert CUDA tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.\n",
+            "RuntimeError: Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.\n"))
+    # near miss: numpy's own object-array conversion check is another text
+    assert not _rule_matches("tensor-numpy-device",
+                             "TypeError: can't convert np.ndarray of type numpy.object_. The only supported types "
+                             "are: float64, float32\n")
+
+
+def test_factorization_of_a_matrix_not_positive_definite():
+    # dev batch 79: Cholesky / LU refusing the caller's matrix (row linalg-input-not-pd; was unknown, GPyTorch's text
+    # the fallback's comm from 'after' / 'up' / 'repeatedly')
+    _assert_reads("linalg-input-not-pd", Category.INVALID_PARAM, (
+            "tensorflow.python.framework.errors_impl.InvalidArgumentError: Cholesky decomposition was not "
+            "successful. The input might not be valid.\n\t [[{{node gmm/Cholesky}}]]\n",
+            "torch._C._LinAlgError: linalg.cholesky: (Batch element 3): The factorization could not be completed "
+            "because the input is not positive-definite (the leading minor of order 7 is not positive-definite).\n",
+            "RuntimeError: cholesky_cpu: For batch 0: U(57,57) is zero, singular U.\n",
+            "linear_operator.utils.errors.NotPSDError: Matrix not positive definite after repeatedly adding jitter "
+            "up to 1.0e-04. Original error on first attempt: ...\n",
+            "numpy.linalg.LinAlgError: not positive definite, even with jitter.\n"))
+    # near miss: a library's debug line that the factorization worked
+    assert not _rule_matches("linalg-input-not-pd", "DEBUG: Cholesky decomposition was successful\n")
+
+
+def test_render_context_finalizer_at_exit_is_noise():
+    # dev batch 79: an OpenGL render context freed in __del__ after the EGL display was terminated (row
+    # render-context-del-ignored; was environment from EGL_NOT_INITIALIZED): CPython ignores the exception
+    log = ("Exception ignored in: <function GLContext.__del__ at 0x7f00c0ffee00>\n"
+           "Traceback (most recent call last):\n"
+           '  File "/env/site-packages/mujoco/egl/__init__.py", line 130, in __del__\n'
+           "    self.free()\n"
+           '  File "/env/site-packages/OpenGL/error.py", line 230, in glCheckError\n'
+           "    raise self._errorClass(\n"
+           "OpenGL.raw.EGL._errors.EGLError: EGLError(\n"
+           "        err = EGL_NOT_INITIALIZED,\n"
+           "        baseOperation = eglDestroyContext,\n"
+           "        result = 0\n"
+           ")\n")
+    _assert_reads("render-context-del-ignored", Category.BENIGN, (log,))
+    # near miss: the same EGL error raised when a renderer is created (no finalizer) stays environment
+    log = ("Traceback (most recent call last):\n"
+           '  File "/env/site-packages/pyrender/platforms/egl.py", line 177, in init_context\n'
+           "    assert eglInitialize(self._egl_display, major, minor)\n"
+           "OpenGL.raw.EGL._errors.EGLError: EGLError(\n"
+           "        err = EGL_NOT_INITIALIZED,\n"
+           "        baseOperation = eglInitialize,\n"
+           "        result = 0\n"
+           ")\n")
+    assert not _rule_matches("render-context-del-ignored", log)
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+
+
+def test_executorch_missing_out_variant():
+    # dev batch 79: ExecuTorch's ToOutVarPass (row executorch-out-variant; was unknown)
+    _assert_reads("executorch-out-variant", Category.OP_NOT_SUPPORTED, (
+            "RuntimeError: Missing out variants: {'torchao::choose_qparams_affine'}\n",
+            "INFO:root:Failed converting '<EdgeOpOverload: my_ops.fused_rope.default>: schema = my_ops::fused_rope("
+            "Tensor x, Tensor freqs) -> Tensor' to its out variant with error: 'SchemaKind.out variant of operator "
+            "my_ops::fused_rope can't be found. We've found the schemas of all the overloads: []'\n"))
+    # near miss: torch.export's partitioner check on an op neither decomposed nor delegated is another text
+    assert not _rule_matches("executorch-out-variant",
+                             "RuntimeError: Node x with op <EdgeOpOverload: my_ops.fused_rope.default> was not "
+                             "decomposed or delegated.\n")
