@@ -5402,8 +5402,6 @@ def test_cloud_platform_refusing_a_gpu_choice():
     _assert_reads("cloud-accelerator-config", Category.INVALID_PARAM, (
             'google.api_core.exceptions.InvalidArgument: 400 The accelerator count "4" is not allowed. The allowed '
             'numbers of accelerator "NVIDIA_L4" to use with machine type "g2-standard-12" are: [1].\n',
-            'google.api_core.exceptions.InvalidArgument: 400 Accelerator "NVIDIA_TESLA_K80" is not supported for '
-            'machine type "e2-standard-8"\n',
             '<HttpError 400 when requesting https://compute.googleapis.com/compute/v1/projects/p/zones/us-east1-b/'
             'instances?alt=json returned "[nvidia-tesla-v100, n2-standard-8] features are not compatible for creating '
             'instance.">\n',
@@ -5475,7 +5473,6 @@ def test_graphics_context_set_up_failures():
             "E1203 10:00:00.000000 1 gl_context_egl.cc:85] RET_CHECK failure (mediapipe/gpu/gl_context_egl.cc:83) "
             "egl_initializedUnable to initialize EGL\n"))
     _assert_reads("taichi-vulkan-unavailable", Category.ENVIRONMENT, (
-            "[Taichi] Starting on arch=cuda\nRHI Error: Can not find Vulkan capable devices\n",
             "  File \"/env/site-packages/taichi/ui/window.py\", line 36, in __init__\n"
             "    self.window = _ti_core.PyWindow(\nRuntimeError: Vulkan must be available for GGUI\n",
             "Vulkan must be available for GGUI\n"))
