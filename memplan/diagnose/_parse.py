@@ -67,10 +67,20 @@ class Evidence:
     flags: frozenset[str] = frozenset()
 
 
+# A size that opens PyTorch's caching-allocator figures, `5.93 GiB (GPU 0; 47.46 GiB total capacity; ...`: the request of
+# a message whose head was cut off (c10/cuda/CUDACachingAllocator.cpp before PyTorch 2.1: 'Tried to allocate %s (GPU %d;
+# %s total capacity; %s already allocated; %s free; %s reserved in total by PyTorch)'); the figures up to `already
+# allocated` must follow, so a status line with a size and a device's capacity alone is not read as a request.
+_HEADLESS_REQ = SIZE + (r"(?=\s*\((?:GPU|NPU) \d+;\s*\d+(?:\.\d+)?\s*[KMGT]i?B total capac\w*;"
+                        r"\s*\d+(?:\.\d+)?\s*[KMGT]i?B already allocated)")
+
 # OOM message starts (any layout); the rest of the message may be on the following lines.
 _OOM_START = re.compile(
     r"(?:(?P<dev>CUDA|NPU|GPU|HIP|XPU|MPS|MLU|GCU)(?:\s+backend)?\s+out of memory|OutOfMemoryError|out of memory\.\s*Tried to allocate"
-    r"|[Tt]ried to allocated? (?:more than )?" + SIZE + r"|would exceed allowed memory)"
+    r"|[Tt]ried to allocated? (?:more than )?" + SIZE + r"|would exceed allowed memory"
+    # PyTorch's pre-2.1 message body quoted without its head (`CUDA out of memory. Tried to allocate` cut off, e.g. a
+    # title or a pasted fragment): the request's size right before `(GPU N; X total capacity` (dev batch 80)
+    r"|(?<![\w.])" + _HEADLESS_REQ + r")"
 )
 _OOM_HINT = re.compile(r"[Tt]ried to allocate|total capac|already allocated|reserved (?:in total|by PyTorch)", re.I)
 _OOM_DONE = re.compile(
@@ -87,7 +97,8 @@ _F = {
     # device N would exceed allowed memory. (out of memory)" then "Currently allocated : X", "Requested : X",
     # "Device limit : X", "Free (according to CUDA): X", as ComfyUI and the SD web UI print it) is read by the
     # second alternative of each of these four
-    "requested_bytes": re.compile(r"[Tt]ried to allocated? (?:more than )?" + SIZE + r"|\bRequested\s*:\s*" + SIZE),
+    "requested_bytes": re.compile(r"[Tt]ried to allocated? (?:more than )?" + SIZE + r"|\bRequested\s*:\s*" + SIZE
+                                  + r"|^\s*" + _HEADLESS_REQ),
     # Apple's MPS allocator (pytorch aten/src/ATen/mps/MPSAllocator.cpp, malloc: 'MPS backend out of memory (MPS
     # allocated: X, other allocations: Y, max allowed: Z). Tried to allocate W on private pool'; dev batch 24): the
     # high-watermark limit is the total this process may use, `MPS allocated` what the allocator holds
@@ -576,6 +587,9 @@ _TRIGGER = re.compile(
     r"|Maximum number of atoms|MAX_NUM_OF_ATOMS|Turning the option off"
     # dev batch 79: factorizations refusing a matrix that is not positive definite, ExecuTorch's out-variant pass
     r"|Cholesky|positive.definite|singular U|out variant"
+    # dev batch 80: a cloud's GPU / machine-type refusal, MediaPipe's EGL RET_CHECK and Taichi GGUI's Vulkan check
+    # quoted without an exception name
+    r"|accelerator count|features are not compatible|initialize EGL|must be available for GGUI"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"

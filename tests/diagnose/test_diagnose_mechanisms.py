@@ -5394,3 +5394,110 @@ def test_executorch_missing_out_variant():
     assert not _rule_matches("executorch-out-variant",
                              "RuntimeError: Node x with op <EdgeOpOverload: my_ops.fused_rope.default> was not "
                              "decomposed or delegated.\n")
+
+
+def test_cloud_platform_refusing_a_gpu_choice():
+    # dev batch 80: Vertex AI's / Compute Engine's / Modal's refusal of a GPU type, count or memory size with a machine
+    # (row cloud-accelerator-config; was unknown, or op-not-supported from 'is not supported')
+    _assert_reads("cloud-accelerator-config", Category.INVALID_PARAM, (
+            'google.api_core.exceptions.InvalidArgument: 400 The accelerator count "4" is not allowed. The allowed '
+            'numbers of accelerator "NVIDIA_L4" to use with machine type "g2-standard-12" are: [1].\n',
+            '<HttpError 400 when requesting https://compute.googleapis.com/compute/v1/projects/p/zones/us-east1-b/'
+            'instances?alt=json returned "[nvidia-tesla-v100, n2-standard-8] features are not compatible for creating '
+            'instance.">\n',
+            "ValueError: A100 20GB is unsupported, consider A10 or A100 40GB instead\n",
+            "ValueError: A100s can only have memory values of {0, 40, 80} => memory=60\n",
+            '"[nvidia-tesla-a100, n1-highmem-8] features are not compatible for creating instance."\n',
+            'The accelerator count "8" is not allowed. The allowed numbers of accelerator "NVIDIA_L4" to use with '
+            'machine type "g2-standard-8" are: [1].\n'))
+    # near miss: a quota refusal names no wrong pairing (the project's quota, not the config's GPU choice)
+    assert not _rule_matches("cloud-accelerator-config",
+                             "Quota failure for project p. The request for 1 K80 accelerators exceeds the allowed "
+                             "maximum of 0 A100, 0 K80, 0 P100 accelerators.\n")
+
+
+def test_nvidia_container_cli_device_index_and_setup():
+    # dev batch 80: libnvidia-container's prestart hook (rows nvidia-container-device-index, nvidia-container-cli-setup;
+    # were unknown, or environment from the fallback's 'docker' / 'container')
+    hook = ("docker: Error response from daemon: OCI runtime create failed: container_linux.go:367: starting container "
+            "process caused: process_linux.go:495: container init caused: Running hook #1:: error running hook: exit "
+            "status 1, stdout: , stderr: ")
+    _assert_reads("nvidia-container-device-index", Category.INVALID_PARAM, (
+            hook + "nvidia-container-cli: device error: 1: unknown device: unknown.\n",
+            hook + "nvidia-container-cli.real: device error: unknown device id: 3\\\\n\\\"\"\": unknown.\n"))
+    _assert_reads("nvidia-container-cli-setup", Category.ENVIRONMENT, (
+            hook + "nvidia-container-cli: initialization error: cuda error: unknown error: unknown.\n",
+            hook + "nvidia-container-cli: initialization error: driver error: failed to process request: unknown.\n",
+            hook + "nvidia-container-cli: container error: cgroup subsystem devices not found: unknown.\n",
+            hook + "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.4, please update your "
+            "driver to a newer version, or use an earlier cuda container: unknown.\n"))
+    # near misses: a non-numeric device id is the toolkit's or a scheduler's configuration, not a missing GPU index
+    for text in ("nvidia-container-cli: device error: /var/run/nvidia-container-devices: unknown device: unknown\n",
+                 "nvidia-container-cli: device error: unknown device id: no-gpu-has-2MiB-to-run\n"):
+        assert not _rule_matches("nvidia-container-device-index", hook + text)
+        assert not _rule_matches("nvidia-container-cli-setup", hook + text)
+
+
+def test_hami_core_allocation_out_of_memory():
+    # dev batch 80: HAMi-core's allocator logging the CUresult of a failed device allocation (row hami-core-alloc-oom;
+    # was unknown): 2 = CUDA_ERROR_OUT_OF_MEMORY
+    _assert_reads("hami-core-alloc-oom", Category.CAPACITY, (
+            "[HAMI-core ERROR (pid:7 thread=140360328144640 allocator.c:115)]: cuMemoryAllocate failed res=2\n",))
+    # near miss: another CUresult (1 = CUDA_ERROR_INVALID_VALUE) is not an out of memory
+    assert not _rule_matches("hami-core-alloc-oom",
+                             "[HAMI-core ERROR (pid:7 thread=140360328144640 allocator.c:115)]: cuMemoryAllocate "
+                             "failed res=1\n")
+    assert not _rule_matches("hami-core-alloc-oom", "cuMemoryAllocate failed res=217\n")
+
+
+def test_unsloth_studio_model_does_not_fit():
+    # dev batch 80: Unsloth Studio's load refusal (row unsloth-studio-no-fit; was environment from the variable it names)
+    _assert_reads("unsloth-studio-no-fit", Category.CAPACITY, (
+            "Failed to load model: About 10 GB of this model does not fit in GPU memory and would run from system RAM. "
+            "Only about 8 GB is available and 2 GB of that is kept free for the rest of the system, leaving about 6 GB "
+            "usable. The weights are memory-mapped, so the machine pages them in and out until it stops responding and "
+            "the OS kills the app. Use a smaller or more quantized GGUF, free memory, or set "
+            "UNSLOTH_ALLOW_HOST_OFFLOAD=1 to load it anyway.\n",))
+    # near miss: Studio's generic llama-server start failure names no sizes
+    assert not _rule_matches("unsloth-studio-no-fit",
+                             "Failed to load model: llama-server failed to start. Check that the GGUF file is valid "
+                             "and you have enough memory.\n")
+
+
+def test_graphics_context_set_up_failures():
+    # dev batch 80: MediaPipe's EGL context and Taichi GGUI's Vulkan check (rows mediapipe-egl-context,
+    # taichi-vulkan-unavailable; were unknown)
+    _assert_reads("mediapipe-egl-context", Category.ENVIRONMENT, (
+            "RuntimeError: ; eglChooseConfig() returned no matching EGL configuration for RGBA8888 D16 ES2 request.\n",
+            "RuntimeError: ; Unable to initialize EGLpipe/gpu/gl_context_egl.cc:161)\n",
+            "E1203 10:00:00.000000 1 gl_context_egl.cc:85] RET_CHECK failure (mediapipe/gpu/gl_context_egl.cc:83) "
+            "egl_initializedUnable to initialize EGL\n"))
+    _assert_reads("taichi-vulkan-unavailable", Category.ENVIRONMENT, (
+            "  File \"/env/site-packages/taichi/ui/window.py\", line 36, in __init__\n"
+            "    self.window = _ti_core.PyWindow(\nRuntimeError: Vulkan must be available for GGUI\n",
+            "Vulkan must be available for GGUI\n"))
+    # near misses: MediaPipe's info line that EGL came up, Taichi's notice that Vulkan is found
+    assert not _rule_matches("mediapipe-egl-context",
+                             "I20220105 09:11:29.031734 22956 gl_context_egl.cc:163] Successfully initialized EGL. "
+                             "Major : 1 Minor: 5\n")
+    assert not _rule_matches("taichi-vulkan-unavailable",
+                             "[I 05/02/22 19:59:50.596 21187] [vulkan_device_creator.cpp:pick_physical_device@363] "
+                             "Found Vulkan Device 0 (NVIDIA GeForce 940MX)\n")
+
+
+def test_pytorch_oom_figures_without_the_head():
+    # dev batch 80: PyTorch's pre-2.1 OOM body quoted without 'CUDA out of memory. Tried to allocate' (was benign or
+    # unknown, no numbers): the size before '(GPU N; X total capacity; Y already allocated' is the request
+    d = diagnose("5.93 GiB (GPU 0; 47.46 GiB total capacity; 27.50 GiB already allocated; 5.21 GiB free; 41.12 GiB "
+                 "reserved in total by PyTorch)\n", prior=False)
+    n = d.incidents[0].numbers
+    assert abs(n["requested_bytes"] - 5.93 * 2**30) < 2 and abs(n["reserved_bytes"] - 41.12 * 2**30) < 2, n
+    # free 5.21 < request 5.93 <= free + cached 13.62: fragmentation by the guide
+    assert d.primary_category == Category.FRAGMENTATION
+    # the full message reads the same numbers
+    full = diagnose("RuntimeError: CUDA out of memory. Tried to allocate 5.93 GiB (GPU 0; 47.46 GiB total capacity; "
+                    "27.50 GiB already allocated; 5.21 GiB free; 41.12 GiB reserved in total by PyTorch)\n", prior=False)
+    assert full.incidents[0].numbers == n
+    # near miss: a status line with a size and the device's capacity but no allocator figures is no request
+    d = diagnose("INFO allocated cache 12.00 GiB (GPU 0; 24.00 GiB total capacity)\n", prior=False)
+    assert not any(i.numbers.get("requested_bytes") for i in d.incidents)
