@@ -686,6 +686,10 @@ def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     for ev, c, s in args:
         if ev.line in warned and c != "benign" and stopped - {c} and "keep" not in ev.flags:
             s = max(1, s - 1)
+        elif c == "benign" and "shutdown" in ev.flags:
+            # the runtime unloading at process exit (dev batch 81) speaks for the teardown only: any failure argued
+            # with a code or a sentence (strength >= 2), before or after it, is what stopped the run
+            s = 1 if stopped else s
         elif c == "benign" and anything and "completed" not in ev.flags:
             s = 1  # "this error log can be ignored" speaks for its own line, not against an error elsewhere
         elif c == "benign" and "completed" in ev.flags and any(
@@ -706,7 +710,10 @@ def _specific_or_weak(evidence: list[Evidence]) -> tuple[list[tuple[Evidence, st
     if any(c not in ("benign", "unknown") for _, c, _ in strong):
         return strong, False
     warned = _warned_lines(evidence)
-    weak = [a for a in args if "weak" in a[0].flags and a[0].line not in warned]
+    shut = _shutdown_line(evidence)
+    # lines from the runtime's unloading on are the process's teardown: a phrase there ('Check failed', 'abort')
+    # says nothing about the run (dev batch 81)
+    weak = [a for a in args if "weak" in a[0].flags and a[0].line not in warned and a[0].line < shut]
     if any("fallback" not in a[0].flags for a in weak):
         weak = [a for a in weak if "fallback" not in a[0].flags]  # an exception class only when no wording argues
     # a catch-all (`EZ9999`, `Inner Error`) says only that something failed: the phrase beside it may say what
@@ -717,7 +724,16 @@ def _errors_beside_benign(evidence: list[Evidence]) -> list[Evidence]:
     """Lines that look like errors (`Error`, `failed`, `fatal`, `Check failed`, `[F]`, a traceback) and are not
     warnings: they forbid a `benign` verdict for the incident."""
     warned = _warned_lines(evidence)
-    return [ev for ev in evidence if ev.kind == "error-line" and ev.line not in warned]
+    shut = _shutdown_line(evidence)
+    return [ev for ev in evidence if ev.kind == "error-line" and ev.line not in warned and ev.line < shut]
+
+
+def _shutdown_line(evidence: list[Evidence]) -> float:
+    """The first line where the CUDA runtime reports that it is unloading (`driver shutting down`,
+    cudaErrorCudartUnloading: a call made while the process exits, rule flag `shutdown`, dev batch 81), or infinity.
+    What follows it (glog's `*** Check failure stack trace: ***`, `Aborted (core dumped)`) is the teardown's own abort,
+    not an error of the run; an error line before it still forbids a `benign` verdict."""
+    return min((ev.line for ev in evidence if "shutdown" in ev.flags and ev.category == "benign"), default=float("inf"))
 
 
 def classify_text(evidence: list[Evidence]) -> tuple[Category, float, str, list[Evidence], set[str]]:

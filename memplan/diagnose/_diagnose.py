@@ -86,12 +86,13 @@ class _Run:
         self.notes: list[str] = []
         self.errors: list[tuple[str, int, str]] = []
         self.completed: dict[str, int] = {}  # source -> last line where the tool reported that the run succeeded
+        self.shutdown: dict[str, int] = {}  # source -> first line where the CUDA runtime reported it was unloading
         self.lines = self.nbytes = self.text_lines = self.binary_lines = self.overflow = 0
 
     def read(self, label: str, stream: Any) -> None:
         stats = ReadStats()
         for inc in _incidents(label, _counted(iter_binary(stream, stats), self), self.estimate, self.errors,
-                              self.prior_text, self.completed):
+                              self.prior_text, self.completed, self.shutdown):
             key = _signature(inc)
             if key in self.incidents:
                 self.incidents[key] = _bump(self.incidents[key])
@@ -110,7 +111,10 @@ class _Run:
         if self.overflow:
             notes.append(f"{self.overflow} further incidents were not kept (limit {MAX_INCIDENTS} distinct incidents).")
         found = _after_completion([self.incidents[k] for k in self.order], self.completed)
-        self.errors = [e for e in self.errors if e[1] >= self.completed.get(e[0], 0)]
+        # error lines after the runtime's unloading at exit (`driver shutting down`) are the teardown's abort and
+        # stack trace, not an error of the run (dev batch 81; `_classify._shutdown_line`)
+        self.errors = [e for e in self.errors
+                       if self.completed.get(e[0], 0) <= e[1] < self.shutdown.get(e[0], float("inf"))]
         problem = self._input_problem()
         if self.errors and problem is None and all(i.category == Category.BENIGN for i in found):
             # a line that looks like an error forbids a `benign` primary (a warning matched, the error did not);
@@ -203,7 +207,8 @@ def _after_completion(found: list[Incident], completed: dict[str, int]) -> list[
 
 def _incidents(label: str, lines: Iterable[str], estimate: Mapping[str, Any] | None,
                errors: list[tuple[str, int, str]], prior_text: PriorText,
-               completed: dict[str, int] | None = None) -> Iterable[Incident]:
+               completed: dict[str, int] | None = None,
+               shutdown: dict[str, int] | None = None) -> Iterable[Incident]:
     context: deque[Evidence] = deque(maxlen=60)
     group: Group | None = None
     ignored_block = IgnoredTraceback()  # a traceback CPython printed and ignored is not an error of the run
@@ -211,6 +216,8 @@ def _incidents(label: str, lines: Iterable[str], estimate: Mapping[str, Any] | N
         prior_text.add(ev)
         if completed is not None and "completed" in ev.flags:
             completed[label] = ev.line
+        if shutdown is not None and "shutdown" in ev.flags and ev.category == "benign":
+            shutdown.setdefault(label, ev.line)
         ignored = ignored_block.see(ev)
         if ev.kind == "error-line" and len(errors) < 3 and not ignored:
             errors.append((label, ev.line, ev.text))

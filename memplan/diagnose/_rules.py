@@ -171,11 +171,17 @@ def possible_cause_rules() -> tuple[TextRule, ...]:
 # 'function_attributes(): after cudaFuncGetAttributes: invalid device function' (https://github.com/dirtybit/OpenTLD/issues/6,
 # https://github.com/PaddlePaddle/Paddle/issues/16052; BhallaLab/moose-core#53 and NVIDIA/thrust#837 the same words, a
 # build without the GPU's architecture): a CUDA runtime API name and a colon right before the short text
+# dev batch 81: COLMAP's CUDA check, 'CUDA error at <file>:<line> - <text>' (https://github.com/colmap/colmap/issues/1020),
+# a dash between the line number and the runtime's text
+# dev batch 81: the CUDA_CHECK_ERRORS / launcher check of pointnet2-style ops (fprintf(stderr, "CUDA kernel failed :
+# %s\n%s at L:%d in %s\n", cudaGetErrorString(err), __PRETTY_FUNCTION__, __LINE__, __FILE__), and its shorter
+# "CUDA kernel failed : %s\n" copies in many point-cloud extensions, found verbatim through the code index;
+# https://github.com/erikwijmans/Pointnet2_PyTorch/issues/74, https://github.com/hyangwinter/flownet3d_pytorch/issues/2)
 _SHORT_PREFIX = (r"(?:(?i:\b(?:cuda|hip)(?: runtime)? error)\s*(?:\(\d+\))?\s*:\s*|\(\d+ vs\. 0\)\s+|\berror=\d+ : "
-                 r"|(?i:\bgpuassert):\s*"
+                 r"|(?i:\bgpuassert):\s*|(?i:\bcuda kernel failed) ?:\s*"
                  r"|\s:\s\(\d{1,3}\)\s|(?i:\b(?:cuda|hip) failed with error )(?:\d+ )?"
                  r"|\b(?:cudaSuccess|cudaErrorCudartUnloading):?\s+CUDA: "
-                 r"|[\w-]\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp)\s?:\s?\d+\s?:?\s+|^\s*Error text:\s+"
+                 r"|[\w-]\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp)\s?:\s?\d+\s?(?::|\s-)?\s+|^\s*Error text:\s+"
                  r"|(?i:\bGpu API call) \(\s*|\(-217(?::Gpu API call)?\)\s+"
                  r"|\bcuda[A-Z][A-Za-z]+(?:\(\))?:\s+)")
 _DEVICE_OPEN_NAMES = ("cudaErrorDevicesUnavailable", "cudaErrorDeviceAlreadyInUse")
@@ -201,6 +207,14 @@ _IN_NCCL = {"invalid-param": "environment", "op-not-supported": "environment", "
 # or GPUs per host than the host has is the launch's parameters: invalid-param, as the plain CUDA text reads
 # (https://github.com/NVIDIA/nccl-tests/issues/54: 40 ranks x 4 GPUs on a 4-GPU host)
 _CALLER_DEVICE_NAMES = ("cudaErrorInvalidDevice",)
+# dev batch 81: the runtime's 'driver shutting down' (cudaErrorCudartUnloading: a runtime call made while the process
+# shuts down, after the CUDA driver was unloaded; cudaGetErrorString's text, NVIDIA/cuda-python cyruntime.pxd.in) is
+# what Caffe's / darknet's destructors meet when they free GPU memory at exit, after the work is done
+# (https://github.com/voidrank/FastMask/issues/16: the result is produced, then `Check failed: error == cudaSuccess (29
+# vs. 0)  driver shutting down` and the abort; https://github.com/happynear/caffe-windows/issues/226: at closing;
+# NVlabs/SASSI #4: a cudaDeviceSynchronize in a static destructor): its table rows read benign, and its text is kept as
+# a benign rule (other benign results are no rules), which a real failure in the same log outranks (`_classify._weighed`)
+_SHUTDOWN_NAMES = ("cudaErrorCudartUnloading",)
 
 
 def _runtime_text_rules() -> list[TextRule]:
@@ -209,7 +223,7 @@ def _runtime_text_rules() -> list[TextRule]:
     out, seen = [], set()
     for r in (*cat_mod.cuda_nccl_rows(), *cat_mod.cuda_legacy_rows()):
         text = r.get("message", "")
-        if not text or r["category"] == "benign" or (r["family"], text) in seen:
+        if not text or (r["category"] == "benign" and r["name"] not in _SHUTDOWN_NAMES) or (r["family"], text) in seen:
             continue
         seen.add((r["family"], text))
         family = "cuda" if r["family"].startswith("cuda") else r["family"]
@@ -229,6 +243,8 @@ def _runtime_text_rules() -> list[TextRule]:
             flags.add("cuda_init")
         if r["name"] in _INVALID_VALUE_NAMES:
             flags.add("invalid_value")
+        if r["name"] in _SHUTDOWN_NAMES:
+            flags.add("shutdown")
         prefix = {"cuda": "CUDA", "cuda-legacy": "CUDA10"}.get(r["family"], "NCCL")
         out.append(TextRule(f"{r['family']}-{r['value']}", f"{family}-text", cat, strength, frozenset(flags),
                             re.compile(body), f"{prefix}:{r['value']}"))

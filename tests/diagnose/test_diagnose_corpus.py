@@ -223,6 +223,25 @@ DEV_UNSUPPORTED = {
                                     "out and was terminated': the code's reading (kernel-fault) stays, as for "
                                     "cuda_env_cudpp146; that the run was on Windows 10 with display GPUs is in the "
                                     "thread, not the line",
+    # dev batch 81 (labelled from their threads before any rule; kept as honest misses)
+    "cuda_benign_caffewindows226.log": "Caffe's 'Check failed: error == cudaSuccess (29 vs. 0)  driver shutting down' "
+                                       "reads benign only where no error line comes before it (the runtime unloading "
+                                       "at exit, dev batch 81's rule); here the reporter's question above it ('... "
+                                       "会出现以下错误', 'the following error appears') is such a line, and an error "
+                                       "line of unknown meaning before the shutdown forbids a benign verdict; that the "
+                                       "error comes only when the program closes is the maintainer's reply",
+    "cuda_env_colmap1020.log": "COLMAP's 'CUDA error at .../gpu_mat.h:348 - an illegal memory access was encountered' "
+                               "keeps the runtime text's reading, kernel-fault; COLMAP prints its hint ('This error is "
+                               "likely caused by the graphics card timeout detection mechanism of your operating "
+                               "system') after any failed CUDA call, and a rule reading the hint as environment turned "
+                               "one held-out answer that read right wrong while fixing one (dev batch 81, counts "
+                               "only): the hint does not decide alone; that a change of CUDA version fixed it is in "
+                               "the thread",
+    "cuda_env_colmap150.log": "COLMAP's 'cudaCheckError() with sync failed at ...patch_match_cuda.cu:1327 : the launch "
+                              "timed out and was terminated' keeps cudaErrorLaunchTimeout's reading, kernel-fault, as "
+                              "for cuda_env_cudpp146 and cuda_env_caffewindows250 (a held-out floor failed when the "
+                              "code was re-read); this older COLMAP prints no watchdog hint, and the screen freezing "
+                              "during the run is in the thread, not the text",
     # dev batch 79 (labelled from its thread before any rule; kept as an honest miss)
     "cuda_env_chtctemplates10.log": "TensorFlow's 'Blas GEMM launch failed' after cuBLAS's CUBLAS_STATUS_EXECUTION_FAILED "
                                     "keeps the status's reading, kernel-fault (the GPU program failed to execute); that "
