@@ -230,6 +230,13 @@ _MMAP = re.compile(r"unable to mmap (\d+) bytes from file .{0,300}?: Cannot allo
 # decides between a shortage and a size bug (2^64-1 from a negative size, a pointer used as a length). Only GLib's line:
 # a bare 'failed to allocate N bytes' is not read.
 _GLIB_ALLOC = re.compile(r"\bGLib-ERROR \*\*: .{0,300}?\bgmem\.c:\d+: failed to allocate (\d+) bytes")
+# macOS libmalloc (its mvm_allocate_pages / allocate_pages source text: malloc_zone_error(..., "can't
+# allocate region\n:*** mach_vm_map(size=%lu, flags: %x) failed (error code=%d)\n", size, debug_flags, kr), older
+# releases "*** mach_vm_map(size=%lu) failed (error code=%d)\n"; read through the code index; dev batch 82:
+# weechat/weechat#976, IIC2133-PUC/2019-2#50): the kernel refused one host mapping of N bytes (error code 3 =
+# KERN_NO_SPACE: no room in the address space). The size decides between a shortage and a size bug (2^64 - k, a negative
+# size cast to size_t), as for GLib's line. Only the libmalloc text with its size: 'can't allocate region' alone is not read.
+_MACH_VM_MAP = re.compile(r"\bmach_vm_map\(size=(\d+)(?:, flags: [0-9a-fx]+)?\) failed \(error code=\d+\)")
 # CuPy's memory pool (cupy/cupy cupy/cuda/memory.pyx OutOfMemoryError, raised by _try_malloc when cudaMalloc fails
 # after the pool freed its cached blocks; dev batch 74): CuPy 2-6 'out of memory to allocate N bytes (total M bytes[,
 # limit set to L bytes])', CuPy 7+ 'Out of memory allocating N bytes (allocated so far: M bytes[, limit set to: L
@@ -896,9 +903,10 @@ def _arrayfire_oom(no: int, line: str) -> Evidence | None:
 
 
 def _host_request(no: int, line: str) -> Evidence | None:
-    """One refused host allocation whose line states its size: mmap's ENOMEM, GLib's g_malloc, and Android ART's
+    """One refused host allocation whose line states its size: mmap's ENOMEM, GLib's g_malloc, macOS libmalloc's
+    mach_vm_map (dev batch 82), and Android ART's
     Java heap, which also states the heap's free bytes (_ART_OOM; dev batch 74)."""
-    m = _MMAP.search(line) or _GLIB_ALLOC.search(line) or _ART_OOM.search(line)
+    m = _MMAP.search(line) or _GLIB_ALLOC.search(line) or _MACH_VM_MAP.search(line) or _ART_OOM.search(line)
     if m is None:
         return None
     numbers = {"requested_bytes": int(m.group(1)), "device": "cpu"}

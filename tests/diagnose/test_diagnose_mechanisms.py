@@ -4746,6 +4746,34 @@ def test_glib_allocation_failure_reads_its_host_request():
     assert not (d.incidents and d.primary.numbers.get("requested_bytes") == 4096 and d.primary.device == "cpu")
 
 
+def test_macos_libmalloc_mach_vm_map_reads_its_host_request():
+    # dev batch 82: libmalloc's 'mach_vm_map(size=N[, flags: F]) failed (error code=K)' after 'can't allocate region':
+    # one host mapping of N bytes; the size decides (near 2^64: a negative size cast to size_t)
+    huge = ("prog(27472,0x115ae15c0) malloc: can't allocate region\n"
+            "*** mach_vm_map(size=18446744056529682432) failed (error code=3)\n"
+            "prog(27472,0x115ae15c0) malloc: *** set a breakpoint in malloc_error_break to debug\n")
+    d = diagnose(huge, prior=False)
+    assert d.primary_category == Category.ABSURD_REQUEST
+    assert d.primary.numbers["requested_bytes"] == 18446744056529682432
+    flagged = "app(1,0x1) malloc: can't allocate region\n:*** mach_vm_map(size=140732750573568, flags: 100) failed (error code=3)\n"
+    assert diagnose(flagged, prior=False).primary_category == Category.ABSURD_REQUEST
+    small = "app(696,0xa16881a8) malloc: *** mach_vm_map(size=484315136) failed (error code=3)\n*** error: can't allocate region\n"
+    d = diagnose(small, prior=False)
+    assert d.primary_category == Category.CAPACITY
+    assert d.primary.numbers["requested_bytes"] == 484315136 and d.primary.device == "cpu"
+    # near miss: 'can't allocate region' without the mach_vm_map size reads no request
+    d = diagnose("app(1,0x1) malloc: *** error: can't allocate region\n", prior=False)
+    assert not (d.incidents and d.primary.numbers.get("requested_bytes"))
+
+
+def test_zsh_killed_job_reads_host_capacity():
+    # dev batch 82: zsh's job report for a SIGKILLed job (row host-sigkill), a Mac out of memory
+    _assert_reads("host-sigkill", Category.CAPACITY, ("zsh: killed     python run.py\n",))
+    # near miss: another signal's word in zsh's report is not SIGKILL
+    assert not _rule_matches("host-sigkill", "zsh: segmentation fault  python run.py\n")
+    assert not _rule_matches("host-sigkill", "the zsh: killed prompt in prose\n")
+
+
 def test_jetson_nvbuf_without_egl_display_is_environment():
     # dev batch 73: NvEGLImageFromFd on a headless Jetson (row egl-cuda-device, the same concept: no usable EGL display)
     _assert_reads("egl-cuda-device", Category.ENVIRONMENT, (
