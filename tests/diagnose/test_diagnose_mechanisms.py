@@ -4748,19 +4748,20 @@ def test_glib_allocation_failure_reads_its_host_request():
 
 def test_macos_libmalloc_mach_vm_map_reads_its_host_request():
     # dev batch 82: libmalloc's 'mach_vm_map(size=N[, flags: F]) failed (error code=K)' after 'can't allocate region':
-    # one host mapping of N bytes; the size decides (near 2^64: a negative size cast to size_t)
-    huge = ("prog(27472,0x115ae15c0) malloc: can't allocate region\n"
+    # one host mapping of N bytes; the size decides (64 TiB or more for a host request: near 2^64 a negative size cast
+    # to size_t)
+    huge = ("prog(100,0x10) malloc: can't allocate region\n"
             "*** mach_vm_map(size=18446744056529682432) failed (error code=3)\n"
-            "prog(27472,0x115ae15c0) malloc: *** set a breakpoint in malloc_error_break to debug\n")
+            "prog(100,0x10) malloc: *** set a breakpoint in malloc_error_break to debug\n")
     d = diagnose(huge, prior=False)
     assert d.primary_category == Category.ABSURD_REQUEST
     assert d.primary.numbers["requested_bytes"] == 18446744056529682432
-    flagged = "app(1,0x1) malloc: can't allocate region\n:*** mach_vm_map(size=140732750573568, flags: 100) failed (error code=3)\n"
+    flagged = "app(1,0x1) malloc: can't allocate region\n:*** mach_vm_map(size=140737488355328, flags: 100) failed (error code=3)\n"
     assert diagnose(flagged, prior=False).primary_category == Category.ABSURD_REQUEST
-    small = "app(696,0xa16881a8) malloc: *** mach_vm_map(size=484315136) failed (error code=3)\n*** error: can't allocate region\n"
+    small = "app(12,0x2) malloc: *** mach_vm_map(size=268435456) failed (error code=3)\n*** error: can't allocate region\n"
     d = diagnose(small, prior=False)
     assert d.primary_category == Category.CAPACITY
-    assert d.primary.numbers["requested_bytes"] == 484315136 and d.primary.device == "cpu"
+    assert d.primary.numbers["requested_bytes"] == 268435456 and d.primary.device == "cpu"
     # near miss: 'can't allocate region' without the mach_vm_map size reads no request
     d = diagnose("app(1,0x1) malloc: *** error: can't allocate region\n", prior=False)
     assert not (d.incidents and d.primary.numbers.get("requested_bytes"))
