@@ -177,10 +177,14 @@ def possible_cause_rules() -> tuple[TextRule, ...]:
 # %s\n%s at L:%d in %s\n", cudaGetErrorString(err), __PRETTY_FUNCTION__, __LINE__, __FILE__), and its shorter
 # "CUDA kernel failed : %s\n" copies in many point-cloud extensions, found verbatim through the code index;
 # https://github.com/erikwijmans/Pointnet2_PyTorch/issues/74, https://github.com/hyangwinter/flownet3d_pytorch/issues/2)
-_SHORT_PREFIX = (r"(?:(?i:\b(?:cuda|hip)(?: runtime)? error)\s*(?:\(\d+\))?\s*:\s*|\(\d+ vs\. 0\)\s+|\berror=\d+ : "
+# dev batch 83: voxcraft-sim's own check, 'CUDA Function Error: <text>' (https://github.com/voxcraft/voxcraft-sim/issues/16:
+# 'CUDA Function Error: invalid device function', a build without the K80's sm_37), read as after 'CUDA error: '; and
+# Minerva's glog check, 'Check failed: (e) == (cudaSuccess) <Name> CUDA: <text>' (https://github.com/dmlc/minerva/issues/32:
+# the condition in parentheses and the failing function's name between cudaSuccess and MXNet's 'CUDA: ')
+_SHORT_PREFIX = (r"(?:(?i:\b(?:cuda|hip)(?: runtime| function)? error)\s*(?:\(\d+\))?\s*:\s*|\(\d+ vs\. 0\)\s+|\berror=\d+ : "
                  r"|(?i:\bgpuassert):\s*|(?i:\bcuda kernel failed) ?:\s*"
                  r"|\s:\s\(\d{1,3}\)\s|(?i:\b(?:cuda|hip) failed with error )(?:\d+ )?"
-                 r"|\b(?:cudaSuccess|cudaErrorCudartUnloading):?\s+CUDA: "
+                 r"|\b(?:cudaSuccess|cudaErrorCudartUnloading)\)?:?\s+(?:[A-Za-z_]\w*\s+)?CUDA: "
                  r"|[\w-]\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp)\s?:\s?\d+\s?(?::|\s-)?\s+|^\s*Error text:\s+"
                  r"|(?i:\bGpu API call) \(\s*|\(-217(?::Gpu API call)?\)\s+"
                  r"|\bcuda[A-Z][A-Za-z]+(?:\(\))?:\s+)")

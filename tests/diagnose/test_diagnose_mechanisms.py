@@ -5590,3 +5590,18 @@ def test_point_cloud_op_kernel_check():
     _assert_reads("cuda-1", Category.INVALID_PARAM, ("CUDA kernel failed : invalid argument\n",))
     # near miss: prose that a kernel failed, with no colon before the words, is no runtime report
     assert not _rule_matches("cuda-98", "my CUDA kernel failed to launch with invalid device function errors\n")
+
+
+def test_cuda_function_error_and_minerva_check_prefixes():
+    # dev batch 83: voxcraft-sim's 'CUDA Function Error: <text>' and Minerva's glog check 'Check failed: (e) ==
+    # (cudaSuccess) <Name> CUDA: <text>' (_SHORT_PREFIX): the runtime's text after them reads as after 'CUDA error: '
+    _assert_reads("cuda-98", Category.ENVIRONMENT, (
+            "CUDA Function Error: invalid device function\n",
+            "[18:48:28] /src/op/impl/cuda/cuda_perform.cu:136: Check failed: (e) == (cudaSuccess) "
+            "CudaPerformNormAddOnRow CUDA: invalid device function\n"))
+    _assert_reads("cuda-1", Category.INVALID_PARAM, ("CUDA Function Error: invalid argument\n",))
+    # near misses: a CUDA function named in prose with no 'Error:' before the text; a check whose condition is not
+    # cudaSuccess
+    assert not _rule_matches("cuda-98", "calling a CUDA function gave invalid device function errors\n")
+    assert not _rule_matches("cuda-98", "Check failed: (n) == (0) Foo CUDA: invalid device function\n")
+
