@@ -733,7 +733,13 @@ def _shutdown_line(evidence: list[Evidence]) -> float:
     cudaErrorCudartUnloading: a call made while the process exits, rule flag `shutdown`, dev batch 81), or infinity.
     What follows it (glog's `*** Check failure stack trace: ***`, `Aborted (core dumped)`) is the teardown's own abort,
     not an error of the run; an error line before it still forbids a `benign` verdict."""
-    return min((ev.line for ev in evidence if "shutdown" in ev.flags and ev.category == "benign"), default=float("inf"))
+    return min((ev.line for ev in evidence if is_shutdown(ev)), default=float("inf"))
+
+
+def is_shutdown(ev: Evidence) -> bool:
+    """Whether this evidence is the CUDA runtime reporting that it is unloading at process exit (a benign rule with
+    flag `shutdown`, dev batch 81)."""
+    return "shutdown" in ev.flags and ev.category == "benign"
 
 
 def classify_text(evidence: list[Evidence]) -> tuple[Category, float, str, list[Evidence], set[str]]:

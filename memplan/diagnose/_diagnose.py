@@ -17,6 +17,7 @@ from memplan.diagnose._classify import (
     Group,
     classify_oom,
     classify_text,
+    is_shutdown,
 )
 from memplan.diagnose._parse import Evidence, scan
 from memplan.diagnose._prior import Prior, PriorText, backend_flags, guessed_incident, load_prior
@@ -216,7 +217,7 @@ def _incidents(label: str, lines: Iterable[str], estimate: Mapping[str, Any] | N
         prior_text.add(ev)
         if completed is not None and "completed" in ev.flags:
             completed[label] = ev.line
-        if shutdown is not None and "shutdown" in ev.flags and ev.category == "benign":
+        if shutdown is not None and is_shutdown(ev):
             shutdown.setdefault(label, ev.line)
         ignored = ignored_block.see(ev)
         if ev.kind == "error-line" and len(errors) < 3 and not ignored:
