@@ -5605,3 +5605,62 @@ def test_cuda_function_error_and_minerva_check_prefixes():
     assert not _rule_matches("cuda-98", "calling a CUDA function gave invalid device function errors\n")
     assert not _rule_matches("cuda-98", "Check failed: (n) == (0) Foo CUDA: invalid device function\n")
 
+
+
+def test_sherpa_onnx_gpu_fallback_reads_environment():
+    # dev batch 84: sherpa-onnx's session.cc asks for a rebuild with its GPU option and runs on the CPU: the installed
+    # package has no CUDA provider (row ep-unavailable; `_parse._TRIGGER` gains 'Please compile with -D')
+    _assert_reads("ep-unavailable", Category.ENVIRONMENT, (
+            "/project/sherpa-onnx/csrc/session.cc:GetSessionOptionsImpl:49 Please compile with "
+            "-DSHERPA_ONNX_ENABLE_GPU=ON. Fallback to cpu!\n",
+            "/project/sherpa-onnx/csrc/session.cc:GetSessionOptionsImpl:167 Please compile with "
+            "-DSHERPA_ONNX_ENABLE_GPU=ON. Available providers: CPUExecutionProvider, . Fallback to cpu!\n"))
+    # near miss: the cmake option in a build command
+    assert not _rule_matches("ep-unavailable", "cmake .. -DSHERPA_ONNX_ENABLE_GPU=ON\n")
+
+
+def test_tensorflow_op_not_registered_reads_environment():
+    # dev batch 84: TensorFlow's op registry: an op whose kernel library is not loaded in the running binary
+    _assert_reads("tf-op-not-registered", Category.ENVIRONMENT, (
+            "tensorflow.python.framework.errors_impl.NotFoundError: Op type not registered 'SentencepieceOp' in "
+            "binary running on host-1. Make sure the Op and Kernel are registered in the binary running in this "
+            "process.\n",
+            "2020-01-01 10:00:00.000000: W tensorflow/core/framework/op_kernel.cc:1622] OP_REQUIRES failed : Not "
+            "found: Op type not registered 'CaseFoldUTF8' in binary running on box.\n"))
+    # near miss: the op named in prose, without the registry's 'in binary running on'
+    assert not _rule_matches("tf-op-not-registered", "the Op type not registered 'SentencepieceOp' came back\n")
+
+
+def test_fp8_compute_capability_checks_read_op_not_supported():
+    # dev batch 84: TransformerEngine's FP8 / MXFP8 / NVFP4 support checks and ComfyUI-QwenVL's FP8 model check: the
+    # GPU lacks the number format
+    _assert_reads("fp8-device-capability", Category.OP_NOT_SUPPORTED, (
+            "AssertionError: Device compute capability 8.9 or higher required for FP8 execution.\n",
+            "AssertionError: Device compute capability 10.0 or higher required for MXFP8 execution.\n",
+            "ERROR: FP8 models require a GPU with Compute Capability 8.9 or higher (e.g., RTX 4090). Your GPU's "
+            "capability is 8.6. Please select a non-FP8 model.\n"))
+    # near misses: TransformerEngine's library-version checks in the same functions
+    assert not _rule_matches("fp8-device-capability",
+                             "AssertionError: CublasLt version 12.1.3.x or higher required for FP8 execution on Ada.\n")
+    assert not _rule_matches("fp8-device-capability",
+                             "AssertionError: Cuda version 12.1 or higher required for FP8 execution on Ada.\n")
+
+
+def test_kernel_parameter_space_overflow_reads_invalid_param():
+    # dev batch 84: ptxas / NVRTC refusing a kernel whose by-value arguments exceed the parameter space
+    _assert_reads("kernel-param-space-overflow", Category.INVALID_PARAM, (
+            "Error: Formal parameter space overflowed (256 bytes max) in function P2P\n",
+            "RuntimeError: NVRTC_ERROR_COMPILATION: Error: Formal parameter space overflowed (5000 bytes required, "
+            "max 4096 bytes allowed) in function k\n"))
+    # near miss: the parameter space named in prose without the compiler's word
+    assert not _rule_matches("kernel-param-space-overflow", "the formal parameter space is 4096 bytes on sm_75\n")
+
+
+def test_aten_cuda_library_not_loaded_reads_environment():
+    # dev batch 84: ATen's CUDA hooks stub: the CUDA half of PyTorch / libtorch is absent or not loaded
+    _assert_reads("aten-cuda-not-loaded", Category.ENVIRONMENT, (
+            "RuntimeError: Cannot initialize CUDA without ATen_cuda library. PyTorch splits its backend into two "
+            "shared libraries: a CPU library and a CUDA library\n",
+            "Error: Torch(\"Cannot use some CUDA functionality without ATen_cuda library. PyTorch splits its backend\")\n"))
+    # near miss: the library named without the stub's words
+    assert not _rule_matches("aten-cuda-not-loaded", "ldd shows libATen_cuda.so library is linked\n")
