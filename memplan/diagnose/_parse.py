@@ -597,6 +597,8 @@ _TRIGGER = re.compile(
     # dev batch 80: a cloud's GPU / machine-type refusal, MediaPipe's EGL RET_CHECK and Taichi GGUI's Vulkan check
     # quoted without an exception name
     r"|accelerator count|features are not compatible|initialize EGL|must be available for GGUI"
+    # dev batch 85: the browser's WebGL context-lost console error ('WebGL: CONTEXT_LOST_WEBGL: loseContext: context lost')
+    r"|CONTEXT_LOST_WEBGL"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"
