@@ -599,6 +599,8 @@ _TRIGGER = re.compile(
     r"|accelerator count|features are not compatible|initialize EGL|must be available for GGUI"
     # dev batch 84: sherpa-onnx's CPU fallback of a build without its GPU option (no other trigger word on the line)
     r"|Please compile with -D"
+    # dev batch 85: the browser's WebGL context-lost console error ('WebGL: CONTEXT_LOST_WEBGL: loseContext: context lost')
+    r"|CONTEXT_LOST_WEBGL"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"

@@ -466,6 +466,10 @@ def _legacy_cuda_key(value: str, line: str) -> str:
 _OPENCL_CONTEXT = r"(?:\bOpenCL\b|\bcl[A-Z][A-Za-z]+\b)[^\n]{0,120}?"
 
 
+# OpenCL codes read as a recognised status that names no cause (dev batch 85; `_opencl_rules`)
+_OPENCL_NO_CAUSE = frozenset({"CL_OUT_OF_RESOURCES"})
+
+
 def _opencl_rules() -> list[TextRule]:
     """OpenCL's status codes (`opencl_codes.tsv`, Khronos `CL/cl.h` / `CL/cl_ext.h`; dev batch 54), read by name
     (`CL_MEM_OBJECT_ALLOCATION_FAILURE`; pyopencl's `clEnqueueReadBuffer failed: OUT_OF_RESOURCES` without the `CL_`)
@@ -474,15 +478,24 @@ def _opencl_rules() -> list[TextRule]:
     platform / device environment, the CL_INVALID_* family invalid-param. A code whose cause is elsewhere (a build
     failure: the build log names it) argues for nothing, and so does -1 by number (too common a number). A name
     quoted in a warning of what may happen (hashcat's 'This may cause "CL_OUT_OF_RESOURCES" or related errors') is
-    not read."""
+    not read. CL_OUT_OF_RESOURCES, which the table reads `unknown` because implementations return it for a memory
+    shortage and for a kernel fault or watchdog alike, is read by name as an `unknown` incident of strength 1 (dev
+    batch 85): the code was recognised and argues for nothing, so the wording fallback does not guess a cause from the
+    status's name (a miner's repeated 'OpenCL Error: clEnqueueReadBuffer: CL_OUT_OF_RESOURCES (-5)' read as memory),
+    while any rule with a cause beside it still decides. The other `unknown` codes (a build failure, a failed event
+    in the wait list) point at a cause elsewhere in the log and stay unread."""
     out = []
     for r in cat_mod.opencl_rows():
-        if r["category"] in ("benign", "unknown"):
+        if r["category"] == "benign" or (r["category"] == "unknown" and r["name"] not in _OPENCL_NO_CAUSE):
             continue
-        cat = cat_mod.rule_category(r["category"])
         bare = r["name"][3:]
         alts = [r"(?<!may cause )(?<!may cause \")\b" + r["name"] + r"\b",
                 r"\bcl[A-Z][A-Za-z]+ failed: " + bare + r"\b"]
+        if r["category"] == "unknown":
+            out.append(TextRule(f"ocl-{r['name']}", "opencl-status", "unknown", 1, frozenset(),
+                                re.compile("|".join(alts)), f"CL:{r['value']}"))
+            continue
+        cat = cat_mod.rule_category(r["category"])
         if r["value"] != "-1":
             alts.append(_OPENCL_CONTEXT + r"(?<![\w.\-])" + r["value"] + r"(?![\d.])")
         out.append(TextRule(f"ocl-{r['name']}", "opencl-status", cat, 2, frozenset(), re.compile("|".join(alts)),

@@ -3188,10 +3188,14 @@ def test_opencl_status_codes_by_name_and_by_number():
         "clBuildProgram(): CL_BUILD_PROGRAM_FAILURE (-11)\n")]
     assert not [r for r in text_rules() if r.kind == "opencl-status" and r.rx.search("clGetDeviceIDs returned -1\n")]
     # CL_OUT_OF_RESOURCES (-5) names neither memory nor a fault: implementations return it after a kernel faults or hits
-    # the display watchdog too (hashcat's warning); the lead's decision after dev batch 54 (docs/diagnose.md)
+    # the display watchdog too (hashcat's warning); the lead's decision after dev batch 54 (docs/diagnose.md). Since dev
+    # batch 85 it is read as a recognised status arguing no category (`unknown`, strength 1), which also keeps the
+    # wording fallback from guessing one
     for text in ("pyopencl._cl.RuntimeError: clEnqueueReadBuffer failed: OUT_OF_RESOURCES\n",
                  "ERROR: clFinish returned CL_OUT_OF_RESOURCES (-5)\n"):
-        assert not [r for r in text_rules() if r.kind == "opencl-status" and r.rx.search(text)], text
+        assert not [r for r in text_rules() if r.kind == "opencl-status" and r.rx.search(text)
+                    and r.category != "unknown"], text
+        assert diagnose(text).primary_category == Category.UNKNOWN, text
     assert not [r for r in text_rules() if r.kind == "opencl-status" and r.rx.search("step -4 of the schedule\n")]
     rows = cat_mod.opencl_rows()
     assert {r["name"]: r["value"] for r in rows}["CL_INVALID_BUFFER_SIZE"] == "-61"
@@ -5664,3 +5668,71 @@ def test_aten_cuda_library_not_loaded_reads_environment():
             "Error: Torch(\"Cannot use some CUDA functionality without ATen_cuda library. PyTorch splits its backend\")\n"))
     # near miss: the library named without the stub's words
     assert not _rule_matches("aten-cuda-not-loaded", "ldd shows libATen_cuda.so library is linked\n")
+def test_nvenc_invalid_param_status():
+    # dev batch 85: NVENC's NV_ENC_ERR_INVALID_PARAM (8) as OBS prints it and as FFmpeg's nvenc.c names it: an
+    # encoder setting the encoder rejects (obs-studio#7980: multi-pass the GPU does not support)
+    _assert_reads("nvenc-invalid-param", Category.INVALID_PARAM, (
+            "21:00:23.653: [jim-nvenc] init_encoder_h264: nv.nvEncInitializeEncoder(enc->session, &enc->params) "
+            "failed: 8 (NV_ENC_ERR_INVALID_PARAM): ::NV_ENC_TWO_PASS_FULL_RESOLUTION is only supported multipass "
+            "encoding on this architecture.\n",
+            "20:59:09.899: error:   InitializeEncoder failed: invalid param (8):\n"))
+    # near misses: the session limit (10) stays environment (row nvenc-session); 'invalid param' of another API
+    assert diagnose("[h264_nvenc @ 0x46d8300] OpenEncodeSessionEx failed: out of memory (10): (no details)\n",
+                    prior=False).primary_category == Category.ENVIRONMENT
+    assert not _rule_matches("nvenc-invalid-param", "SetParameter failed: invalid param (8)\n")
+
+
+def test_ort_webgpu_invalid_shader_module_is_op_not_supported():
+    # dev batch 85: onnxruntime's WebGPU provider cannot compile its own shader for the node (onnxruntime#27762)
+    _assert_reads("ort-webgpu-shader-invalid", Category.OP_NOT_SUPPORTED, (
+            "[E:onnxruntime:, sequential_executor.cc:611 ExecuteKernel] Non-zero status code returned while running "
+            "Einsum node. Name:'/m/e' Status Message: Failed to create a WebGPU compute pipeline: [Invalid "
+            "ShaderModule \"Einsum\"] is invalid due to a previous error.\n",))
+    # near miss: Dawn's validation message for an application's own shader names no onnxruntime provider
+    assert not _rule_matches("ort-webgpu-shader-invalid",
+                             "[Invalid ShaderModule] is invalid.\n - While validating compute stage ([Invalid "
+                             "ShaderModule], entryPoint: main).\n")
+
+
+def test_webgl_context_lost_and_not_created_are_environment():
+    # dev batch 85: a shader compile failure after the browser's context-lost error is the lost context's consequence
+    # (tfjs#1644, human#268); three.js finding no WebGL context (WeChatGame-three-js#2)
+    _assert_reads("webgl-context-lost", Category.ENVIRONMENT, (
+            "webgl_util.ts:107 Uncaught (in promise) Error: Failed to compile fragment shader.\n"
+            "    at t.createProgram (gpgpu_context.ts:281)\n"
+            "WebGL: CONTEXT_LOST_WEBGL: loseContext: context lost\n",))
+    _assert_reads("webgl-context-create", Category.ENVIRONMENT, (
+            "THREE.WebGLRenderer: Error creating WebGL context.\n"
+            "TypeError: Cannot read property 'getExtension' of null\n",))
+    # near misses: the shader compile failure alone names no cause; context creation named in prose
+    assert diagnose("Uncaught (in promise) Error: Failed to compile fragment shader.\n",
+                    prior=False).primary_category == Category.UNKNOWN
+    assert not _rule_matches("webgl-context-create", "error creating WebGL contexts is slow on this page\n")
+    assert not _rule_matches("webgl-context-lost", "handle the webglcontextlost event to restore the scene\n")
+
+
+def test_transformersjs_could_not_locate_file_is_invalid_param():
+    # dev batch 85: transformers.js hub.js's 404 text: the model file is not at that path (transformers.js#944)
+    _assert_reads("transformersjs-locate-file", Category.INVALID_PARAM, (
+            "Error: Could not locate file: \"https://huggingface.co/onnx-community/Qwen2.5-0.5B-Instruct/resolve/"
+            "main/onnx/decoder_model_merged_quantized.onnx\".\n",))
+    # near misses: hub.js's other statuses; a local path with no URL
+    assert not _rule_matches("transformersjs-locate-file",
+                             "Error: Internal server error error occurred while trying to load file: "
+                             "\"https://huggingface.co/a/b/resolve/main/config.json\".\n")
+    assert not _rule_matches("transformersjs-locate-file", "Could not locate file: \"models/a/config.json\"\n")
+
+
+def test_opencl_out_of_resources_is_recognised_but_names_no_cause():
+    # dev batch 85: CL_OUT_OF_RESOURCES (opencl_codes.tsv: unknown, the code names neither memory nor a fault) is
+    # read as an `unknown` incident, so the wording fallback does not turn a miner's repeated status into memory
+    # (DaggerGpuMiner#10)
+    log = ("  X  12:41:40|cl-1      OpenCL Error: clEnqueueReadBuffer: CL_OUT_OF_RESOURCES (-5)\n"
+           "  X  12:41:40|cl-0      OpenCL Error: clEnqueueReadBuffer: CL_OUT_OF_RESOURCES (-5)\n")
+    assert diagnose(log).primary_category == Category.UNKNOWN
+    assert _rule_matches("ocl-CL_OUT_OF_RESOURCES", log)
+    # near misses: a code with a cause beside it still decides; hashcat's warning that names the code is not read
+    assert diagnose(log + "clCreateBuffer(): CL_MEM_OBJECT_ALLOCATION_FAILURE\n",
+                    prior=False).primary_category == Category.CAPACITY
+    assert not _rule_matches("ocl-CL_OUT_OF_RESOURCES",
+                             'This may cause "CL_OUT_OF_RESOURCES" or related errors.\n')
