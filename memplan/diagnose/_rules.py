@@ -181,7 +181,12 @@ def possible_cause_rules() -> tuple[TextRule, ...]:
 # 'CUDA Function Error: invalid device function', a build without the K80's sm_37), read as after 'CUDA error: '; and
 # Minerva's glog check, 'Check failed: (e) == (cudaSuccess) <Name> CUDA: <text>' (https://github.com/dmlc/minerva/issues/32:
 # the condition in parentheses and the failing function's name between cudaSuccess and MXNet's 'CUDA: ')
+# dev batch 86: the old CUDA SDK's cutil check copied into many projects, '<file>(<line>) : cudaSafeCall() Runtime API
+# error : <text>.' and CudaSift's 'safeCall() Runtime API error in file <...>, line N : <text>.'
+# (https://github.com/lumark/PWP3D/issues/4, https://github.com/Celebrandil/CudaSift/issues/6): the runtime's text after
+# 'Runtime API error' and a colon
 _SHORT_PREFIX = (r"(?:(?i:\b(?:cuda|hip)(?: runtime| function)? error)\s*(?:\(\d+\))?\s*:\s*|\(\d+ vs\. 0\)\s+|\berror=\d+ : "
+                 r"|\bRuntime API error\b[^\n:]{0,200}?\s:\s*"
                  r"|(?i:\bgpuassert):\s*|(?i:\bcuda kernel failed) ?:\s*"
                  r"|\s:\s\(\d{1,3}\)\s|(?i:\b(?:cuda|hip) failed with error )(?:\d+ )?"
                  r"|\b(?:cudaSuccess|cudaErrorCudartUnloading)\)?:?\s+(?:[A-Za-z_]\w*\s+)?CUDA: "

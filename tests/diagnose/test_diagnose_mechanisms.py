@@ -3253,8 +3253,8 @@ def test_tflite_gpu_delegate_partition_is_benign_but_a_refused_delegate_is_not()
 def test_torch_compile_platform_refusal_is_op_not_supported():
     assert diagnose("RuntimeError: Windows not yet supported for torch.compile\n",
                     prior=False).primary_category == Category.OP_NOT_SUPPORTED
-    assert diagnose("RuntimeError: Python 3.12+ not yet supported for torch.compile\n",
-                    prior=False).primary_category == Category.OP_NOT_SUPPORTED
+    # dev batch 86: the interpreter-version texts moved to row torch-compile-python-version (environment)
+    assert not _rule_matches("torch-compile-platform", "RuntimeError: Python 3.12+ not yet supported for torch.compile\n")
     # near miss: a backend that is not installed is another row's business
     assert not _rule_matches("torch-compile-platform",
                              "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised: not supported\n")
@@ -5736,3 +5736,57 @@ def test_opencl_out_of_resources_is_recognised_but_names_no_cause():
                     prior=False).primary_category == Category.CAPACITY
     assert not _rule_matches("ocl-CL_OUT_OF_RESOURCES",
                              'This may cause "CL_OUT_OF_RESOURCES" or related errors.\n')
+
+
+def test_dynamo_python_version_refusal_is_environment():
+    # dev batch 86: torch/__init__.py's and eval_frame.py's interpreter checks: an interpreter newer than the installed
+    # torch supports, which later torch releases support (ChatTTS-ui#36; pytorch PR #123216, #144048)
+    _assert_reads("torch-compile-python-version", Category.ENVIRONMENT, (
+        '    raise RuntimeError("Dynamo is not supported on Python 3.12+")\n'
+        "RuntimeError: Dynamo is not supported on Python 3.12+\n",
+        "RuntimeError: Python 3.12+ not yet supported for torch.compile\n",
+        "RuntimeError: torch.compile is not supported on Python 3.11+\n"))
+    # near misses: the Windows refusal stays op-not-supported (row torch-compile-platform); Dynamo named in prose
+    assert diagnose("RuntimeError: Windows not yet supported for torch.compile\n",
+                    prior=False).primary_category == Category.OP_NOT_SUPPORTED
+    assert not _rule_matches("torch-compile-python-version", "Dynamo is supported on Python 3.12 since torch 2.4\n")
+
+
+def test_xformers_op_without_cuda_kernel_is_environment():
+    # dev batch 86: an xformers:: op registered without its CUDA kernel next to a CUDA torch (row ext-op-no-cuda;
+    # sagemaker-stablediffusion-quick-kit#2)
+    _assert_reads("ext-op-no-cuda", Category.ENVIRONMENT, (
+        "NotImplementedError: Could not run 'xformers::efficient_attention_forward_cutlass' with arguments from the "
+        "'CUDA' backend. \nThis could be because the operator doesn't exist for this backend\n",))
+    # near misses: the same op from the CPU backend (CPU tensors given to a CUDA kernel) and an aten op stay other rows'
+    assert not _rule_matches("ext-op-no-cuda", "NotImplementedError: Could not run "
+                             "'xformers::efficient_attention_forward_cutlass' with arguments from the 'CPU' backend.\n")
+    assert not _rule_matches("ext-op-no-cuda", "NotImplementedError: Could not run 'aten::_foo' with arguments from "
+                             "the 'CUDA' backend.\n")
+
+
+def test_cutil_runtime_api_error_and_invalid_device_symbol():
+    # dev batch 86: the cutil / CudaSift check, 'Runtime API error : <text>.' (_SHORT_PREFIX), and cudaErrorInvalidSymbol
+    # read environment: a build without code for the device's architecture (PWP3D#4, CudaSift#6)
+    for log in ("E:/Github/PWP3D/PerseusLib/CUDA/CUDAConvolution.cu(100) : cudaSafeCall() Runtime API error : "
+                "invalid device symbol.\n",
+                "safeCall() Runtime API error in file </home/x/cudaSiftH.cu>, line 42 : invalid device symbol.\n",
+                "RuntimeError: CUDA error: invalid device symbol\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # the prefix carries any short runtime text: an invalid argument stays the caller's
+    assert diagnose("x.cu(12) : cudaSafeCall() Runtime API error : invalid argument.\n",
+                    prior=False).primary_category == Category.INVALID_PARAM
+    # near misses: the runtime's short text without a prefix, and after prose ('codes:' is no check's separator)
+    assert not _rule_matches("cuda-13", "the invalid device symbol here is a typo in the sample\n")
+    assert not _rule_matches("cuda-13", "Runtime API error codes: invalid device symbol is one of them\n")
+
+
+def test_command_line_option_without_its_value_is_invalid_param():
+    # dev batch 86: click's BadOptionUsage text (click/parser.py) and slowhttptest's same sentence (slowhttptest#18)
+    _assert_reads("click-option-needs-value", Category.INVALID_PARAM, (
+        "Error: Option '--model' requires an argument.\n",
+        "Error: Option '--size' requires 2 arguments.\n",
+        "Option - requires an argument.\nTry 'slowhttptest -h' for more information\n"))
+    # near misses: the sentence in prose, lower case, mid-line
+    assert not _rule_matches("click-option-needs-value", "the --model option requires an argument, see the docs\n")
+    assert not _rule_matches("click-option-needs-value", "Note that this Option '--x' requires an argument.\n")
