@@ -337,6 +337,11 @@ _BYTES_OOM = [
     # RESOURCE_EXHAUSTED and the older 'Resource exhausted:' of PjRt's replica execution)
     re.compile(r"\bFailed to allocate request for \S+ \((\d+)B\) on device ordinal \d+"),
 ]
+# Dev batch 87: Sophgo bmlib's device-memory allocation (libsophon bmlib/src/bmlib_memory.cpp, bm_alloc_gmem under
+# bm_malloc_device_byte*: '[bmlib_memory][error] bm_alloc_gmem failed, dev_id = N, size = 0x<hex>') prints its byte count
+# in hexadecimal: sophgo/LLM-TPU #8's 'size = 0xc0fb4000' is 3237691392 bytes, loading a bmodel of 3244769616 bytes
+# (du -b in the thread). Only the hex form after 'size = ' on bm_alloc_gmem's own line is read.
+_BM_GMEM = re.compile(r"\bbm_alloc_gmem failed, dev_id = \d+, size = 0x([0-9a-fA-F]+)\b")
 # Dev batch 50: XLA's sizes in one-letter binary units, '%.2f' and K / M / G / T (openxla/xla docs/errors: error_1000.md
 # 'RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. Used 49.34G of 32.00G hbm.
 # Exceeded hbm capacity by 17.34G.', error_0101.md 'Attempting to reserve 29.49G at the bottom of memory. That was not
@@ -601,6 +606,8 @@ _TRIGGER = re.compile(
     r"|Please compile with -D"
     # dev batch 85: the browser's WebGL context-lost console error ('WebGL: CONTEXT_LOST_WEBGL: loseContext: context lost')
     r"|CONTEXT_LOST_WEBGL"
+    # dev batch 87: TPU-MLIR's calibration-table import ("can't open calibration table file!", no other trigger word)
+    r"|open calibration table"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"
@@ -804,6 +811,9 @@ def _counted_oom(no: int, line: str) -> Evidence | None:
         bm = rx.search(line)
         if bm:
             return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": int(bm.group(1))})
+    gm = _BM_GMEM.search(line)
+    if gm:
+        return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": int(gm.group(1), 16)})
     for rx in _XLA_ALLOC:
         xm = rx.search(line)
         if xm:

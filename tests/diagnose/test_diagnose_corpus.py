@@ -253,12 +253,6 @@ DEV_UNSUPPORTED = {
     "cuda_unknown_p2p2.log": "cuFFT's bare 'cuFFT error: CUFFT_INTERNAL_ERROR' keeps the status's environment reading "
                              "(cuda_env_dashgaussian4, the same text, was a cuFFT too old for the GPU, fixed by CUDA 11.8 / "
                              "PyTorch 2.0); this thread found no cause, and nothing in the text tells the two apart",
-    "hailo_env_team5senna224.log": "HailoRT's 'CHECK failed - max_desc_page_size given N is bigger than hw max desc page "
-                                   "size M' reads invalid-param (a refused argument); the fix was the hailo_pci driver's "
-                                   "force_desc_page_size setting (labelled before any rule)",
-    "tpumlir_param_tpumlir182.log": "TPU-MLIR's \"can't open calibration table file!\" is read by no rule (labelled before any rule)",
-    "sophgo_capacity_llmtpu8.log": "bmlib's 'bm_alloc_gmem failed, dev_id = 0, size = 0x<hex>' reads capacity, but its hex "
-                                   "size is not read (labelled before any rule)",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]

@@ -5790,3 +5790,41 @@ def test_command_line_option_without_its_value_is_invalid_param():
     # near misses: the sentence in prose, lower case, mid-line
     assert not _rule_matches("click-option-needs-value", "the --model option requires an argument, see the docs\n")
     assert not _rule_matches("click-option-needs-value", "Note that this Option '--x' requires an argument.\n")
+
+
+def test_hailort_desc_page_size_bigger_than_hw_max_is_environment():
+    # dev batch 87: HailoRT's descriptor page size check against the hailo_pci driver's limit, fixed by the driver option
+    # force_desc_page_size (row hailo-desc-page-size; SEAME-pt/Team5_Senna_Tech#224 and its PR #226)
+    _assert_reads("hailo-desc-page-size", Category.ENVIRONMENT, (
+        "[HailoRT] [error] CHECK failed - max_desc_page_size given 16384 is bigger than hw max desc page size 4096\n"
+        "[HailoRT] [error] CHECK_SUCCESS failed with status=HAILO_INTERNAL_FAILURE(8)\n",))
+    # near misses: another HailoRT size check, and the option named in prose without the check's numbers
+    assert not _rule_matches("hailo-desc-page-size", "[HailoRT] [error] CHECK failed - batch_size given 16 is bigger "
+                             "than max batch size 8\n")
+    assert not _rule_matches("hailo-desc-page-size", "max_desc_page_size is bigger than the hw max desc page size on AGL\n")
+
+
+def test_tpu_mlir_calibration_table_that_does_not_open_is_invalid_param():
+    # dev batch 87: tpuc-opt's import-calibration-table pass (ImportCalibration.cpp:44; sophgo/tpu-mlir#182), a line with
+    # no other trigger word (_TRIGGER now names it)
+    _assert_reads("tpumlir-calibration-table", Category.INVALID_PARAM, (
+        "can't open calibration table file!\nUNREACHABLE executed at "
+        "/workspace/tpu-mlir/lib/Dialect/Top/Transforms/ImportCalibration.cpp:44!\n",))
+    # near misses: a calibration table that opened, and TensorRT's missing calibration cache in prose
+    assert not _rule_matches("tpumlir-calibration-table", "open calibration table file: yolov8_cali_table\n")
+    assert not _rule_matches("tpumlir-calibration-table", "TensorRT INT8 calibration table is missing\n")
+
+
+def test_bmlib_gmem_hex_size_is_read_as_bytes():
+    # dev batch 87: bmlib's 'bm_alloc_gmem failed, dev_id = N, size = 0x<hex>' (sophgo/LLM-TPU#8: 0xc0fb4000 bytes for a
+    # bmodel of 3244769616 bytes): the hex count is the request in bytes
+    d = diagnose("[bmlib_memory][error] bm_alloc_gmem failed, dev_id = 0, size = 0xc0fb4000\n", prior=False)
+    assert d.primary_category == Category.CAPACITY
+    assert d.primary.numbers.get("requested_bytes") == 0xc0fb4000
+    # near misses: a hex address elsewhere on a bmlib line is no size, and a decimal 'size=' after another call is not
+    # bm_alloc_gmem's hex field
+    d = diagnose("[bmlib_memory][error] bm_device_mem_range_valid saddr=0xfffffffff eaddr=0x1000ffffff out of range\n",
+                 prior=False)
+    assert "requested_bytes" not in (d.primary.numbers if d.incidents else {})
+    from memplan.diagnose._parse import _BM_GMEM
+    assert not _BM_GMEM.search("[bmlib_memory][error] bm_alloc_gmem failed, dev_id = 0, size = 16777216\n")
