@@ -342,6 +342,12 @@ _BYTES_OOM = [
 # in hexadecimal: sophgo/LLM-TPU #8's 'size = 0xc0fb4000' is 3237691392 bytes, loading a bmodel of 3244769616 bytes
 # (du -b in the thread). Only the hex form after 'size = ' on bm_alloc_gmem's own line is read.
 _BM_GMEM = re.compile(r"\bbm_alloc_gmem failed, dev_id = \d+, size = 0x([0-9a-fA-F]+)\b")
+# Dev batch 88: ggml-metal's check of a buffer against the device's single-buffer limit (MTLDevice.maxBufferLength), as
+# llama-cpp-python 0.1.67's ggml_metal_add_buffer prints it: "ggml_metal_add_buffer: buffer 'data' size 9763717120 is
+# larger than buffer maximum of 8589934592", then "llama_init_from_file: failed to add buffer" (abetlen/llama-cpp-python
+# #438, llama-13b q5_1 / q6_K on an M2 Pro with 16 GB). The size is the buffer asked for, in bytes: the request. The
+# maximum is the largest single Metal buffer, not the device's memory, and is not read as a total.
+_METAL_BUFFER_MAX = re.compile(r"\bbuffer '[^'\n]*' size (\d+) is larger than buffer maximum of \d+")
 # Dev batch 50: XLA's sizes in one-letter binary units, '%.2f' and K / M / G / T (openxla/xla docs/errors: error_1000.md
 # 'RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. Used 49.34G of 32.00G hbm.
 # Exceeded hbm capacity by 17.34G.', error_0101.md 'Attempting to reserve 29.49G at the bottom of memory. That was not
@@ -608,6 +614,9 @@ _TRIGGER = re.compile(
     r"|CONTEXT_LOST_WEBGL"
     # dev batch 87: TPU-MLIR's calibration-table import ("can't open calibration table file!", no other trigger word)
     r"|open calibration table"
+    # dev batch 88: ggml-metal's single-buffer check, ComfyUI's prompt validation, ptxas' own host allocation failure
+    # (lines with no other trigger word)
+    r"|larger than buffer maximum|Value not in list|ptxas fatal"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"
@@ -814,6 +823,9 @@ def _counted_oom(no: int, line: str) -> Evidence | None:
     gm = _BM_GMEM.search(line)
     if gm:
         return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": int(gm.group(1), 16)})
+    mb = _METAL_BUFFER_MAX.search(line)
+    if mb:
+        return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": int(mb.group(1))})
     for rx in _XLA_ALLOC:
         xm = rx.search(line)
         if xm:

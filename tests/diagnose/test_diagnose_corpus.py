@@ -253,15 +253,7 @@ DEV_UNSUPPORTED = {
     "cuda_unknown_p2p2.log": "cuFFT's bare 'cuFFT error: CUFFT_INTERNAL_ERROR' keeps the status's environment reading "
                              "(cuda_env_dashgaussian4, the same text, was a cuFFT too old for the GPU, fixed by CUDA 11.8 / "
                              "PyTorch 2.0); this thread found no cause, and nothing in the text tells the two apart",
-    # dev batch 88 (labelled from their threads before any rule; the first four are read by its rules later)
-    "metal_capacity_llamacpppython438.log": "ggml-metal's 'buffer 'data' size N is larger than buffer maximum of M' is "
-                                            "not read (no row, no trigger word)",
-    "cpu_param_onnxruntime1782.log": "onnxruntime's 'This is an invalid model. Type Error: Type ... of input parameter "
-                                     "... of operator ... is invalid' without its INVALID_GRAPH code is not read",
-    "cuda_param_stablegen4.log": "ComfyUI's prompt validation 'Value not in list: <input>: <value> not in [...]' is not "
-                                 "read",
-    "coreml_opns_coremlpipelines4.log": "Core ML's 'Failed to build the model execution plan using a model architecture "
-                                        "file ... with error code: -14' is not read",
+    # dev batch 88 (labelled from their threads before any rule)
     "cuda_env_kohyasslinux8.log": "bitsandbytes' 'compiled without GPU support' warning alone reads benign (dev batch 40's "
                                   "test); that libcudart.so was not found on the library path is in the thread, not the "
                                   "line",

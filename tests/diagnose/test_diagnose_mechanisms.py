@@ -5828,3 +5828,63 @@ def test_bmlib_gmem_hex_size_is_read_as_bytes():
     assert "requested_bytes" not in (d.primary.numbers if d.incidents else {})
     from memplan.diagnose._parse import _BM_GMEM
     assert not _BM_GMEM.search("[bmlib_memory][error] bm_alloc_gmem failed, dev_id = 0, size = 16777216\n")
+
+
+def test_ggml_metal_buffer_above_the_device_maximum_is_capacity_with_its_size():
+    # dev batch 88: ggml-metal's check of a buffer against MTLDevice.maxBufferLength (abetlen/llama-cpp-python#438,
+    # llama-13b on an M2 Pro with 16 GB): the buffer's size is the request; the maximum is one buffer's limit, no total
+    d = diagnose("ggml_metal_add_buffer: buffer 'data' size 9763717120 is larger than buffer maximum of 8589934592\n"
+                 "llama_init_from_file: failed to add buffer\n", prior=False)
+    assert d.primary_category == Category.CAPACITY
+    assert d.primary.numbers.get("requested_bytes") == 9763717120
+    assert "total_bytes" not in d.primary.numbers
+    # near misses: ggml-metal's allocation notice above the recommended working set (a warning, no check failed), and
+    # a size written in MiB is not this reader's byte count
+    from memplan.diagnose._parse import _METAL_BUFFER_MAX
+    assert not _METAL_BUFFER_MAX.search("ggml_metal_add_buffer: allocated 'kv              ' buffer, size =   512.03 MiB, "
+                                        "( 4458.33 /  4096.00)\n")
+    assert not _METAL_BUFFER_MAX.search("buffer 'data' size 9.1 GiB is larger than buffer maximum of 8 GiB\n")
+
+
+def test_onnxruntime_input_type_error_is_invalid_param():
+    # dev batch 88: ORT's schema type check at load (microsoft/onnxruntime#1782 and #1760: an fp16 converter cast
+    # Resize's 'scales', which the operator allows as float only; the maintainers call the model invalid)
+    _assert_reads("ort-input-type-error", Category.INVALID_PARAM, (
+        "Load model from deeplabv3_fp16.onnx failed:This is an invalid model. Type Error: Type 'tensor(float16)' of "
+        "input parameter (scales__14) of operator (Resize) in node (Resize__17) is invalid.\n",))
+    # near misses: ORT's type-parameter binding error (another check), and a type named in prose
+    assert not _rule_matches("ort-input-type-error", "Type Error: Type parameter (T) bound to different types "
+                             "(tensor(float16) and tensor(float) in node ().\n")
+    assert not _rule_matches("ort-input-type-error", "the Type Error says the input type of Resize is invalid\n")
+
+
+def test_comfyui_value_not_in_list_is_invalid_param():
+    # dev batch 88: ComfyUI's prompt validation (sakalond/StableGen#4: a ckpt_name without the subfolder the list holds),
+    # a line with no other trigger word (_TRIGGER now names it)
+    _assert_reads("comfyui-value-not-in-list", Category.INVALID_PARAM, (
+        "Failed to validate prompt for output 25:\n* CheckpointLoaderSimple 6:\n"
+        "  - Value not in list: ckpt_name: 'model_v10.safetensors' not in ['SDXL1.0\\\\model_v10.safetensors']\n"
+        "Output will be ignored\n",))
+    # near misses: the words in prose, and a value list printed without the failed check
+    assert not _rule_matches("comfyui-value-not-in-list", "the value not in list error went away after a refresh\n")
+    assert not _rule_matches("comfyui-value-not-in-list", "ckpt_name: 'model_v10.safetensors' in ['model_v10.safetensors']\n")
+
+
+def test_ptxas_memory_allocation_failure_is_host_capacity():
+    # dev batch 88: ptxas' own fatal message when the compiling process cannot allocate (tpruvot/ccminer#36, a 32-bit
+    # build at its first kernel launch)
+    _assert_reads("ptxas-host-alloc", Category.CAPACITY, ("ptxas fatal   : Memory allocation failure\n",))
+    # near misses: another ptxas fatal message, and nvcc's driver reporting ptxas killed by a signal
+    assert not _rule_matches("ptxas-host-alloc", "ptxas fatal   : Unresolved extern function '_Z3foov'\n")
+    assert not _rule_matches("ptxas-host-alloc", "nvcc error   : 'ptxas' died due to signal 11 (Invalid memory reference)\n")
+
+
+def test_coreml_execution_plan_failure_is_op_not_supported():
+    # dev batch 88: Core ML cannot build the execution plan of a converted ML program (finnvoor/CoreMLPipelines#4: the
+    # ops of a windowed KV-cache update); strength 2, one thread
+    _assert_reads("coreml-execution-plan", Category.OP_NOT_SUPPORTED, (
+        "NSLocalizedDescription = \"Failed to build the model execution plan using a model architecture file "
+        "'/tmp/x.mlmodelc/model.mil' with error code: -14.\";\n",))
+    # near misses: Core ML's compile step failing (another message), and the words without the file and code
+    assert not _rule_matches("coreml-execution-plan", "Failed to compile the model at /tmp/x.mlpackage\n")
+    assert not _rule_matches("coreml-execution-plan", "Failed to build the model execution plan on iOS 17\n")
