@@ -312,6 +312,13 @@ _UE_VULKAN_OOM = re.compile(r"\bOut of memory on Vulkan; MemoryTypeIndex=\d+, Al
 _PD_SIZE = r"(\d+(?:\.\d+)?)\s?([kKMGTPE]?B)\b"
 _PADDLE_OOM = re.compile(r"Out of memory error on ([A-Za-z]+) (\d+)\. Cannot allocate " + _PD_SIZE + r" memory on \w+ \d+, "
                          r"(?:" + _PD_SIZE + r" memory has been allocated and )?available memory is only " + _PD_SIZE)
+# Dev batch 88: ggml-metal's check of a buffer against the device's single-buffer limit
+# (MTLDevice.maxBufferLength), as llama-cpp-python 0.1.67's ggml_metal_add_buffer prints it:
+# "ggml_metal_add_buffer: buffer 'data' size 9763717120 is larger than buffer maximum of 8589934592", then
+# "llama_init_from_file: failed to add buffer" (abetlen/llama-cpp-python #438, llama-13b q5_1 / q6_K on an M2 Pro
+# with 16 GB). The size is the buffer asked for, in bytes: the request. The maximum is the largest single Metal
+# buffer, not the device's memory, and is not read as a total.
+_METAL_BUFFER_MAX = re.compile(r"\bbuffer '[^'\n]*' size (\d+) is larger than buffer maximum of \d+")
 # Out-of-memory messages whose sizes are bare byte counts (dev batch 42): onnxruntime's BFC arena (microsoft/onnxruntime
 # onnxruntime/core/framework/bfc_arena.cc AllocateRawInternal 'Failed to allocate memory for requested buffer of size N',
 # 'Available memory of N is smaller than requested bytes of M'), XLA / JAX (xla/service/gpu: 'RESOURCE_EXHAUSTED: Out of
@@ -336,18 +343,13 @@ _BYTES_OOM = [
     # StreamExecutorMemoryAllocator::Allocate: 'Failed to allocate request for %s (%uB) on device ordinal %d', JAX's
     # RESOURCE_EXHAUSTED and the older 'Resource exhausted:' of PjRt's replica execution)
     re.compile(r"\bFailed to allocate request for \S+ \((\d+)B\) on device ordinal \d+"),
+    _METAL_BUFFER_MAX,
 ]
 # Dev batch 87: Sophgo bmlib's device-memory allocation (libsophon bmlib/src/bmlib_memory.cpp, bm_alloc_gmem under
 # bm_malloc_device_byte*: '[bmlib_memory][error] bm_alloc_gmem failed, dev_id = N, size = 0x<hex>') prints its byte count
 # in hexadecimal: sophgo/LLM-TPU #8's 'size = 0xc0fb4000' is 3237691392 bytes, loading a bmodel of 3244769616 bytes
 # (du -b in the thread). Only the hex form after 'size = ' on bm_alloc_gmem's own line is read.
 _BM_GMEM = re.compile(r"\bbm_alloc_gmem failed, dev_id = \d+, size = 0x([0-9a-fA-F]+)\b")
-# Dev batch 88: ggml-metal's check of a buffer against the device's single-buffer limit (MTLDevice.maxBufferLength), as
-# llama-cpp-python 0.1.67's ggml_metal_add_buffer prints it: "ggml_metal_add_buffer: buffer 'data' size 9763717120 is
-# larger than buffer maximum of 8589934592", then "llama_init_from_file: failed to add buffer" (abetlen/llama-cpp-python
-# #438, llama-13b q5_1 / q6_K on an M2 Pro with 16 GB). The size is the buffer asked for, in bytes: the request. The
-# maximum is the largest single Metal buffer, not the device's memory, and is not read as a total.
-_METAL_BUFFER_MAX = re.compile(r"\bbuffer '[^'\n]*' size (\d+) is larger than buffer maximum of \d+")
 # Dev batch 50: XLA's sizes in one-letter binary units, '%.2f' and K / M / G / T (openxla/xla docs/errors: error_1000.md
 # 'RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. Used 49.34G of 32.00G hbm.
 # Exceeded hbm capacity by 17.34G.', error_0101.md 'Attempting to reserve 29.49G at the bottom of memory. That was not
@@ -823,9 +825,6 @@ def _counted_oom(no: int, line: str) -> Evidence | None:
     gm = _BM_GMEM.search(line)
     if gm:
         return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": int(gm.group(1), 16)})
-    mb = _METAL_BUFFER_MAX.search(line)
-    if mb:
-        return Evidence(no, "oom", line[:2000], "memory", 3, numbers={"requested_bytes": int(mb.group(1))})
     for rx in _XLA_ALLOC:
         xm = rx.search(line)
         if xm:
