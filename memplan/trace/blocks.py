@@ -27,6 +27,7 @@ own optimizer phase spliced in, memplan.trace.optsplice); FSDP1 ranks in full. L
 """
 from __future__ import annotations
 
+import atexit
 import copy
 import fnmatch
 import re
@@ -82,16 +83,33 @@ def hf_stack(workload, cfg) -> tuple[Stack | None, str]:
     return Stack(path, n, first), ""
 
 
+_CACHES: list[list] = []   # every cache `remembered` has filled: emptied at exit (`_release`)
+
+
 def remembered(cache: list, workload, key, make):
     """`make()`, made once per workload (by identity) and `key` among the last two asked of `cache` (a list of
-    (workload, key, value)): a plan asks again for each configuration it traces."""
+    (workload, key, value)): a plan asks again for each configuration it traces. The caches are emptied at exit."""
     for w, k, value in cache:
         if w is workload and k == key:
             return value
     value = make()
+    if not _CACHES:
+        atexit.register(_release)
+    if not any(c is cache for c in _CACHES):
+        _CACHES.append(cache)
     cache.insert(0, (workload, key, value))
     del cache[2:]
     return value
+
+
+def _release() -> None:
+    """At exit, while torch is still whole: drop the remembered models. A model file's model inspected on fake
+    tensors keeps its FakeTensorMode, whose converter keys storages by torch's `StorageWeakRef`; freed later, when
+    the interpreter tears the modules down, their finalizers find torch's module globals gone and print
+    `Exception ignored in: StorageWeakRef.__del__` tracebacks after memplan's own output. An exit handler registered
+    while a command runs, so it runs before memplan.cli's own (handlers run last-registered first)."""
+    for cache in _CACHES:
+        cache.clear()
 
 
 _META: list[tuple] = []   # (workload, its config as JSON, model): the last models built on the meta device
