@@ -929,8 +929,8 @@ def _arrayfire_oom(no: int, line: str) -> Evidence | None:
 
 def _host_request(no: int, line: str) -> Evidence | None:
     """One refused host allocation whose line states its size: mmap's ENOMEM, GLib's g_malloc, macOS libmalloc's
-    mach_vm_map (dev batch 82), and Android ART's
-    Java heap, which also states the heap's free bytes (_ART_OOM; dev batch 74)."""
+    mach_vm_map (dev batch 82), and Android ART's Java heap, which also states the heap's free bytes (_ART_OOM; dev
+    batch 74)."""
     m = _MMAP.search(line) or _GLIB_ALLOC.search(line) or _MACH_VM_MAP.search(line) or _ART_OOM.search(line)
     if m is None:
         return None

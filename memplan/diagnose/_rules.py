@@ -491,18 +491,15 @@ def _opencl_rules() -> list[TextRule]:
     in the wait list) point at a cause elsewhere in the log and stay unread."""
     out = []
     for r in cat_mod.opencl_rows():
-        if r["category"] == "benign" or (r["category"] == "unknown" and r["name"] not in _OPENCL_NO_CAUSE):
+        no_cause = r["category"] == "unknown" and r["name"] in _OPENCL_NO_CAUSE
+        if r["category"] == "benign" or (r["category"] == "unknown" and not no_cause):
             continue
         bare = r["name"][3:]
         alts = [r"(?<!may cause )(?<!may cause \")\b" + r["name"] + r"\b",
                 r"\bcl[A-Z][A-Za-z]+ failed: " + bare + r"\b"]
-        if r["category"] == "unknown":
-            out.append(TextRule(f"ocl-{r['name']}", "opencl-status", "unknown", 1, frozenset(),
-                                re.compile("|".join(alts)), f"CL:{r['value']}"))
-            continue
-        cat = cat_mod.rule_category(r["category"])
-        if r["value"] != "-1":
+        if r["value"] != "-1" and not no_cause:
             alts.append(_OPENCL_CONTEXT + r"(?<![\w.\-])" + r["value"] + r"(?![\d.])")
-        out.append(TextRule(f"ocl-{r['name']}", "opencl-status", cat, 2, frozenset(), re.compile("|".join(alts)),
-                            f"CL:{r['value']}"))
+        cat, strength = ("unknown", 1) if no_cause else (cat_mod.rule_category(r["category"]), 2)
+        out.append(TextRule(f"ocl-{r['name']}", "opencl-status", cat, strength, frozenset(),
+                            re.compile("|".join(alts)), f"CL:{r['value']}"))
     return out
