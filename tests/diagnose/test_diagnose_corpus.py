@@ -257,11 +257,7 @@ DEV_UNSUPPORTED = {
     "cuda_env_kohyasslinux8.log": "bitsandbytes' 'compiled without GPU support' warning alone reads benign (dev batch 40's "
                                   "test); that libcudart.so was not found on the library path is in the thread, not the "
                                   "line",
-    # dev batch 89 (labelled from their threads before any rule; the first two are read by its rules later)
-    "cuda_capacity_infinigen68.log": "Blender Cycles' 'System is out of GPU and shared host memory' is not read (no row, "
-                                     "no trigger word)",
-    "cuda_env_nvisii40.log": "OptiX's 'Optix call (optixInit()) failed with code 7801' is not read (no OptiX status "
-                             "in the tables)",
+    # dev batch 89 (labelled from their threads before any rule)
     "opencl_param_bitcrack320.log": "a bare 'Error: CL_OUT_OF_RESOURCES' keeps the no-cause reading of dev batch 85 "
                                     "(unknown); that the launch arguments (-b / -t / -p) were too large for the GeForce "
                                     "210 is the thread's answer, not in the text",
