@@ -619,6 +619,9 @@ _TRIGGER = re.compile(
     # dev batch 88: ggml-metal's single-buffer check, ComfyUI's prompt validation, ptxas' own host allocation failure
     # (lines with no other trigger word)
     r"|larger than buffer maximum|Value not in list|ptxas fatal"
+    # dev batch 89: Blender Cycles' device allocator failure, reported as the render's error, and OptiX's ABI status
+    # printed by its name (lines with no other trigger word)
+    r"|System is out of GPU|OPTIX_ERROR_UNSUPPORTED_ABI_VERSION"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"

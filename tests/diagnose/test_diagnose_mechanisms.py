@@ -5888,3 +5888,27 @@ def test_coreml_execution_plan_failure_is_op_not_supported():
     # near misses: Core ML's compile step failing (another message), and the words without the file and code
     assert not _rule_matches("coreml-execution-plan", "Failed to compile the model at /tmp/x.mlpackage\n")
     assert not _rule_matches("coreml-execution-plan", "Failed to build the model execution plan on iOS 17\n")
+
+
+def test_cycles_out_of_gpu_and_shared_host_memory_is_capacity():
+    # dev batch 89: Blender Cycles' allocator could place a buffer neither on the device nor in mapped host memory
+    # (princeton-vl/infinigen#68, a cave scene on an 8 GB laptop GPU); the device-only form is in the same function
+    _assert_reads("cycles-gpu-host-oom", Category.CAPACITY, (
+        "Error: System is out of GPU and shared host memory\n",
+        "Fra:1 Mem:18012.89M (Peak 23433.50M) | Time:00:41.20 | System is out of GPU memory\n",))
+    # near misses: the same sentence about another resource, and a system out of something other than GPU memory
+    assert not _rule_matches("cycles-gpu-host-oom", "Error: System is out of GPU and shared host resources\n")
+    assert not _rule_matches("cycles-gpu-host-oom", "Error: System is out of disk space\n")
+
+
+def test_optix_unsupported_abi_version_is_environment():
+    # dev batch 89: optixInit() answering OPTIX_ERROR_UNSUPPORTED_ABI_VERSION (7801, optix_types.h) when the driver is
+    # older than the OptiX SDK the program was built with (owl-project/NVISII#40); Blender Cycles' log line for it
+    _assert_reads("optix-unsupported-abi", Category.ENVIRONMENT, (
+        "Optix call (optixInit()) failed with code 7801 (line 150)\nterminate called without an active exception\n",
+        "OptiX initialization failed because the installed driver does not support ABI version 87\n",
+        "optixInit() returned OPTIX_ERROR_UNSUPPORTED_ABI_VERSION\n"))
+    # near misses: another OptiX call's code (7200, invalid PTX input), and code 7801 from a call that is not optixInit
+    assert not _rule_matches("optix-unsupported-abi",
+                             "Optix call (optixModuleCreateFromPTX()) failed with code 7200 (line 88)\n")
+    assert not _rule_matches("optix-unsupported-abi", "cuInit() failed with code 7801\n")
