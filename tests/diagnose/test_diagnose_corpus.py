@@ -263,8 +263,8 @@ DEV_UNSUPPORTED = {
     "cuda_env_stixels4.log": "'Error: invalid device function 8' (the runtime's text and its pre-10.1 number after a "
                              "plain 'Error: ') is not read",
     "cuda_env_djl824.log": "MXNet's 'Compile with USE_CUDA=1 to enable GPU usage' is not read by the rules",
-    "cuda_opns_llvmlite606.log": "Numba's 'NvvmError: Failed to compile' with NVVM_ERROR_COMPILATION is not read by the "
-                                 "rules",
+    "cuda_env_llvmlite606.log": "NVVM's IR parse error ('<unnamed> (L, C): parse expected ...') under Numba's "
+                                "'NvvmError: Failed to compile' is not read by the rules",
     "rocm_param_kokkos7414.log": "Kokkos' 'ParallelReduce< HIP > could not find a valid execution configuration' is not "
                                  "read",
 }
