@@ -260,13 +260,6 @@ DEV_UNSUPPORTED = {
     # dev batch 90 (labelled from their threads before any rule)
     "cuda_opns_candle2534.log": "cuDNN's bare CUDNN_STATUS_BAD_PARAM reads invalid-param by the status table; that cuDNN's "
                                 "convolution lacks a true-bfloat16 configuration is in the thread, not the text",
-    "cuda_env_stixels4.log": "'Error: invalid device function 8' (the runtime's text and its pre-10.1 number after a "
-                             "plain 'Error: ') is not read",
-    "cuda_env_djl824.log": "MXNet's 'Compile with USE_CUDA=1 to enable GPU usage' is not read by the rules",
-    "cuda_env_llvmlite606.log": "NVVM's IR parse error ('<unnamed> (L, C): parse expected ...') under Numba's "
-                                "'NvvmError: Failed to compile' is not read by the rules",
-    "rocm_param_kokkos7414.log": "Kokkos' 'ParallelReduce< HIP > could not find a valid execution configuration' is not "
-                                 "read",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]
