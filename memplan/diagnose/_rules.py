@@ -193,6 +193,12 @@ _SHORT_PREFIX = (r"(?:(?i:\b(?:cuda|hip)(?: runtime| function)? error)\s*(?:\(\d
                  r"|[\w-]\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp)\s?:\s?\d+\s?(?::|\s-)?\s+|^\s*Error text:\s+"
                  r"|(?i:\bGpu API call) \(\s*|\(-217(?::Gpu API call)?\)\s+"
                  r"|\bcuda[A-Z][A-Za-z]+(?:\(\))?:\s+)")
+# dev batch 90: a project's own check that prints 'Error: ' and then cudaGetErrorString's text followed by the result's
+# number, 'Error: invalid device function 8' (https://github.com/dhernandez0/stixels/issues/4: 8 is
+# cudaErrorInvalidDeviceFunction's number before CUDA 10.1, a build without the GPU's architecture): a short text is
+# read after a plain 'Error: ' only where the line starts with it and ends with that text's own number, current or
+# pre-10.1 (the row's value), so that 'Error: invalid argument' in prose or a count after the text does not read
+_NUMBERED_TEXT = r"(?m)^[ \t]*Error:[ \t]+{text}[ \t]+{value}[ \t]*$"
 _DEVICE_OPEN_NAMES = ("cudaErrorDevicesUnavailable", "cudaErrorDeviceAlreadyInUse")
 # results that report the GPU's own hardware failing under a running job (dev batch 30): kernel-fault by the
 # labelling guide, but the advice is the hardware's (MP031), not the hunt for a faulty kernel
@@ -257,6 +263,12 @@ def _runtime_text_rules() -> list[TextRule]:
         prefix = {"cuda": "CUDA", "cuda-legacy": "CUDA10"}.get(r["family"], "NCCL")
         out.append(TextRule(f"{r['family']}-{r['value']}", f"{family}-text", cat, strength, frozenset(flags),
                             re.compile(body), f"{prefix}:{r['value']}"))
+        if family == "cuda" and len(text) < _LONG_TEXT:
+            # a short text with its own number after a bare 'Error: ' at the start of a line (_NUMBERED_TEXT)
+            out.append(TextRule(f"{r['family']}-{r['value']}-numbered", f"{family}-text", cat, strength,
+                                frozenset(flags), re.compile(_NUMBERED_TEXT.format(text=re.escape(text.rstrip(".")),
+                                                                                    value=r["value"])),
+                                f"{prefix}:{r['value']}"))
         if r["family"] == "cuda":
             # NCCL's own allocations are outside PyTorch's caching allocator
             in_nccl = flags | ({"outside_allocator", "outside_pytorch"} if cat == "memory" else set())

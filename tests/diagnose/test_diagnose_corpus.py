@@ -261,6 +261,9 @@ DEV_UNSUPPORTED = {
     "opencl_param_bitcrack320.log": "a bare 'Error: CL_OUT_OF_RESOURCES' keeps the no-cause reading of dev batch 85 "
                                     "(unknown); that the launch arguments (-b / -t / -p) were too large for the GeForce "
                                     "210 is the thread's answer, not in the text",
+    # dev batch 90 (labelled from their threads before any rule)
+    "cuda_opns_candle2534.log": "cuDNN's bare CUDNN_STATUS_BAD_PARAM reads invalid-param by the status table; that cuDNN's "
+                                "convolution lacks a true-bfloat16 configuration is in the thread, not the text",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]

@@ -5912,3 +5912,50 @@ def test_optix_unsupported_abi_version_is_environment():
     assert not _rule_matches("optix-unsupported-abi",
                              "Optix call (optixModuleCreateFromPTX()) failed with code 7200 (line 88)\n")
     assert not _rule_matches("optix-unsupported-abi", "cuInit() failed with code 7801\n")
+def test_kokkos_reduce_without_execution_configuration_is_invalid_param():
+    # dev batch 90: Kokkos' block-size deduction for a parallel_reduce finds no block whose shared memory holds the
+    # reduction's values (kokkos/kokkos PR #7414: a reducer value type of 241 doubles on HIP)
+    _assert_reads("kokkos-reduce-exec-config", Category.INVALID_PARAM, (
+        "terminate called after throwing an instance of 'std::runtime_error'\n"
+        "  what():  Kokkos::Impl::ParallelReduce< HIP > could not find a valid execution configuration: your kernel "
+        "requires 70000 bytes of shared memory per block but only 65536 bytes per block are available.\n",))
+    # near misses: another 'could not find' of Kokkos (no execution configuration), the words in prose
+    assert not _rule_matches("kokkos-reduce-exec-config", "Kokkos::Impl::ParallelReduce< HIP > could not find the "
+                                                         "kernel attributes\n")
+    assert not _rule_matches("kokkos-reduce-exec-config", "the reduce could not find a valid execution configuration "
+                                                         "until I shrank the struct\n")
+
+
+def test_mxnet_built_without_cuda_is_environment():
+    # dev batch 90: MXNet's storage layer refuses a GPU context in a library built without CUDA (deepjavalibrary/djl
+    # #824: the CPU native library loaded on a CUDA 11.2 machine)
+    _assert_reads("mxnet-no-cuda-build", Category.ENVIRONMENT, (
+        "mxnet.base.MXNetError: Compile with USE_CUDA=1 to enable GPU usage\nStack trace:\n"
+        "  File \"src/storage/storage.cc\", line 119\n",))
+    # near misses: the build flag in a build command, a build that has CUDA but not another option
+    assert not _rule_matches("mxnet-no-cuda-build", "make -j8 USE_CUDA=1 USE_CUDNN=1\n")
+    assert not _rule_matches("mxnet-no-cuda-build", "Compile with USE_OPENCV=1 to enable image decoding\n")
+
+
+def test_nvvm_ir_parse_error_is_environment():
+    # dev batch 90: libNVVM's parser rejects the IR syntax a newer LLVM wrote (numba/llvmlite PR #606: llvmlite on
+    # LLVM 9 with the NVVM of CUDA 8-10); strength 2, one thread
+    _assert_reads("nvvm-ir-parse", Category.ENVIRONMENT, (
+        "numba.cuda.cudadrv.error.NvvmError: Failed to compile\n\n"
+        "<unnamed> (88, 5): parse expected type\nNVVM_ERROR_COMPILATION\n",))
+    # near misses: NvvmError with no parse line, the parse words without NVVM's module and position
+    assert not _rule_matches("nvvm-ir-parse", "numba.cuda.cudadrv.error.NvvmError: Failed to compile\n"
+                                              "NVVM_ERROR_COMPILATION\n")
+    assert not _rule_matches("nvvm-ir-parse", "the parse expected a comma there\n")
+
+
+def test_short_cuda_text_with_its_own_number_after_a_bare_error():
+    # dev batch 90: 'Error: invalid device function 8' (dhernandez0/stixels#4: a project's check printing the runtime's
+    # text and the result's pre-10.1 number, a build without the GPU's architecture); the current number reads too
+    _assert_reads("cuda-legacy-8-numbered", Category.ENVIRONMENT, ("Error: invalid device function 8\n",))
+    _assert_reads("cuda-98-numbered", Category.ENVIRONMENT, ("Error: invalid device function 98\n",))
+    # near misses: no number, another number than the text's own, a plain 'Error:' in the middle of a sentence
+    assert not _rule_matches("cuda-legacy-8-numbered", "Error: invalid device function\n")
+    assert not _rule_matches("cuda-legacy-8-numbered", "Error: invalid device function 3\n")
+    assert not _rule_matches("cuda-98-numbered", "we saw Error: invalid device function 98 once\n")
+    assert diagnose("Error: invalid argument\n", prior=False).primary_category == Category.UNKNOWN
