@@ -619,6 +619,9 @@ _TRIGGER = re.compile(
     # dev batch 88: ggml-metal's single-buffer check, ComfyUI's prompt validation, ptxas' own host allocation failure
     # (lines with no other trigger word)
     r"|larger than buffer maximum|Value not in list|ptxas fatal"
+    # dev batch 91: transformers' purely-quantized fine-tuning check, Dynamo's recompile-limit failure, bitsandbytes'
+    # set-up report (lines with no other trigger word)
+    r"|purely quantized|FailOnRecompileLimitHit|COMPILED_WITH_CUDA|COMPUTE_CAPABILITIES_PER_GPU"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"

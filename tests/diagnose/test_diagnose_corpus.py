@@ -257,17 +257,7 @@ DEV_UNSUPPORTED = {
     "cuda_env_kohyasslinux8.log": "bitsandbytes' 'compiled without GPU support' warning alone reads benign (dev batch 40's "
                                   "test); that libcudart.so was not found on the library path is in the thread, not the "
                                   "line",
-    # dev batch 91 (labelled from their threads before any rule)
-    "cuda_opns_kohyatrainer246.log": "accelerate's 'bf16 mixed precision requires PyTorch >= 1.10 and a supported device' "
-                                     "alone reads unknown: no row reads it (before dev batch 91's rules)",
-    "cuda_param_bunny112.log": "transformers' 'You cannot perform fine-tuning on purely quantized models' without its "
-                               "ValueError prefix reads unknown (before dev batch 91's rules)",
-    "cuda_param_pytorch167504.log": "Dynamo's 'hit config.recompile_limit' warnings read benign and FailOnRecompileLimitHit "
-                                    "is read by no row (before dev batch 91's rules)",
-    "cuda_env_bnb732.log": "bitsandbytes' report of the CPU-only library on a machine with GPUs reads benign (before dev "
-                           "batch 91's rules)",
-    "hpu_env_tgigaudi54.log": "Synapse's 'synStatus=20 [Device already acquired]' reads unknown (before dev batch 91's "
-                              "rules)",
+    # dev batch 91 (labelled from their threads before any rule; kept as honest misses)
     "cuda_env_roformer40.log": "a missing private method of transformers' ModuleUtilsMixin "
                                "('create_extended_attention_mask_for_decoder') reads invalid-param from its "
                                "AttributeError; that newer transformers removed it and transformers==4.13.0 fixed it is in "
