@@ -258,13 +258,13 @@ DEV_UNSUPPORTED = {
                                   "test); that libcudart.so was not found on the library path is in the thread, not the "
                                   "line",
     # dev batch 91 (labelled from their threads before any rule; kept as honest misses)
-    "cuda_env_roformer40.log": "a missing private method of transformers' ModuleUtilsMixin "
+    "cuda_env_roformer40.log": "a transformers model method the installed transformers no longer has "
                                "('create_extended_attention_mask_for_decoder') reads invalid-param from its "
-                               "AttributeError; that newer transformers removed it and transformers==4.13.0 fixed it is in "
-                               "the thread, not the line",
+                               "AttributeError; that the API changed and transformers==4.13.0 is the maintainer's answer is "
+                               "in the thread, not the line",
     "cuda_env_llava820.log": "a one-line \"forward() got an unexpected keyword argument 'padding_mask'\" reads invalid-param "
-                             "by the text (as cuda_env_ray37940); that transformers 4.34 passes padding_mask to LLaVA's "
-                             "replaced forward and pinning 4.31.0 fixed it is in the thread, not the line",
+                             "by the text (as cuda_env_ray37940); that installing the transformers version LLaVA expects "
+                             "(4.31.0) fixed it is in the thread, not the line",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]
