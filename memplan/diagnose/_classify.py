@@ -619,6 +619,11 @@ _CONTEXT_READINGS = (
     # free-memory query (ROCm/clr hip_memory.cpp), the install rejecting it; alone the text keeps its invalid-param
     # reading (dev batch 76)
     ("mem_query", "invalid_value", "environment"),
+    # bitsandbytes' CPU-library markers (its 'compiled without GPU support' warning, the probe's printed
+    # "'NoneType' object has no attribute 'cadam32bit_grad_fp32'", COMPILED_WITH_CUDA = False) after bitsandbytes'
+    # own report that it found GPUs: the CUDA library failed to load on a GPU machine, a set-up fault; alone they
+    # are a warning, as on a machine without a GPU (dev batch 91)
+    ("bnb_gpus", "bnb_cpu_lib", "environment"),
 )
 
 

@@ -5959,3 +5959,109 @@ def test_short_cuda_text_with_its_own_number_after_a_bare_error():
     assert not _rule_matches("cuda-legacy-8-numbered", "Error: invalid device function 3\n")
     assert not _rule_matches("cuda-98-numbered", "we saw Error: invalid device function 98 once\n")
     assert diagnose("Error: invalid argument\n", prior=False).primary_category == Category.UNKNOWN
+def test_accelerate_bf16_refusal_is_op_not_supported():
+    # dev batch 91: accelerate raises 'bf16 mixed precision requires PyTorch >= 1.10 and a supported device' where
+    # is_bf16_available() is False, a device present that lacks bf16 (Linaqruf/kohya-trainer#246: T4 / V100); it joins
+    # row bf16-device-check, so after a line showing no usable CUDA device it reads environment (flag gpu_dtype)
+    _assert_reads("bf16-device-check", Category.OP_NOT_SUPPORTED, (
+        "ValueError: bf16 mixed precision requires PyTorch >= 1.10 and a supported device.\n",
+        "`bf16 mixed precision requires PyTorch >= 1.10 and a supported device.`\n"))
+    log = ("UserWarning: CUDA initialization: Found no NVIDIA driver on your system.\n"
+           "ValueError: bf16 mixed precision requires PyTorch >= 1.10 and a supported device.\n")
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    # near misses: accelerate's fp16 refusal (no CUDA device: environment), and its MPS version check (another text)
+    assert not _rule_matches("bf16-device-check", "ValueError: fp16 mixed precision requires a GPU\n")
+    assert not _rule_matches("bf16-device-check",
+                             "ValueError: bf16 mixed precision with MPS device requires a Pytorch >= 2.6.0\n")
+    assert diagnose("ValueError: fp16 mixed precision requires a GPU\n", prior=False).primary_category \
+        == Category.ENVIRONMENT
+
+
+def test_fine_tuning_a_purely_quantized_model_is_invalid_param():
+    # dev batch 91: transformers' check of a quantized model handed to the Trainer without adapters
+    # (BAAI-DCAI/Bunny#112), a line with no other trigger word (_TRIGGER now names it)
+    _assert_reads("hf-purely-quantized", Category.INVALID_PARAM, (
+        "You cannot perform fine-tuning on purely quantized models. Please attach trainable adapters on top of the "
+        "quantized model to correctly perform fine-tuning. Please see: https://huggingface.co/docs/transformers/peft "
+        "for more details\n",))
+    # near misses: a quantized model trained with adapters (a notice), and the words in prose
+    assert not _rule_matches("hf-purely-quantized", "trainable params: 4194304 || all params: 3504607232 || "
+                             "trainable%: 0.1197 (a quantized model with LoRA adapters)\n")
+    assert not _rule_matches("hf-purely-quantized", "fine-tuning purely quantized models is not possible\n")
+
+
+def test_dynamo_recompile_limit_failure_is_invalid_param_and_the_warning_alone_benign():
+    # dev batch 91: with fullgraph=True (or fail_on_recompile_limit_hit) Dynamo turns the recompile limit into
+    # FailOnRecompileLimitHit (pytorch/pytorch#167504); without it the warning only (benign)
+    warn = ("W1110 17:56:13.321000 77473 torch/_dynamo/convert_frame.py:1550] [0/8] torch._dynamo hit "
+            "config.recompile_limit (8)\n"
+            "W1110 17:56:13.321000 77473 torch/_dynamo/convert_frame.py:1550] [0/8]    function: 'forward' (/x/test.py:30)\n")
+    _assert_reads("dynamo-recompile-limit-fail", Category.INVALID_PARAM, (
+        warn + "torch._dynamo.exc.FailOnRecompileLimitHit: recompile_limit reached with fullgraph=True.\n",))
+    # near misses: the warning alone, and the config flag's name
+    assert diagnose(warn, prior=False).primary_category == Category.BENIGN
+    assert not _rule_matches("dynamo-recompile-limit-fail", "torch._dynamo.config.fail_on_recompile_limit_hit = True\n")
+
+
+def test_dtensor_mixed_tensor_refusal_is_invalid_param():
+    # dev batch 91: DTensor's dispatcher refusing an op whose inputs mix torch.Tensor and DTensor
+    # (meta-pytorch/torchtune#2856)
+    _assert_reads("dtensor-mixed-tensor", Category.INVALID_PARAM, (
+        "[rank1]: RuntimeError: aten.mm.default: got mixed torch.Tensor and DTensor, need to convert all torch.Tensor "
+        "to DTensor before calling distributed operators!\n",))
+    # near misses: DTensor's sharding-propagation error (another check), the class names in prose
+    assert not _rule_matches("dtensor-mixed-tensor", "NotImplementedError: Operator aten.foo.default does not have a "
+                             "sharding strategy registered.\n")
+    assert not _rule_matches("dtensor-mixed-tensor", "mixing a torch.Tensor and a DTensor is not allowed here\n")
+
+
+def test_gaudi_device_already_acquired_is_environment():
+    # dev batch 91: Synapse's status 20 when the Gaudi device is held by another process (huggingface/tgi-gaudi#54)
+    _assert_reads("synapse-device-acquired", Category.ENVIRONMENT, (
+        "RuntimeError: synStatus=20 [Device already acquired] Device acquire failed.\n",))
+    # near misses: another Synapse status on the same acquire, the words in prose
+    assert not _rule_matches("synapse-device-acquired",
+                             "RuntimeError: synStatus=26 [Generic failure] Device acquire failed.\n")
+    assert not _rule_matches("synapse-device-acquired", "the device was already acquired by another container\n")
+
+
+def test_elastic_worker_exit_code_1_alone_is_unknown_without_a_fallback_guess():
+    # dev batch 91: torch elastic's report that a worker exited with status 1 (any uncaught exception) names no cause
+    # (xiuqhou/Salience-DETR#4): an `unknown` incident, so the fallback does not guess from its wording
+    for log in ("[2024-05-08 08:47:31,877] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: 1) "
+                "local_rank: 2 (pid: 5939) of binary: /x/bin/python\n",
+                "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n"
+                "Root Cause (first observed failure):\n[0]:\n  time      : 2023-05-19_16:39:58\n"
+                "  rank      : 0 (local_rank: 0)\n  exitcode  : 1 (pid: 78970)\n  error_file: <N/A>\n"):
+        assert _rule_matches("elastic-worker-exitcode-1", log), log
+        for prior in (False, True):
+            assert diagnose(log, prior=prior).primary_category == Category.UNKNOWN, log
+    # the worker's own error above it decides
+    log = ("RuntimeError: CUDA error: an illegal memory access was encountered\n"
+           "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 1) of binary: "
+           "/x/bin/python\n")
+    assert diagnose(log, prior=False).primary_category == Category.KERNEL_FAULT
+    # near misses: an exit by a signal (SIGKILL), another exit code
+    assert not _rule_matches("elastic-worker-exitcode-1", "failed (exitcode: -9) local_rank: 0 (pid: 3041437) of binary\n")
+    assert not _rule_matches("elastic-worker-exitcode-1", "  exitcode  : 137 (pid: 78970)\n")
+
+
+def test_bitsandbytes_cpu_library_after_its_gpu_report_is_environment():
+    # dev batch 91: bitsandbytes' CPU-library markers are a warning alone (a machine without a GPU), environment after
+    # bitsandbytes' own report that it found GPUs (bitsandbytes-foundation/bitsandbytes#732)
+    probe = ("/x/bitsandbytes/cextension.py:34: UserWarning: The installed version of bitsandbytes was compiled without "
+             "GPU support. 8-bit optimizers, 8-bit multiplication, and GPU quantization are unavailable.\n"
+             "  warn(\"The installed version of bitsandbytes was compiled without GPU support. \"\n"
+             "'NoneType' object has no attribute 'cadam32bit_grad_fp32'\n")
+    assert _rule_matches("bnb-cpu-library", probe)
+    assert diagnose(probe, prior=False).primary_category == Category.BENIGN
+    for gpus in ("CUDA SETUP: Highest compute capability among GPUs detected: 8.6\n",):
+        assert _rule_matches("bnb-gpus-detected", gpus)
+        assert diagnose(gpus + probe, prior=False).primary_category == Category.ENVIRONMENT
+    report = "COMPILED_WITH_CUDA = False\nCOMPUTE_CAPABILITIES_PER_GPU = ['7.5', '7.5']\n"
+    assert diagnose(report, prior=False).primary_category == Category.ENVIRONMENT
+    # near misses: the report without GPUs (an empty list), and a CUDA library that loaded
+    assert not _rule_matches("bnb-gpus-detected", "COMPUTE_CAPABILITIES_PER_GPU = []\n")
+    assert diagnose("COMPILED_WITH_CUDA = False\nCOMPUTE_CAPABILITIES_PER_GPU = []\n", prior=False).primary_category \
+        == Category.BENIGN
+    assert not _rule_matches("bnb-cpu-library", "COMPILED_WITH_CUDA = True\n")
