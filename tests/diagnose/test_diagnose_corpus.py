@@ -257,13 +257,7 @@ DEV_UNSUPPORTED = {
     "cuda_env_kohyasslinux8.log": "bitsandbytes' 'compiled without GPU support' warning alone reads benign (dev batch 40's "
                                   "test); that libcudart.so was not found on the library path is in the thread, not the "
                                   "line",
-    # dev batch 92 (labelled from their threads before any rule)
-    "cuda_opns_pytorch86560.log": "flash attention's dtype check that pairs BFloat16 with the chip ('Expected q_dtype == "
-                                  "at::kHalf || (is_sm8x && q_dtype == at::kBFloat16) to be true, but got false') reads "
-                                  "invalid-param as any failed TORCH_CHECK; no row reads the is_sm condition in it",
-    "cuda_benign_stylegan2pytorch252.log": "stylegan2's 'conv2d_gradfix not supported on PyTorch X. Falling back to "
-                                           "torch.nn.functional.conv2d().' reads op-not-supported: the fallback row "
-                                           "takes a lower-case 'falling back to' only",
+    # dev batch 92 (labelled from their threads before any rule; two more are read by its rules later)
     "opencl_unknown_xmrigamd238.log": "CL_INVALID_KERNEL from clSetKernelArg after CL_BUILD_PROGRAM_FAILURE reads "
                                       "invalid-param (the CL_INVALID_* family); the kernel is invalid because its build "
                                       "failed, and the build failure names no cause",
