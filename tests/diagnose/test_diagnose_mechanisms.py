@@ -6065,3 +6065,34 @@ def test_bitsandbytes_cpu_library_after_its_gpu_report_is_environment():
     assert diagnose("COMPILED_WITH_CUDA = False\nCOMPUTE_CAPABILITIES_PER_GPU = []\n", prior=False).primary_category \
         == Category.BENIGN
     assert not _rule_matches("bnb-cpu-library", "COMPILED_WITH_CUDA = True\n")
+def test_flash_attention_dtype_checks_are_op_not_supported():
+    # dev batch 92: flash attention's BFloat16 check tied to the chip, a TORCH_CHECK without a message, in PyTorch's copy
+    # (pytorch/pytorch#86560: BFloat16 needs sm80 or newer) and in flash-attn 1.x's fmha_api.cpp
+    _assert_reads("flash-attn-dtype-arch", Category.OP_NOT_SUPPORTED, (
+        "RuntimeError: Expected q_dtype == at::kHalf || (is_sm8x && q_dtype == at::kBFloat16) to be true, but got "
+        "false.\n",
+        "RuntimeError: Expected q_dtype == torch::kFloat16 || ((is_sm8x || is_sm90) && q_dtype == torch::kBFloat16) "
+        "to be true, but got false.\n"))
+    # near miss: a dtype check without the chip flag is not this row
+    assert not _rule_matches("flash-attn-dtype-arch", "RuntimeError: Expected q_dtype == torch::kFloat16 || q_dtype == "
+                                                      "torch::kBFloat16 to be true, but got false.\n")
+    # flash-attn's fp16/bf16-only check (QwenLM/Qwen3#406: a model loaded in float32)
+    _assert_reads("flash-attn-dtype", Category.OP_NOT_SUPPORTED, (
+        "RuntimeError: FlashAttention only support fp16 and bf16 data type\n",))
+    # near miss: the architecture check is another row
+    assert not _rule_matches("flash-attn-dtype", "RuntimeError: FlashAttention only supports Ampere GPUs or newer.\n")
+
+
+def test_capitalised_fallback_sentence_is_benign():
+    # dev batch 92: stylegan2's conv2d_gradfix wrapper warns and falls back to F.conv2d (rosinality/stylegan2-pytorch#252,
+    # OpenGVLab/DragGAN#10); the fallback sentence starts with a capital after the one naming what is not supported
+    _assert_reads("not-supported-fallback-warning", Category.BENIGN, (
+        "/x/stylegan2-pytorch/op/conv2d_gradfix.py:89: UserWarning: conv2d_gradfix not supported on PyTorch 1.6.0. "
+        "Falling back to torch.nn.functional.conv2d().\n"
+        "  f\"conv2d_gradfix not supported on PyTorch {torch.__version__}. Falling back to "
+        "torch.nn.functional.conv2d().\"\n",))
+    # near misses: the sentence raised as an error, and 'not supported' with no fallback after it
+    assert not _rule_matches("not-supported-fallback-warning", "RuntimeError: conv2d_gradfix not supported on PyTorch "
+                                                               "1.6.0. Falling back to torch.nn.functional.conv2d().\n")
+    assert not _rule_matches("not-supported-fallback-warning", "UserWarning: conv2d_gradfix not supported on PyTorch "
+                                                               "1.6.0.\n")
