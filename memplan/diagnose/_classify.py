@@ -265,7 +265,14 @@ def _arena_verdict(s: OomState, flags: set[str]) -> Verdict:
     is the model's setting, not the machine's RAM, so a request above its max is a step that needs a larger arena (more
     contacts or constraints than it was sized for), not a size bug. ggml's context pool (dev batch 63) is the same kind
     of arena: its size is fixed when the context is created, and ggml prints the end the pool would need and the pool's
-    size."""
+    size. Its scratch buffer (dev batch 93) likewise: a fixed size the program sets for one evaluation's intermediate
+    tensors, which a larger batch or a longer context outgrows."""
+    if "ggml_scratch" in flags:
+        return Verdict(Category.CAPACITY, 0.8,
+                       f"ggml's scratch buffer ran out: the tensors of this evaluation need the buffer to reach "
+                       f"{_fmt(s.req)}, but it holds {_fmt(s.total)}. The program sizes the buffer in advance: lower the "
+                       "batch size or the context length, or use a build that sizes the buffer for them.",
+                       s.facts, {"host"})
     if "ggml_pool" in flags:
         return Verdict(Category.CAPACITY, 0.8,
                        f"ggml's context pool ran out: a new tensor needs the pool to reach {_fmt(s.req)}, but the pool "

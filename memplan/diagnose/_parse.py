@@ -438,8 +438,13 @@ _MJ_STACK = re.compile(_MJ_HEAD + r".{0,200}?\b" + _MJ_NUMBERS)
 _MJ_STACK_HEAD, _MJ_STACK_NUMBERS = re.compile(_MJ_HEAD), re.compile(r"^\s*" + _MJ_NUMBERS)
 # ggml's context pool (ggml-org/ggml src/ggml.c ggml_new_object, ggml_new_tensor_impl in early builds: '%s: not enough
 # space in the context's memory pool (needed %zu, available %zu)' with the end the pool would need and the pool's
-# mem_size, fixed when the context is created; dev batch 63): the same kind of preallocated arena as MuJoCo's, in bytes
-_GGML_POOL = re.compile(r"\bggml_new_(?:object|tensor_impl): not enough space in the context's memory pool "
+# mem_size, fixed when the context is created; dev batch 63): the same kind of preallocated arena as MuJoCo's, in bytes.
+# Its scratch buffer (ggml.c ggml_new_tensor_impl while a scratch buffer is set, ggml 2023 builds: '%s: not enough space
+# in the scratch memory pool (needed %zu, available %zu)' with scratch.offs + the tensor's size and scratch.size, read in
+# the code index; dev batch 93: https://github.com/marella/ctransformers/issues/34,
+# https://github.com/li-plus/chatglm.cpp/issues/136): the buffer the program sized for one evaluation's intermediate
+# tensors, the same reading (flag ggml_scratch for the summary)
+_GGML_POOL = re.compile(r"\bggml_new_(?:object|tensor_impl): not enough space in the (context's|scratch) memory pool "
                         r"\(needed (\d+), available (\d+)\)")
 
 # TensorFlow Lite Micro's arena (tensorflow/tflite-micro: SingleArenaBufferAllocator / NonPersistentArenaBufferAllocator
@@ -804,11 +809,13 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
 
 def _ggml_oom(no: int, line: str, vram: dict[int, int]) -> Evidence | None:
     """ggml's CUDA buffer allocation failure: the request in MiB, and the device's VRAM when ggml_cuda_init's line
-    for that device came earlier in the log; ggml's context pool overflow (_GGML_POOL, dev batch 63)."""
+    for that device came earlier in the log; ggml's context pool or scratch buffer overflow (_GGML_POOL, dev
+    batches 63 and 93)."""
     gp = _GGML_POOL.search(line)
     if gp:
-        return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host", "arena", "ggml_pool"}),
-                        numbers={"requested_bytes": int(gp.group(1)), "total_bytes": int(gp.group(2)), "device": "cpu"})
+        flags = {"host", "arena", "ggml_pool"} | ({"ggml_scratch"} if gp.group(1) == "scratch" else set())
+        return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset(flags),
+                        numbers={"requested_bytes": int(gp.group(2)), "total_bytes": int(gp.group(3)), "device": "cpu"})
     gm = _GGML_ALLOC.search(line)
     if not gm:
         return None

@@ -6096,3 +6096,52 @@ def test_capitalised_fallback_sentence_is_benign():
                                                                "1.6.0. Falling back to torch.nn.functional.conv2d().\n")
     assert not _rule_matches("not-supported-fallback-warning", "UserWarning: conv2d_gradfix not supported on PyTorch "
                                                                "1.6.0.\n")
+
+
+def test_ggml_scratch_pool_overflow_is_capacity_with_its_numbers():
+    # dev batch 93: ggml.c's 'not enough space in the scratch memory pool (needed N, available M)': scratch.offs plus
+    # the tensor's size and the scratch buffer's size, a buffer the program sized in advance: capacity, read as the
+    # context pool (dev batch 63), with its own summary
+    d = diagnose("ggml_new_tensor_impl: not enough space in the scratch memory pool (needed 600000000, "
+                 "available 536870912)\nSegmentation fault\n", prior=False)
+    assert d.primary_category == Category.CAPACITY
+    assert d.primary.numbers["requested_bytes"] == 600000000 and d.primary.numbers["total_bytes"] == 536870912
+    assert "scratch buffer" in d.primary.summary
+    # the context pool keeps its own summary
+    d = diagnose("ggml_new_object: not enough space in the context's memory pool (needed 10, available 8)\n", prior=False)
+    assert "context pool" in d.primary.summary
+    # near misses: another pool's name, the words without ggml's function
+    d = diagnose("ggml_new_tensor_impl: not enough space in the shared memory pool (needed 600000000, available 5)\n",
+                 prior=False)
+    assert d.primary_category != Category.CAPACITY
+    d = diagnose("not enough space in the scratch memory pool (needed 600000000, available 536870912)\n", prior=False)
+    assert d.primary_category != Category.CAPACITY
+
+
+def test_nvcc_visual_studio_guard_is_environment():
+    # dev batch 93: the CUDA toolkit's crt/host_config.h refusing the installed Visual Studio (row nvcc-msvc-unsupported):
+    # a toolchain version mismatch, environment, not an unsupported operator
+    _assert_reads("nvcc-msvc-unsupported", Category.ENVIRONMENT, [
+        "C:\\CUDA\\v10.0\\include\\crt/host_config.h(143): fatal error C1189: #error: -- unsupported Microsoft Visual "
+        "Studio version! Only the versions 2012, 2013, 2015 and 2017 are supported!\n",
+        "  D:\\cuda\\include\\crt/host_config.h(160): fatal error C1189: #error:  -- unsupported Microsoft Visual Studio "
+        "version! Only the versions between 2017 and 2019 (inclusive) are supported! The nvcc flag "
+        "'-allow-unsupported-compiler' can be used to override this version check\n"])
+    # near misses: the words in prose, another compiler's guard
+    assert not _rule_matches("nvcc-msvc-unsupported", "VS 2022 is an unsupported Microsoft Visual Studio version here\n")
+    assert not _rule_matches("nvcc-msvc-unsupported",
+                             "host_config.h(138): error: #error -- unsupported GNU version! gcc versions later than 10 "
+                             "are not supported!\n")
+
+
+def test_onnxruntime_enum_to_name_is_invalid_param():
+    # dev batch 93: ONNX Runtime's EnumToName (provider_options_utils.h) refusing an enum value no mapping entry has:
+    # the value the caller handed the provider options is not valid (row ort-enum-to-name)
+    _assert_reads("ort-enum-to-name", Category.INVALID_PARAM, [
+        "[ONNXRuntimeError] : 1 : FAIL : provider_options_utils.h:31 EnumToName Failed to map enum value to name: 25\n",
+        "Code [1]: provider_options_utils.h:41 onnxruntime::EnumToName [ONNXRuntimeError] : 1 : FAIL : "
+        "provider_options_utils.h:33 onnxruntime::EnumToName Failed to map enum value to name: -3\n"])
+    # near misses: no value, the words in prose
+    assert not _rule_matches("ort-enum-to-name", "EnumToName: Failed to map enum value to name\n")
+    assert not _rule_matches("ort-enum-to-name", "we failed to map enum value to name for option 2\n")
+
