@@ -625,6 +625,9 @@ _TRIGGER = re.compile(
     # dev batch 90: MXNet's storage layer without CUDA, libNVVM's IR parse error under Numba's NvvmError (lines with no
     # other trigger word; Kokkos' 'could not find a valid execution configuration' passes the weak layer's 'could not find')
     r"|Compile with USE_CUDA=1|<unnamed> \(\d+, \d+\): parse expected"
+    # dev batch 94: Dr.Jit's loader disabling its CUDA backend (the too-old driver line has no other trigger word) and
+    # XLA's HLO verifier refusing a comparison type (a remote TPU runtime of another version)
+    r"|disabling CUDA backend|Expected comparison type"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"
