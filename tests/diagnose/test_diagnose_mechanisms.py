@@ -6145,3 +6145,70 @@ def test_onnxruntime_enum_to_name_is_invalid_param():
     assert not _rule_matches("ort-enum-to-name", "EnumToName: Failed to map enum value to name\n")
     assert not _rule_matches("ort-enum-to-name", "we failed to map enum value to name for option 2\n")
 
+
+
+def test_unknown_error_retaining_the_primary_context_at_start_up_is_environment():
+    # dev batch 94: TensorFlow's StreamExecutor retaining the device's primary context when a session is created
+    # (tensorflow#16174): the driver's catch-all at the first use of the device is a device / driver not usable at
+    # start-up, as numba's cuInit row and THC's error 30 at THCudaInit read it
+    _assert_reads("cuda-primary-ctx-unknown", Category.ENVIRONMENT, (
+        "E tensorflow/core/common_runtime/direct_session.cc:170] Internal: failed initializing StreamExecutor for CUDA "
+        "device ordinal 0: Internal: failed call to cuDevicePrimaryCtxRetain: CUDA_ERROR_UNKNOWN\n"
+        "tensorflow.python.framework.errors_impl.InternalError: Failed to create session.\n",))
+    # near misses: the same call answering another status, and an unknown error in the middle of a run (CudaMiner#104)
+    assert not _rule_matches("cuda-primary-ctx-unknown", "Internal: failed call to cuDevicePrimaryCtxRetain: "
+                                                         "CUDA_ERROR_INVALID_DEVICE\n")
+    assert not _rule_matches("cuda-primary-ctx-unknown", "failed call to cuDevicePrimaryCtxRetain: "
+                                                         "CUDA_ERROR_OUT_OF_MEMORY: out of memory\n")
+    mid_run = ("GPU #0: cudaError 30 (unknown error) calling 'result = cudaStreamSynchronize(stream)' "
+               "(salsa_kernel.cu line 902)\n")
+    assert not _rule_matches("cuda-primary-ctx-unknown", mid_run)
+    assert diagnose(mid_run, prior=False).primary_category == Category.UNKNOWN
+
+
+def test_drjit_disabling_its_cuda_backend_for_the_driver_is_environment():
+    # dev batch 94: Dr.Jit-core's loader missing a versioned driver entry point in libcuda (mitsuba-renderer/drjit#136,
+    # WSL 2) or finding a driver too old (the loader's own message, code index): the driver, not the program
+    _assert_reads("drjit-cuda-backend-disabled", Category.ENVIRONMENT, (
+        'jit_cuda_api_init(): could not find symbol "cuDevicePrimaryCtxRelease_v2" -- disabling CUDA backend!\n',
+        'jit_cuda_init(): could not find symbol "cuMemsetD8Async_ptsz" -- disabling CUDA backend!\n',
+        "jit_cuda_init(): your version of CUDA is too old (found 9.2, at least 10.x is required) -- disabling CUDA "
+        "backend!\n"))
+    # near misses: no device at all (a machine without a GPU, the LLVM backend may be all that is wanted), no libcuda
+    assert not _rule_matches("drjit-cuda-backend-disabled",
+                             "jit_cuda_init(): No devices found -- disabling CUDA backend!\n")
+    assert not _rule_matches("drjit-cuda-backend-disabled",
+                             "jit_cuda_init(): libcuda.so not found -- disabling CUDA backend!\n")
+
+
+def test_xla_verifier_comparison_type_is_environment():
+    # dev batch 94: XLA's HLO verifier refusing a compare's declared type (hlo_verifier_test.cc's ComparisonTypeFloat /
+    # ComparisonTypeSigned wording) on a remote TPU runtime of another version (pytorch/xla#2650); strength 2
+    _assert_reads("xla-compare-type-verifier", Category.ENVIRONMENT, (
+        "E tensorflow/compiler/xla/xla_client/xla_util.cc:76] (0) Failed precondition: Expected comparison type "
+        "SIGNED.\nE tensorflow/compiler/xla/xla_client/xla_util.cc:76] actual: UNSIGNED\n",
+        "RuntimeError: Failed precondition: Expected comparison type FLOAT or TOTALORDER.\nactual: UNSIGNED\n"))
+    # near misses: other programs' 'unexpected comparison type', the words without a type
+    assert not _rule_matches("xla-compare-type-verifier", "llvm_unreachable: Unexpected comparison type in loop "
+                                                          "condition\n")
+    assert not _rule_matches("xla-compare-type-verifier", "Expected comparison type to be set\n")
+
+
+def test_timeout_as_a_keyword_argument_is_not_a_timeout():
+    # dev batch 94: Ray's traceback echoes 'worker.get_objects(object_refs, timeout=timeout)' above an ActorDiedError
+    # whose cause the thread never found (hiyouga/EasyR1#324): the word names a parameter, not a wait that expired
+    died = ("  File \"/env/lib/python3.10/site-packages/ray/_private/worker.py\", line 2755, in get\n"
+            "    values, debugger_breakpoint = worker.get_objects(object_refs, timeout=timeout)\n"
+            "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.\n"
+            "The actor is dead because its owner has died. Owner worker exit type: SYSTEM_ERROR Worker exit detail: "
+            "Owner's node has crashed.\n")
+    assert diagnose(died, prior=False).primary_category == Category.UNKNOWN
+    assert not _rule_matches("ph-timeout", "dist.init_process_group(backend, timeout=timedelta(seconds=60))\n")
+    # the word stays in the scan as context (category '-'), so the fallback's features of its training logs are unchanged
+    assert _rule_matches("ph-timeout-word", "worker.get_objects(object_refs, timeout=timeout)\n")
+    assert next(r for r in text_rules() if r.id == "ph-timeout-word").category is None
+    # near misses that still read as a wait that expired: HCCL's 'Timeout(ms)=', a bare 'timeout: N', 'timed out'
+    assert _rule_matches("ph-timeout", "Timeout(ms)=1800000\n")
+    assert _rule_matches("ph-timeout", "socket timeout: 30 seconds\n")
+    assert _rule_matches("ph-timeout", "Connection timed out\n")
+    assert _rule_matches("ph-timeout", "if timeout == 0: the op waits forever\n")
