@@ -636,6 +636,8 @@ _TRIGGER = re.compile(
     # dev batch 94: Dr.Jit's loader disabling its CUDA backend (the too-old driver line has no other trigger word) and
     # XLA's HLO verifier refusing a comparison type (a remote TPU runtime of another version)
     r"|disabling CUDA backend|Expected comparison type"
+    # dev batch 95: Frigate's Edge TPU detector logging its missing accelerator at INFO (no other trigger word)
+    r"|No EdgeTPU detected"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"

@@ -292,17 +292,7 @@ DEV_UNSUPPORTED = {
     "cpu_param_aimlprojects2.log": "a bare '{\"detail\":\"Not Found\"}' names no cause (a wrong path, a model not loaded or "
                                    "a server behind another prefix answer alike); that the caller's URL was wrong is in "
                                    "the thread, not the text",
-    # dev batch 95, at its label commit (rules pending):
-    "cpu_env_barkgui6.log": "dev batch 95: torchaudio's 'No audio I/O backend is available' reads unknown at the label commit",
-    "cpu_env_dreamtalk2.log": "dev batch 95: torchaudio's 'No audio I/O backend is available' reads unknown at the label commit",
-    "intelgpu_env_openvino17290.log": "dev batch 95: OpenVINO's intel_gpu 'No supported OCL devices found' reads unknown (rules alone) at the label commit",
-    "edgetpu_env_frigate1718.log": "dev batch 95: Frigate's 'No EdgeTPU detected.' before a bare ValueError reads invalid-param at the label commit",
-    "cpu_env_pytorchcpp2.log": "dev batch 95: LibTorch's 'Cannot find field.' from torch::jit::load reads unknown at the label commit",
-    "cuda_env_tritonwin172.log": "dev batch 95: Triton's bundled tcc.exe failing ('Failed to compile. cc_cmd') reads unknown (rules alone) at the label commit",
-    "cuda_env_tritonwin164.log": "dev batch 95: Triton's MSVC link error ('Failed to compile. cc_cmd') reads unknown (rules alone) at the label commit",
-    "cpu_env_videoio2.log": "dev batch 95: a broken pipe to an ffmpeg subprocess reads comm at the label commit",
-    "cpu_env_everybodydance4.log": "dev batch 95: ffmpeg's 'Unknown encoder' before a broken pipe reads comm at the label commit",
-    "cuda_param_yolov3_340.log": "dev batch 95: PyTorch's 'operation does not have an identity' reads unknown (rules alone) at the label commit",
+    "cpu_env_videoio2.log": "dev batch 95: the log is one line, a BrokenPipeError writing frames to an ffmpeg subprocess's stdin (reads comm from the weak broken-pipe phrase); that ffmpeg could not start because its build lacked libx264 is the maintainer's answer, not in the text (the same broken pipe follows any child that exits early: a bad argument, a full disk). Its sibling with ffmpeg's own 'Unknown encoder' line reads environment (cpu_env_everybodydance4.log)",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]

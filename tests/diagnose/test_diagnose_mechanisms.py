@@ -6212,3 +6212,88 @@ def test_timeout_as_a_keyword_argument_is_not_a_timeout():
     assert _rule_matches("ph-timeout", "socket timeout: 30 seconds\n")
     assert _rule_matches("ph-timeout", "Connection timed out\n")
     assert _rule_matches("ph-timeout", "if timeout == 0: the op waits forever\n")
+
+
+def test_torchaudio_without_an_audio_io_backend_is_environment():
+    # dev batch 95: torchaudio's no_backend stub raises when no audio I/O library is importable (bark-gui#6,
+    # dreamtalk#2: install soundfile / sox)
+    _assert_reads("torchaudio-no-io-backend", Category.ENVIRONMENT, (
+        '  File "/env/lib/site-packages/torchaudio/backend/no_backend.py", line 20, in load\n'
+        "    raise RuntimeError('No audio I/O backend is available.')\n"
+        "RuntimeError: No audio I/O backend is available.\n",))
+    # near miss: the start-up warning alone (a job may never load audio) is not this row
+    assert not _rule_matches("torchaudio-no-io-backend",
+                             "/env/lib/site-packages/torchaudio/backend/utils.py:74: UserWarning: No audio backend "
+                             "is available.\n  warnings.warn(\"No audio backend is available.\")\n")
+
+
+def test_openvino_gpu_plugin_without_a_supported_opencl_device_is_environment():
+    # dev batch 95: the intel_gpu plugin's device detector finds no OpenCL GPU it supports (openvino#17290)
+    _assert_reads("openvino-gpu-no-ocl-device", Category.ENVIRONMENT, (
+        "ERROR: Runtime error: Failed to create plugin openvino_intel_gpu_plugin.dll for device GPU\n"
+        "Please, check your environment\n"
+        "Check '!supported_devices.empty()' failed at src/plugins/intel_gpu/src/runtime/ocl/ocl_device_detector.cpp:212:\n"
+        "[GPU] No supported OCL devices found or unexpected error happened during devices query.\n",))
+    # near miss: the plugin's query answering with a device list that lacks GPU is not this text
+    assert not _rule_matches("openvino-gpu-no-ocl-device", "Available devices: CPU\n")
+
+
+def test_frigate_without_its_edgetpu_is_environment():
+    # dev batch 95: Frigate's detector logs the missing Coral at INFO, then dies on tflite_runtime's bare ValueError
+    # (frigate#1718): the accelerator is not found, not a wrong argument
+    log = ("frigate.edgetpu                INFO    : No EdgeTPU detected.\nProcess detector:coral:\n"
+           "Traceback (most recent call last):\n"
+           '  File "/usr/local/lib/python3.8/dist-packages/tflite_runtime/interpreter.py", line 111, in __init__\n'
+           "    raise ValueError(capture.message)\nValueError\n")
+    _assert_reads("frigate-no-edgetpu", Category.ENVIRONMENT, (log,))
+    # near miss: a detector that found its TPU
+    assert not _rule_matches("frigate-no-edgetpu", "frigate.edgetpu                INFO    : TPU found\n")
+
+
+def test_libtorch_jit_load_of_an_unknown_field_is_environment():
+    # dev batch 95: early LibTorch's jit::load deserialize refusing a field of the archive it does not know: a model
+    # saved by another PyTorch (BIGBALLON/PyTorch-CPP#2, solved by a matching LibTorch)
+    _assert_reads("libtorch-jit-cannot-find-field", Category.ENVIRONMENT, (
+        "terminate called after throwing an instance of 'c10::Error'\n"
+        "  what():  INVALID_ARGUMENT:main_module.submodules[7][2][5]: Cannot find field. (deserialize at "
+        "/pytorch/torch/csrc/jit/import.cpp:95)\n",))
+    # near miss: the same protobuf words from another program's config parser (a wrong config key, not a version)
+    assert not _rule_matches("libtorch-jit-cannot-find-field",
+                             "Failed to parse pipeline config: INVALID_ARGUMENT:model.ssd: Cannot find field.\n")
+
+
+def test_ffmpeg_without_the_encoder_is_environment():
+    # dev batch 95: ffmpeg stops with 'Unknown encoder' (a build without libx264); the writer then hits a broken pipe
+    # (everybody_dance_now_pytorch#4): the ffmpeg build, not a communication failure
+    _assert_reads("ffmpeg-unknown-encoder", Category.ENVIRONMENT, (
+        "Unknown encoder 'libx264'\nTraceback (most recent call last):\n"
+        '  File "/env/lib/python3.6/site-packages/imageio/plugins/ffmpeg.py", line 727, in _append_data\n'
+        "    self._proc.stdin.write(im.tostring())\nBrokenPipeError: [Errno 32] Broken pipe\n",))
+    # near misses: the words inside a sentence (a program's own option check), and a bare broken pipe keeps its reading
+    assert not _rule_matches("ffmpeg-unknown-encoder", "ValueError: Unknown encoder 'foo' requested in config\n")
+    assert not _rule_matches("ffmpeg-unknown-encoder", "BrokenPipeError: [Errno 32] Broken pipe\n")
+
+
+def test_triton_host_compiler_failure_is_environment():
+    # dev batch 95: Triton on Windows building its launcher / cuda_utils stub with the bundled tcc.exe or MSVC
+    # (triton-windows#172, #164): the host compiler or its set-up
+    _assert_reads("triton-host-cc-failed", Category.ENVIRONMENT, (
+        "triton/runtime/tcc/include/tccdefs.h:1: error: declaration expected\n"
+        "Failed to compile. cc_cmd: ['C:\\\\env\\\\Lib\\\\site-packages\\\\triton\\\\runtime\\\\tcc\\\\tcc.exe', "
+        "'C:\\\\Temp\\\\tmp\\\\cuda_utils.c', '-O3', '-shared']\n",
+        "__triton_launcher.c\nLINK : fatal error LNK1181: cannot open input file 'C:\\Program.obj'\n"
+        "Failed to compile. cc_cmd: ['cl.exe', 'C:\\\\Temp\\\\tmp\\\\__triton_launcher.c', '/nologo']\n"))
+    # near miss: a compile failure without Triton's cc_cmd list (a user's own build)
+    assert not _rule_matches("triton-host-cc-failed", "error: Failed to compile. See the log above.\n")
+
+
+def test_reduction_over_an_empty_tensor_is_invalid_param():
+    # dev batch 95: max / min / argmax over a tensor with no elements (PyTorch-YOLOv3#340: empty annotations)
+    _assert_reads("torch-reduction-no-identity", Category.INVALID_PARAM, (
+        "RuntimeError: cannot perform reduction function max on tensor with no elements because the operation does "
+        "not have an identity\n",
+        "RuntimeError: cannot perform reduction function argmax on a tensor with no elements because the operation "
+        "does not have an identity\n"))
+    # near miss: a reduction that has an identity (sum of an empty tensor) raises nothing; another 'identity' error
+    assert not _rule_matches("torch-reduction-no-identity", "ValueError: zero-size array to reduction operation "
+                                                            "maximum which has no identity\n")
