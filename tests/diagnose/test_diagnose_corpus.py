@@ -293,17 +293,8 @@ DEV_UNSUPPORTED = {
                                    "a server behind another prefix answer alike); that the caller's URL was wrong is in "
                                    "the thread, not the text",
     "cpu_env_videoio2.log": "dev batch 95: the log is one line, a BrokenPipeError writing frames to an ffmpeg subprocess's stdin (reads comm from the weak broken-pipe phrase); that ffmpeg could not start because its build lacked libx264 is the maintainer's answer, not in the text (the same broken pipe follows any child that exits early: a bad argument, a full disk). Its sibling with ffmpeg's own 'Unknown encoder' line reads environment (cpu_env_everybodydance4.log)",
-    # dev batch 96, at its label commit (rules pending):
-    "cuda_opns_dlexamples514.log": "dev batch 96: cuBLAS's CUBLAS_STATUS_ARCH_MISMATCH on a Kepler K80 (cublasGemmEx needs compute capability 5.0) reads environment at the label commit",
-    "cuda_param_abacus736.log": "dev batch 96: a program's own 'CUDA API failed at line N with error: invalid argument (1)' reads unknown (rules alone) at the label commit",
-    "cuda_param_cupcl58.log": "dev batch 96: cuPCL's own 'Cuda failure: invalid argument at line N in file F error status: 1' reads unknown (rules alone) at the label commit",
-    "cuda_env_frigate4136.log": "dev batch 96: ffmpeg's 'cu->cuInit(0) failed -> CUDA_ERROR_UNKNOWN' reads unknown at the label commit",
-    "cpu_env_uv4303.log": "dev batch 96: uv's 'No solution found when resolving dependencies' reads benign (no trigger word) at the label commit",
-    "cpu_unknown_zssr34.log": "dev batch 96: an IDE's 'Process finished with exit code 139 (interrupted by signal 11: SIGSEGV)' alone reads benign at the label commit",
-    "nccl_param_mistral266.log": "dev batch 96: c10d's 'No backend type associated with device type cpu' reads unknown (rules alone) at the label commit",
-    "nccl_param_deepspeed7822.log": "dev batch 96: c10d's 'No backend type associated with device type cpu' reads unknown (rules alone) at the label commit",
-    "cuda_env_internvl278.log": "dev batch 96: a bare 'Floating point exception (core dumped)' reads unknown at the label commit",
-    "cuda_env_infinitystar16.log": "dev batch 96: apex's 'input must be a CUDA tensor' (a mismatched apex build) reads unknown at the label commit",
+    "cuda_env_internvl278.log": "dev batch 96: a bare 'Floating point exception (core dumped)' after a model call reads unknown (a crash with no cause in the text); that CUDA 11.1 -> 11.8 cured it is one commenter's answer in the thread (others kept it on 11.8 / 12.1), not in the line; a SIGFPE has other causes (a division by zero in a kernel or in host code), so no rule reads it as environment",
+    "cuda_env_infinitystar16.log": "dev batch 96: apex's 'input must be a CUDA tensor' (a CUDA extension's device check) reads unknown; the thread's cause is an apex build that did not match the environment (the reporter's tensors were on cuda:0, re-configuring the environment fixed it), while the same check fires for a CPU tensor passed to a CUDA-only op (invalid-param): the wording's labels are split, so no rule reads it",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]
