@@ -10,7 +10,7 @@ Catalogs, each row with the repository, path and commit it was read from:
   of `cudaGetErrorString` / `ncclGetErrorString`.
 - `cuda_legacy_codes.tsv`: the CUDA runtime numbering before CUDA 10.1 (74 = misaligned address, 77 = illegal
   address, 59 = device-side assert), with the texts of that era, for THC / Caffe lines (`cuda runtime error (N)`).
-- `cuda_lib_status.tsv`: the status names of the CUDA libraries (cuBLAS, cuDNN, cuRAND, cuFFT, cuSOLVER,
+- `cuda_lib_status.tsv`: the status names of the CUDA libraries (cuBLAS, cuDNN, cuRAND, cuFFT, cuSOLVER, cuTENSOR,
   cuSPARSE) with the category each argues for.
 - `drv_codes.tsv`: the Ascend driver's `drvError_t` values (`drvRetCode=N` in CANN plog lines).
 - `cuda_driver_codes.tsv`: the CUDA Driver API's `CUresult` names (`CUDA_ERROR_*`, cuda.h) with the category

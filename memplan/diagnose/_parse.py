@@ -638,6 +638,8 @@ _TRIGGER = re.compile(
     r"|disabling CUDA backend|Expected comparison type"
     # dev batch 95: Frigate's Edge TPU detector logging its missing accelerator at INFO (no other trigger word)
     r"|No EdgeTPU detected"
+    # dev batch 96: uv's resolver failing (no other trigger word on its line), cuTENSOR's status names
+    r"|No solution found when resolving|CUTENSOR_"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"

@@ -9,7 +9,7 @@
   or Caffe's `(N vs. 0)`, so that ordinary prose does not trigger it. Inside NCCL's own `Cuda failure 'text'`
   report every text counts, and a result that would blame the caller (invalid argument, not supported, unknown)
   is read as `environment`: NCCL made the call, so the driver / runtime / NCCL combination is what failed.
-- `cuda_lib_status.tsv`: cuBLAS / cuDNN / cuRAND / cuFFT / cuSOLVER / cuSPARSE status names, matched as words.
+- `cuda_lib_status.tsv`: cuBLAS / cuDNN / cuRAND / cuFFT / cuSOLVER / cuSPARSE / cuTENSOR status names, matched as words.
 - `cuda_legacy_codes.tsv`: pre-10.1 CUDA runtime texts, handled like `cuda_nccl_codes.tsv`.
 - `phrases.tsv`: the weak layer: informal, thin and Chinese wordings of each category (case-insensitive), read
   as strength 1 with the flag `weak`. They decide only when nothing more specific argues for a failure (see

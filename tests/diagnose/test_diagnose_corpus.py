@@ -293,6 +293,8 @@ DEV_UNSUPPORTED = {
                                    "a server behind another prefix answer alike); that the caller's URL was wrong is in "
                                    "the thread, not the text",
     "cpu_env_videoio2.log": "dev batch 95: the log is one line, a BrokenPipeError writing frames to an ffmpeg subprocess's stdin (reads comm from the weak broken-pipe phrase); that ffmpeg could not start because its build lacked libx264 is the maintainer's answer, not in the text (the same broken pipe follows any child that exits early: a bad argument, a full disk). Its sibling with ffmpeg's own 'Unknown encoder' line reads environment (cpu_env_everybodydance4.log)",
+    "cuda_env_internvl278.log": "dev batch 96: a bare 'Floating point exception (core dumped)' after a model call reads unknown (a crash with no cause in the text); that CUDA 11.1 -> 11.8 cured it is one commenter's answer in the thread (others kept it on 11.8 / 12.1), not in the line; a SIGFPE has other causes (a division by zero in a kernel or in host code), so no rule reads it as environment",
+    "cuda_env_infinitystar16.log": "dev batch 96: apex's 'input must be a CUDA tensor' (a CUDA extension's device check) reads unknown; the thread's cause is an apex build that did not match the environment (the reporter's tensors were on cuda:0, re-configuring the environment fixed it), while the same check fires for a CPU tensor passed to a CUDA-only op (invalid-param): the wording's labels are split, so no rule reads it",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]

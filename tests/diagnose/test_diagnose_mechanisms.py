@@ -6297,3 +6297,103 @@ def test_reduction_over_an_empty_tensor_is_invalid_param():
     # near miss: a reduction that has an identity (sum of an empty tensor) raises nothing; another 'identity' error
     assert not _rule_matches("torch-reduction-no-identity", "ValueError: zero-size array to reduction operation "
                                                             "maximum which has no identity\n")
+
+
+def test_cublas_arch_mismatch_is_an_op_the_gpu_lacks():
+    # dev batch 96: cuBLAS's ARCH_MISMATCH is a routine the GPU is too old for (cublasGemmEx below compute capability
+    # 5.0: FasterTransformer v1 on a Tesla K80, NVIDIA/DeepLearningExamples#514): the fix is a newer GPU
+    _assert_reads("lib-CUBLAS_STATUS_ARCH_MISMATCH", Category.OP_NOT_SUPPORTED, (
+        "terminate called after throwing an instance of 'std::runtime_error'\n"
+        "  what():  [FT][ERROR] CUDA runtime error: CUBLAS_STATUS_ARCH_MISMATCH /src/cuda/open_attention.h:171 \n"
+        "Aborted (core dumped)\n",))
+    # near miss: a binary built without the GPU's architecture is another text and stays environment
+    assert diagnose("RuntimeError: CUDA error: no kernel image is available for execution on the device\n",
+                    prior=False).primary_category == Category.ENVIRONMENT
+    assert not _rule_matches("lib-CUBLAS_STATUS_ARCH_MISMATCH", "CUBLAS_STATUS_NOT_SUPPORTED\n")
+
+
+def test_cutensor_status_names_read_by_the_docs():
+    # dev batch 96: cuTENSOR's cutensorStatus_t (cutensor.h, docs.nvidia.com): NOT_SUPPORTED is the operation not
+    # supported, INSUFFICIENT_DRIVER a driver too old, INVALID_VALUE the caller's value
+    _assert_reads("lib-CUTENSOR_STATUS_NOT_SUPPORTED", Category.OP_NOT_SUPPORTED,
+                  ("RuntimeError: cuTENSOR error: CUTENSOR_STATUS_NOT_SUPPORTED\n",))
+    _assert_reads("lib-CUTENSOR_STATUS_INSUFFICIENT_DRIVER", Category.ENVIRONMENT,
+                  ("RuntimeError: cuTENSOR error: CUTENSOR_STATUS_INSUFFICIENT_DRIVER\n",))
+    _assert_reads("lib-CUTENSOR_STATUS_INVALID_VALUE", Category.INVALID_PARAM,
+                  ("RuntimeError: cuTENSOR error: CUTENSOR_STATUS_INVALID_VALUE\n",))
+    # the status name alone on its line (no other trigger word) is still read
+    assert diagnose("CUTENSOR_STATUS_NOT_SUPPORTED\n", prior=False).primary_category == Category.OP_NOT_SUPPORTED
+    # near miss: cuTensorNet's own status (cuQuantum, another library with its own table) is not cuTENSOR's row
+    assert not _rule_matches("lib-CUTENSOR_STATUS_NOT_SUPPORTED",
+                             "cuTensorNetError: NOT_SUPPORTED (15): CUTENSORNET_STATUS_NOT_SUPPORTED\n")
+
+
+@pytest.mark.parametrize("line,codes", [
+    # dev batch 96: programs' own CUDA checks printing the runtime's text and its cudaError_t number
+    ("In File /src/hamilt_pw.cu : CUDA API failed at line 1558 with error: invalid argument (1)", ["CUDA:1"]),
+    ("Cuda failure: invalid argument at line 187 in file cudaCluster.cpp error status: 1", ["CUDA:1"]),
+    # near misses: no number in brackets, no 'error status'
+    ("CUDA API failed at line 1558 with error: invalid argument", []),
+    ("Cuda failure: invalid argument at line 187 in file cudaCluster.cpp", []),
+])
+def test_program_cuda_checks_give_their_cuda_error_number(line, codes):
+    assert codes_in_context(line) == codes
+
+
+def test_program_cuda_checks_with_an_invalid_argument_are_invalid_param():
+    # dev batch 96: deepmodeling/abacus-develop#736 (a cudaFree on the wrong branch), NVIDIA-AI-IOT/cuPCL#58
+    for log in ("In File /src/hamilt_pw.cu : CUDA API failed at line 1558 with error: invalid argument (1)\n",
+                "LINE:178 0\nCuda failure: invalid argument at line 187 in file cudaCluster.cpp error status: 1\n"
+                "[ros2run]: Aborted\n"):
+        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+    # the number decides, through the same catalog: 2 is cudaErrorMemoryAllocation
+    assert diagnose("CUDA API failed at line 12 with error: out of memory (2)\n",
+                    prior=False).primary_category == Category.CAPACITY
+
+
+def test_ffmpeg_cuda_hwcontext_cuinit_failure_is_environment():
+    # dev batch 96: ffmpeg's CUDA hardware context cannot initialise the driver (Frigate's container,
+    # blakeblackshear/frigate#4136)
+    _assert_reads("ffmpeg-cuda-cuinit", Category.ENVIRONMENT, (
+        "ffmpeg.cam.detect  ERROR   : [AVHWDeviceContext @ 0x55bf99883d00] cu->cuInit(0) failed -> CUDA_ERROR_UNKNOWN: "
+        "unknown error\nffmpeg.cam.detect  ERROR   : Error while opening decoder for input stream #0:0 : Generic error "
+        "in an external library\n",))
+    # near miss: another call failing after initialisation is not this row
+    assert not _rule_matches("ffmpeg-cuda-cuinit", "[AVHWDeviceContext @ 0x5] cu->cuCtxCreate(...) failed -> "
+                                                   "CUDA_ERROR_OUT_OF_MEMORY: out of memory\n")
+
+
+def test_uv_resolution_failure_is_environment():
+    # dev batch 96: uv's resolver cannot satisfy the requirements from the indexes given (astral-sh/uv#4303)
+    _assert_reads("uv-no-solution", Category.ENVIRONMENT, (
+        "  × No solution found when resolving dependencies:\n"
+        "  ╰─▶ Because torch==2.3.1 has no wheels are available with a matching Python implementation and you require "
+        "torch==2.3.1, we can conclude\n      that the requirements are unsatisfiable.\n",))
+    # near miss: an optimisation solver's own 'No solution found' is not a package resolution
+    assert not _rule_matches("uv-no-solution", "Solver status: No solution found within the time limit\n")
+
+
+def test_ide_exit_by_sigsegv_is_unknown_not_benign():
+    # dev batch 96: an IDE's run console reporting a segmentation fault and nothing else (assafshocher/ZSSR#34,
+    # jfzhang95/pytorch-video-recognition#38): a crash with no cause, unknown
+    _assert_reads("ide-exit-sigsegv", Category.UNKNOWN,
+                  ("Process finished with exit code 139 (interrupted by signal 11: SIGSEGV)\n",))
+    # weak: a line that names a cause wins over it
+    assert diagnose("RuntimeError: CUDA error: an illegal memory access was encountered\n"
+                    "Process finished with exit code 139 (interrupted by signal 11: SIGSEGV)\n",
+                    prior=False).primary_category == Category.KERNEL_FAULT
+    # near miss: a clean exit is no crash
+    assert not _rule_matches("ide-exit-sigsegv", "Process finished with exit code 0\n")
+    assert diagnose("Process finished with exit code 0\n", prior=False).primary_category == Category.BENIGN
+
+
+def test_c10d_collective_on_a_tensor_its_backend_does_not_serve_is_invalid_param():
+    # dev batch 96: a CPU tensor broadcast under an NCCL-only group (mistralai/mistral-inference#266,
+    # deepspeedai/DeepSpeed#7822): c10d's getBackend finds no backend for the tensor's device type
+    _assert_reads("c10d-no-backend-for-device", Category.INVALID_PARAM, (
+        '  File "/env/lib/python3.10/site-packages/torch/distributed/distributed_c10d.py", line 2726, in broadcast\n'
+        "    work = group.broadcast([tensor], opts)\n"
+        "RuntimeError: No backend type associated with device type cpu\n",))
+    # near miss: a backend that fails to be created for a device type it serves is another failure
+    assert not _rule_matches("c10d-no-backend-for-device",
+                             "RuntimeError: Could not retrieve or create the backend 2 for device type cuda\n")
