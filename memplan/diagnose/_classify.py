@@ -677,6 +677,22 @@ def _fault_before_unavailable(args: list[tuple[Evidence, str, int]]) -> list[tup
     return [(ev, c, 1 if c == "environment" and ev.line in lines else s) for ev, c, s in args]
 
 
+def _fault_before_unhandled_cuda(args: list[tuple[Evidence, str, int]]) -> list[tuple[Evidence, str, int]]:
+    """A kernel fault (a device-side assert, an illegal memory access: a kernel-fault argument of strength 3) leaves the
+    CUDA context with a sticky error, so the next CUDA call anywhere in the process fails with it; when NCCL makes that
+    call (a collective, or the communicator's teardown), NCCL reports `unhandled cuda error` / ncclUnhandledCudaError
+    (NVIDIA/nccl checks.h CUDACHECK): the collective is the symptom, the fault the cause. The comm arguments of those
+    lines after the fault count only weakly, so the fault decides (dev batch 97: the device-side assert and then
+    c10d's 'NCCL error in: ... unhandled cuda error' of https://github.com/microsoft/scene_graph_benchmark/issues/58;
+    the same reasoning as `_fault_before_unavailable`). An unhandled cuda error with no fault before it keeps comm."""
+    faults = [ev.line for ev, c, s in args if c == "kernel-fault" and s >= 3]
+    if not faults:
+        return args
+    first = min(faults)
+    lines = {ev.line for ev, _, _ in args if ev.line > first and _UNHANDLED_CUDA.search(ev.text)}
+    return [(ev, c, 1 if c == "comm" and ev.line in lines else s) for ev, c, s in args]
+
+
 def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     """The error that stopped the run outranks what a warning said before it: an argument made on a warning
     line (`Warning:`, `[W...]`) counts one tier lower when a line that is not a warning argues for another
@@ -688,7 +704,7 @@ def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     (torch_npu's "This error log can be ignored") never outranks an argument for a real failure: the allocator
     prints it when a device allocation failed, so an ACL memory code next to it is an out-of-memory."""
     args = _in_context(_argument_check(_unwrapped(_named_cuda_failure(_arguments(evidence)))), evidence)
-    args = _fault_before_unavailable(_stall_before_failure(args, evidence))
+    args = _fault_before_unhandled_cuda(_fault_before_unavailable(_stall_before_failure(args, evidence)))
     ignored = _ignored_lines(evidence)
     args = [a for a in args if a[0].line not in ignored]  # an ignored finalizer's traceback argues for nothing
     warned = _warned_lines(evidence, ignored)

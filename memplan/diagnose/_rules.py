@@ -232,17 +232,35 @@ _CALLER_DEVICE_NAMES = ("cudaErrorInvalidDevice",)
 _SHUTDOWN_NAMES = ("cudaErrorCudartUnloading",)
 
 
+def _longer_text_guard(text: str, family: str, rows) -> str:
+    """A negative lookahead for the catalog texts of the same family (CUDA current and pre-10.1 together) that begin
+    with `text` and go on: the longest text names the result. The runtime's 'operation not permitted' (800,
+    cudaErrorNotPermitted) is the start of 'operation not permitted when stream is capturing' (900,
+    cudaErrorStreamCaptureUnsupported), 'operation not supported' (801) of 'operation not supported on global/shared
+    address space' (717): a line printing the longer text reports that result alone (dev batch 97:
+    https://github.com/ROCm/hip/issues/3876, 'HIP error: operation not permitted when stream is capturing', read both
+    as 800's environment and as 900's reading before)."""
+    base = text.rstrip(".")
+    tails = sorted({t[len(base):] for t in (r.get("message", "").rstrip(".") for r in rows
+                                             if ("cuda" if r["family"].startswith("cuda") else r["family"]) == family)
+                    if len(t) > len(base) and t.lower().startswith(base.lower())}, key=len, reverse=True)
+    return "(?!" + "|".join("(?i:" + re.escape(t) + ")" for t in tails) + ")" if tails else ""
+
+
 def _runtime_text_rules() -> list[TextRule]:
     """One rule per CUDA / NCCL result text, current and pre-10.1 (long texts anywhere, short ones only after
-    one of the prefixes above, so that ordinary prose does not trigger them)."""
+    one of the prefixes above, so that ordinary prose does not trigger them; none where a longer text of the
+    catalog goes on from it, `_longer_text_guard`)."""
     out, seen = [], set()
-    for r in (*cat_mod.cuda_nccl_rows(), *cat_mod.cuda_legacy_rows()):
+    rows = (*cat_mod.cuda_nccl_rows(), *cat_mod.cuda_legacy_rows())
+    for r in rows:
         text = r.get("message", "")
         if not text or (r["category"] == "benign" and r["name"] not in _SHUTDOWN_NAMES) or (r["family"], text) in seen:
             continue
         seen.add((r["family"], text))
         family = "cuda" if r["family"].startswith("cuda") else r["family"]
-        body = re.escape(text.rstrip("."))
+        guard = _longer_text_guard(text, family, rows)
+        body = re.escape(text.rstrip(".")) + guard
         if family == "cuda" and len(text) < _LONG_TEXT:
             body = _SHORT_PREFIX + body + r"\b"
         else:
@@ -274,7 +292,7 @@ def _runtime_text_rules() -> list[TextRule]:
             in_nccl = flags | ({"outside_allocator", "outside_pytorch"} if cat == "memory" else set())
             out.append(TextRule(f"nccl-cuda-{r['value']}", "nccl-cuda-text",
                                 cat if r["name"] in _CALLER_DEVICE_NAMES else _IN_NCCL.get(cat, cat), 3,
-                                frozenset(in_nccl), re.compile(_NCCL_CUDA_PREFIX + re.escape(text.rstrip("."))),
+                                frozenset(in_nccl), re.compile(_NCCL_CUDA_PREFIX + re.escape(text.rstrip(".")) + guard),
                                 f"{prefix}:{r['value']}"))
     return out
 

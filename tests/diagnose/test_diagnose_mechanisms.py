@@ -6397,3 +6397,131 @@ def test_c10d_collective_on_a_tensor_its_backend_does_not_serve_is_invalid_param
     # near miss: a backend that fails to be created for a device type it serves is another failure
     assert not _rule_matches("c10d-no-backend-for-device",
                              "RuntimeError: Could not retrieve or create the backend 2 for device type cuda\n")
+
+
+def test_nccl_unhandled_cuda_error_after_a_kernel_fault_is_its_symptom():
+    # dev batch 97: a device-side assert leaves a sticky CUDA error; the next CUDA call NCCL makes fails with it and
+    # NCCL reports ncclUnhandledCudaError (microsoft/scene_graph_benchmark#58 shows the order): the fault decides
+    log = ("/pytorch/aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], "
+           "thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.\n"
+           "Traceback (most recent call last):\n"
+           '  File "train.py", line 10, in <module>\n'
+           "    dist.all_reduce(x)\n"
+           "RuntimeError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1191, unhandled cuda "
+           "error, NCCL version 2.10.3\n"
+           "ncclUnhandledCudaError: Call to CUDA function failed.\n")
+    assert diagnose(log, prior=False).primary_category == Category.KERNEL_FAULT
+    # near misses: the same NCCL report with no fault before it stays comm, and so does one printed before the fault
+    nccl = log.split("Traceback", 1)[1]
+    assert diagnose("Traceback" + nccl, prior=False).primary_category == Category.COMM
+    assert diagnose("Traceback" + nccl + "Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: "
+                    "[5,0,0] Assertion `t >= 0 && t < n_classes` failed.\n",
+                    prior=False).primary_category == Category.COMM
+
+
+def test_c10d_default_group_not_initialized_is_invalid_param():
+    # dev batch 97: a distributed call before init_process_group (zheng-yuwei/RankIQA.PyTorch#12)
+    _assert_reads("c10d-default-group-uninit", Category.INVALID_PARAM, (
+        "RuntimeError: Default process group has not been initialized, please make sure to call init_process_group.\n",
+        "ValueError: Default process group has not been initialized, please make sure to call init_process_group.\n"))
+    # strength 2: a line that names another cause (an NCCL network failure) outranks it
+    assert diagnose("NCCL WARN NET/Plugin: network gIB not found\n"
+                    "RuntimeError: Default process group has not been initialized, please make sure to call "
+                    "init_process_group.\n"
+                    "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network "
+                    "address. port: 29500, useIpv6: 0, code: -98, name: EADDRINUSE, message: address already in use\n",
+                    prior=False).primary_category != Category.INVALID_PARAM
+    # near miss: a library's own sentence about the default group is not c10d's check
+    assert not _rule_matches("c10d-default-group-uninit", "KeyError: 'Could not set distributed mode for the "
+                             "compression algorithm because the default process group has not been initialized.'\n")
+
+
+def test_python_unorderable_types_are_invalid_param_not_unsupported():
+    # dev batch 97: CPython's do_richcompare (Objects/object.c): an ordering of two types that do not compare
+    # (python/cpython#123490, MarioVilas/googlesearch#64)
+    _assert_reads("py-unorderable-types", Category.INVALID_PARAM, (
+        '    a = sorted(myList, key=lambda k: k[\'peula_date\'] , reverse = True)\n'
+        "TypeError: '<' not supported between instances of 'int' and 'str'\n",
+        "TypeError: '>=' not supported between instances of 'NoneType' and 'float'\n"))
+    # near miss: an operator that is not supported for a dtype is another sentence and keeps its reading
+    assert not _rule_matches("py-unorderable-types", "RuntimeError: '<' not supported for complex tensors\n")
+    assert diagnose("RuntimeError: \"lt_cpu\" not implemented for 'ComplexFloat'\n",
+                    prior=False).primary_category == Category.OP_NOT_SUPPORTED
+
+
+def test_python_abstract_class_instantiated_is_invalid_param():
+    # dev batch 97: CPython's object_new (Objects/typeobject.c), both wordings (before and since 3.12);
+    # Irene323/GFTE#18: a Dataset subclass without torch_geometric's abstract len
+    _assert_reads("py-abstract-class", Category.INVALID_PARAM, (
+        "TypeError: Can't instantiate abstract class ScitsrDataset with abstract methods len\n",
+        "TypeError: Can't instantiate abstract class SingleMethod without an implementation for abstract method "
+        "'my_abstract_method'\n"))
+    # near miss: a library's own refusal without the method list is not CPython's check
+    assert not _rule_matches("py-abstract-class", "TypeError: Can't instantiate abstract class AbstractLoad\n")
+
+
+def test_lightning_model_type_check_is_invalid_param():
+    # dev batch 97: Lightning's _maybe_unwrap_optimized (Lightning-AI/pytorch-lightning#17458, #19746), whatever the
+    # case of the exception name before it
+    _assert_reads("lightning-not-a-module", Category.INVALID_PARAM, (
+        "typeerror: `model` must be a `LightningModule` or `torch._dynamo.OptimizedModule`, got "
+        "`TemporalFusionTransformer`\n",
+        "`model` must be a `LightningModule` or `torch._dynamo.OptimizedModule`, got `SwAV`\n"))
+    # near miss: another library's model-type check is not Lightning's
+    assert not _rule_matches("lightning-not-a-module", "TypeError: `model` must be a `torch.nn.Module`, got `dict`\n")
+
+
+def test_basicsr_registry_miss_is_environment():
+    # dev batch 97: BasicSR's Registry.get (jnjaby/KEEP#16: a preinstalled basicsr shadowed the project's copy;
+    # HVision-NKU/SRFormer#22: the project not installed)
+    _assert_reads("registry-no-object", Category.ENVIRONMENT, (
+        "    raise KeyError(f\"No object named '{name}' found in '{self._name}' registry!\")\n"
+        "KeyError: \"No object named 'KEEP' found in 'arch' registry!\"\n",))
+    # the KeyError's own raise line (the source shown in the traceback) is not the message
+    assert not _rule_matches("registry-no-object",
+                             "    raise KeyError(f\"No object named '{name}' found in '{self._name}' registry!\")\n")
+    # near miss: mmcv's registry wording keeps its invalid-param reading
+    assert diagnose("KeyError: 'RFTR is not in the models registry'\n", prior=False).primary_category == \
+        Category.INVALID_PARAM
+    assert not _rule_matches("registry-no-object", "KeyError: 'RFTR is not in the models registry'\n")
+
+
+def test_cuda_stream_capture_unsupported_is_op_not_supported_and_the_longest_text_wins():
+    # dev batch 97: cudaErrorStreamCaptureUnsupported (900) is an operation that stream capture does not allow
+    # (NVIDIA/TensorRT#2888, ROCm/hip#3876); its text begins with 800's 'operation not permitted', which no longer reads
+    assert code_category("CUDA:900")[0] == "op-not-supported"
+    for log in ("cuda error  code=900 cudaErrorStreamCaptureUnsupported.  cudaDeviceSynchronize()\n",
+                "RuntimeError: CUDA error: operation not permitted when stream is capturing\n",
+                "[PG ID 5 PG GUID 51 Rank 0] Process group watchdog thread terminated with exception: HIP error: "
+                "operation not permitted when stream is capturing\n"):
+        assert diagnose(log, prior=False).primary_category == Category.OP_NOT_SUPPORTED, log
+    assert not _rule_matches("cuda-800", "HIP error: operation not permitted when stream is capturing\n")
+    # near miss: 800 alone keeps its reading, and a capture-protocol result (901, invalidated) stays invalid-param
+    assert _rule_matches("cuda-800", "RuntimeError: CUDA error: operation not permitted\n")
+    assert diagnose("RuntimeError: CUDA error: operation not permitted\n", prior=False).primary_category == \
+        Category.ENVIRONMENT
+    assert code_category("CUDRV:900")[0] == "op-not-supported"
+    assert code_category("CUDRV:901")[0] == "invalid-param"
+
+
+def test_headless_glfw_and_mujoco_gl_errors_are_environment():
+    # dev batch 97: GLFW's X11 / GLX errors as pyGLFW warns them, GLFW's own assert after them and MuJoCo's missing GL
+    # platform (google-deepmind/mujoco#716, Roboparty/roboparty_train#4; GLFW 3.4's glx_context.c)
+    _assert_reads("glfw-x11-no-display", Category.ENVIRONMENT, (
+        "/venv/lib/python3.9/site-packages/glfw/__init__.py:912: GLFWError: (65544) b'X11: The DISPLAY environment "
+        "variable is missing'\n  warnings.warn(message, GLFWError)\n",))
+    _assert_reads("glfw-glx-unavailable", Category.ENVIRONMENT, (
+        "GLFWError: (65542) b'GLX: No GLXFBConfigs returned'\n",
+        "GLFWError: (65545) b'GLX: Failed to find a suitable GLXFBConfig'\n",
+        "GLFWError: (65543) b'GLX: Failed to create context: BadValue (integer parameter out of range for operation)'\n"))
+    _assert_reads("mujoco-no-gl-platform", Category.ENVIRONMENT, (
+        "mujoco.FatalError: an OpenGL platform library has not been loaded into this process, this most likely means "
+        "that a valid OpenGL context has not been created before mjr_makeContext was called\n",))
+    _assert_reads("glfw-src-assert", Category.ENVIRONMENT, (
+        "python3: /builds/florianrhiem/pyGLFW/glfw-3.4/src/window.c:711: glfwGetFramebufferSize: Assertion "
+        "`window != NULL' failed.\nAborted (core dumped)\n",))
+    # near misses: a CUDA kernel's assert is not GLFW's, and GLFW's 'Failed to make context current' is not listed
+    assert not _rule_matches("glfw-src-assert", "/pytorch/aten/src/ATen/native/cuda/Loss.cu:250: nll_loss: block: "
+                                                "[0,0,0], thread: [5,0,0] Assertion `t >= 0` failed.\n")
+    assert not _rule_matches("glfw-glx-unavailable", "GLFWError: (65544) b'GLX: Failed to make context current'\n")
+
