@@ -643,6 +643,9 @@ _TRIGGER = re.compile(
     # dev batch 97: c10d's uninitialised default group, CPython's abstract-class check, Lightning's model check, GLFW's X11
     # / GLX errors and MuJoCo's missing GL platform (quoted without an exception name or error word on their lines)
     r"|Default process group|instantiate abstract class|LightningModule|X11: |GLX: |OpenGL platform library"
+    # dev batch 98: NLTK's downloader advice, gradio's share-link failure and datasets 4's refused loading script
+    # (lines with no other trigger word)
+    r"|NLTK Downloader|share link|Dataset scripts"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"

@@ -6525,3 +6525,97 @@ def test_headless_glfw_and_mujoco_gl_errors_are_environment():
                                                 "[0,0,0], thread: [5,0,0] Assertion `t >= 0` failed.\n")
     assert not _rule_matches("glfw-glx-unavailable", "GLFWError: (65544) b'GLX: Failed to make context current'\n")
 
+
+
+def test_openmmlab_mmcv_version_guard_is_environment():
+    # dev batch 98: an OpenMMLab package's import-time check of the installed mmcv (open-mmlab/mmdetection#12312,
+    # open-mmlab/mmpose#1874; the tuple form of open-mmlab/mmcv#2236), above the weak AssertionError reading
+    _assert_reads("mm-mmcv-version-guard", Category.ENVIRONMENT, (
+        'File "/mnt/e/EWorkspace/mmdetection/mmdet/__init__.py", line 17, in <module> and mmcv_version < '
+        "digit_version(mmcv_maximum_version)), \\\n"
+        "AssertionError: MMCV==2.2.0 is used but incompatible. Please install mmcv>=2.0.0rc4, <2.2.0.\n",
+        "AssertionError: MMCV==2.0.0rc4 is used but incompatible. Please install mmcv>=1.3.8, <=1.7.0.\n",
+        "AssertionError: MMCV==1.3.9 is used but incompatible. Please install mmcv>=(1, 3, 13, 0, 0, 0), "
+        "<(1, 7, 0, 0, 0, 0).\n"))
+    # near miss: another assertion of an mmcv-based package (a config check) keeps the weak invalid-param reading
+    log = ("AssertionError: The `num_classes` (80) in RetinaHead of MMDataParallel does not matches the length of "
+           "`CLASSES` 1) in CocoDataset\n")
+    assert not _rule_matches("mm-mmcv-version-guard", log)
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+
+
+def test_host_sigill_behind_a_line_prefix_is_environment():
+    # dev batch 98: the shell's 'Illegal instruction (core dumped)' after a container's or a logger's prefix
+    # (goniszewski/grimoire#126, hooram/ownphotos#16 show the report in container logs and an entrypoint script)
+    _assert_reads("cpu-isa-unsupported", Category.ENVIRONMENT, (
+        "app-1  | Illegal instruction (core dumped)\n",
+        "2024-05-01 10:00:00 | INFO | stdout | Illegal instruction (core dumped)\n",
+        "./entrypoint.sh: line 5:    10 Illegal instruction     (core dumped) python manage.py migrate\n"))
+    # near misses: CUDA's illegal instruction stays a device kernel's fault, and a prefixed mention without the
+    # shell's '(core dumped)' is not this row
+    log = "[rank0]: RuntimeError: CUDA error: an illegal instruction was encountered\n"
+    assert not _rule_matches("cpu-isa-unsupported", log)
+    assert diagnose(log, prior=False).primary_category == Category.KERNEL_FAULT
+    assert not _rule_matches("cpu-isa-unsupported", "worker-1  | the kernel hit an Illegal instruction at pc 0x1f\n")
+
+
+def test_nltk_missing_data_package_is_environment():
+    # dev batch 98: NLTK's data.find (ArikReuter/TopicGPT#10, INCATools/ontology-access-kit#802)
+    _assert_reads("nltk-resource-missing", Category.ENVIRONMENT, (
+        "LookupError: \n" + "*" * 70 + "\n  Resource punkt_tab not found.\n"
+        "  Please use the NLTK Downloader to obtain the resource:\n\n  >>> import nltk\n"
+        "  >>> nltk.download('punkt_tab')\n",))
+    # near miss: another LookupError is not NLTK's missing resource
+    assert not _rule_matches("nltk-resource-missing", "LookupError: unknown encoding: utf-9\n")
+
+
+def test_gradio_share_link_failure_is_environment_not_benign():
+    # dev batch 98: gradio's share tunnel without its FRP client (lm-sys/FastChat#2664, gradio-app/gradio#8186) and its
+    # older network wording (gradio-app/gradio#7474)
+    _assert_reads("gradio-share-link", Category.ENVIRONMENT, (
+        "Running on local URL:  http://127.0.0.1:7860\n\nCould not create share link. Missing file: "
+        "/usr/local/lib/python3.10/dist-packages/gradio/frpc_linux_amd64_v0.2. \n\nPlease check your internet "
+        "connection. This can happen if your antivirus software blocks the download of this file.\n",
+        "Running on local URL:  http://127.0.0.1:7861\n\nCould not create share link. Please check your internet "
+        "connection or our status page: https://status.gradio.app.\n"))
+    # strength 2: a failure named on another line of the run outranks it
+    assert diagnose("Could not create share link. Please check your internet connection or our status page: "
+                    "https://status.gradio.app.\ntorch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate "
+                    "2.00 GiB. GPU 0 has a total capacity of 7.79 GiB of which 1.02 GiB is free.\n",
+                    prior=False).primary_category != Category.ENVIRONMENT
+    # near miss: the link created is no failure
+    assert not _rule_matches("gradio-share-link", "Running on public URL: https://0123456789abcdef.gradio.live\n")
+
+
+def test_datasets_4_refusing_a_loading_script_is_environment():
+    # dev batch 98: datasets 4's dataset_module_factory (reazon-research/ReazonSpeech#64, tatsu-lab/alpaca_eval#454)
+    _assert_reads("hf-datasets-script-unsupported", Category.ENVIRONMENT, (
+        '    raise RuntimeError(f"Dataset scripts are no longer supported, but found {filename}")\n'
+        "RuntimeError: Dataset scripts are no longer supported, but found reazonspeech.py\n",
+        "RuntimeError: Dataset scripts are no longer supported, but found alpaca_eval.py\n"))
+    # near miss: a script or data file missing at a local path is another failure
+    assert not _rule_matches("hf-datasets-script-unsupported", "FileNotFoundError: Couldn't find a dataset script at "
+                             "/data/foo/foo.py or any data file in the same directory.\n")
+
+
+def test_tesseract_executable_missing_is_environment():
+    # dev batch 98: pytesseract's run_tesseract (madmaze/pytesseract#268)
+    _assert_reads("tesseract-not-found", Category.ENVIRONMENT, (
+        "    raise TesseractNotFoundError()\n"
+        "pytesseract.TesseractNotFoundError: tesseract is not installed or it's not in your PATH\n",))
+    # near miss: the program ran and failed (TesseractError) is not this row
+    assert not _rule_matches("tesseract-not-found", "pytesseract.pytesseract.TesseractError: (1, 'Error opening data "
+                                                    "file /usr/share/tessdata/deu.traineddata')\n")
+
+
+def test_python_object_not_callable_is_weak_invalid_param():
+    # dev batch 98: CPython's call on a value that is not callable, the caller's code (IIC2233/Syllabus-2024-1#152)
+    _assert_reads("py-not-callable", Category.INVALID_PARAM, (
+        "me aparece TypeError: 'property' object is not callable\n",
+        "    out = model.logits(x)\nTypeError: 'Tensor' object is not callable\n"))
+    # weak: a line naming a cause wins
+    assert diagnose("TypeError: 'NoneType' object is not callable\n"
+                    "ModuleNotFoundError: No module named 'pytorch_lightning'\n",
+                    prior=False).primary_category == Category.ENVIRONMENT
+    # near miss: a module called as a function (a stale console-script wrapper, a package's import bug) is not this row
+    assert not _rule_matches("py-not-callable", "TypeError: 'module' object is not callable\n")
