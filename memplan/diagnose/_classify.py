@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from memplan.diagnose._catalog import code_category
 from memplan.diagnose._parse import Evidence
@@ -661,6 +661,19 @@ def _stall_before_failure(args: list[tuple[Evidence, str, int]],
     return [(ev, "comm", 2) if "horovod_stall" in ev.flags else (ev, c, s) for ev, c, s in args]
 
 
+def _symptom_after_fault(args: list[tuple[Evidence, str, int]], is_symptom: Callable[[Evidence], bool], category: str
+                         ) -> list[tuple[Evidence, str, int]]:
+    """The `category` arguments of lines after the first kernel fault (a kernel-fault argument of strength 3) that
+    `is_symptom` picks count only weakly (strength 1): the fault's sticky error is their cause, so the first error
+    decides. Without a fault the arguments are returned unchanged."""
+    faults = [ev.line for ev, c, s in args if c == "kernel-fault" and s >= 3]
+    if not faults:
+        return args
+    first = min(faults)
+    lines = {ev.line for ev, _, _ in args if ev.line > first and is_symptom(ev)}
+    return [(ev, c, 1 if c == category and ev.line in lines else s) for ev, c, s in args]
+
+
 def _fault_before_unavailable(args: list[tuple[Evidence, str, int]]) -> list[tuple[Evidence, str, int]]:
     """A kernel fault (an illegal memory access, a device-side assert: a kernel-fault argument of strength 3) leaves
     the device unusable until the faulting process is gone, so a later `all CUDA-capable devices are busy or
@@ -669,12 +682,7 @@ def _fault_before_unavailable(args: list[tuple[Evidence, str, int]]) -> list[tup
     the CUDA runtime's sticky errors: after cudaErrorIllegalAddress 'the process is left in an inconsistent state
     and any further CUDA work will return the same error', and a device in exclusive-process mode stays held by the
     faulted process). A busy device with no fault before it keeps its reading, environment."""
-    faults = [ev.line for ev, c, s in args if c == "kernel-fault" and s >= 3]
-    if not faults:
-        return args
-    first = min(faults)
-    lines = {ev.line for ev, _, _ in args if ev.kind == "device-open-failed" and ev.line > first}
-    return [(ev, c, 1 if c == "environment" and ev.line in lines else s) for ev, c, s in args]
+    return _symptom_after_fault(args, lambda ev: ev.kind == "device-open-failed", "environment")
 
 
 def _fault_before_unhandled_cuda(args: list[tuple[Evidence, str, int]]) -> list[tuple[Evidence, str, int]]:
@@ -685,12 +693,7 @@ def _fault_before_unhandled_cuda(args: list[tuple[Evidence, str, int]]) -> list[
     lines after the fault count only weakly, so the fault decides (dev batch 97: the device-side assert and then
     c10d's 'NCCL error in: ... unhandled cuda error' of https://github.com/microsoft/scene_graph_benchmark/issues/58;
     the same reasoning as `_fault_before_unavailable`). An unhandled cuda error with no fault before it keeps comm."""
-    faults = [ev.line for ev, c, s in args if c == "kernel-fault" and s >= 3]
-    if not faults:
-        return args
-    first = min(faults)
-    lines = {ev.line for ev, _, _ in args if ev.line > first and _UNHANDLED_CUDA.search(ev.text)}
-    return [(ev, c, 1 if c == "comm" and ev.line in lines else s) for ev, c, s in args]
+    return _symptom_after_fault(args, lambda ev: bool(_UNHANDLED_CUDA.search(ev.text)), "comm")
 
 
 def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
