@@ -317,17 +317,6 @@ DEV_UNSUPPORTED = {
                          "(the weak py-not-callable row, as for the caller's own call, cpu_param_syllabus152.log); that "
                          "sxs and the installed spherical were of incompatible versions is the thread's, and the frame "
                          "inside site-packages does not tell version skew from misuse (dev batch 97's dropped frame rule)",
-    # dev batch 99 (labelled from their threads before any rule; strict xfails until the batch's rules)
-    "cuda_param_tacotron16.log": "dev batch 99, before its rules: TensorFlow's W-level 'Invalid argument: Incompatible shapes: [A] vs. [B]' lines read benign (no error recognised)",
-    "cpu_param_deepsd8.log": "dev batch 99, before its rules: 'InvalidArgumentError: Incompatible shapes: [A] vs. [B]' reads unknown (no row)",
-    "cuda_env_vllm2018.log": "dev batch 99, before its rules: transformers' config mapping \"KeyError: 'mixtral'\" reads invalid-param (the weak KeyError)",
-    "cuda_env_qwen434.log": "dev batch 99, before its rules: the same config-mapping \"KeyError: 'qwen2'\" reads invalid-param",
-    "cpu_benign_ray26198.log": "dev batch 99, before its rules: Ray's ignored ActorHandle.__del__ AttributeError at exit reads invalid-param",
-    "cpu_opns_fullsubnet34.log": "dev batch 99, before its rules: torch.onnx's 'Failed to export an ONNX attribute ..., since it's not constant' reads unknown (no row)",
-    "cpu_opns_hrnet36.log": "dev batch 99, before its rules: the same torch.onnx text without the node kind reads unknown",
-    "cpu_param_wan240.log": "dev batch 99, before its rules: diffusers' 'Pipeline <class ...> expected {...}, but only {...} were passed.' without its ValueError prefix reads benign",
-    "cuda_env_fbgemm1250.log": "dev batch 99, before its rules: 'File fbgemm_gpu_py.so not found' at 'import torchrec' reads benign (no error word)",
-    "cpu_env_tflearn1172.log": "dev batch 99, before its rules: \"cannot import name 'is_sequence' from 'tensorflow.python.util.nest'\" (pasted as 'mportError') reads op-not-supported from the TF warning above it",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]
