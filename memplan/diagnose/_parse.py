@@ -646,6 +646,10 @@ _TRIGGER = re.compile(
     # dev batch 98: NLTK's downloader advice, gradio's share-link failure and datasets 4's refused loading script
     # (lines with no other trigger word)
     r"|NLTK Downloader|share link|Dataset scripts"
+    # dev batch 99: transformers' config-mapping frame in IPython's traceback form and AutoConfig's lookup line,
+    # diffusers' expected pipeline components quoted without their ValueError prefix, Streamlit's watcher report (lines
+    # with no other trigger word)
+    r"|configuration_auto|CONFIG_MAPPING\[|were passed|Examining the path of"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"
@@ -657,10 +661,11 @@ _TRIGGER = re.compile(
 # A line that looks like an error (it forbids a `benign` verdict): English words, glog's `F0101 12:00:00` and
 # k2/loguru's `[F]` fatal prefixes, `Check failed`, a traceback, and the Chinese words for error / failure; ggml's
 # assertion ('GGML_ASSERT: <file>:<line>: <condition>' before ggml_abort, whose older form has no error word; dev batch
-# 52, the near miss of the pinned-memory fallback).
-_ERROR_LIKE = re.compile(r"(?i)error\b|exception\b|\bfailed\b|\bfailure\b|\bfatal\b|\babort|segmentation fault"
-                         r"|\bdied\b|\bcrash(?:ed)?\b|\bkilled\b|\[F\]|^\s*F\d{4} \d\d:\d\d|Traceback \(most recent"
-                         r"|\bGGML_ASSERT: |错误|失败")
+# 52, the near miss of the pinned-memory fallback). A script or log file named `error` (`python error.py`, a shell
+# prompt's command; dev batch 99, https://github.com/ray-project/ray/issues/26198) is a file name, not an error word.
+_ERROR_LIKE = re.compile(r"(?i)error\b(?!\.(?:py|log)\b)|exception\b|\bfailed\b|\bfailure\b|\bfatal\b|\babort"
+                         r"|segmentation fault|\bdied\b|\bcrash(?:ed)?\b|\bkilled\b|\[F\]|^\s*F\d{4} \d\d:\d\d"
+                         r"|Traceback \(most recent|\bGGML_ASSERT: |错误|失败")
 _FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
 _OP = [
     re.compile(r"call (aclnn\w+) failed"),

@@ -6619,3 +6619,144 @@ def test_python_object_not_callable_is_weak_invalid_param():
                     prior=False).primary_category == Category.ENVIRONMENT
     # near miss: a module called as a function (a stale console-script wrapper, a package's import bug) is not this row
     assert not _rule_matches("py-not-callable", "TypeError: 'module' object is not callable\n")
+
+
+def test_tensorflow_incompatible_shapes_is_invalid_param():
+    # dev batch 99: TensorFlow's broadcast check of a binary op, at op_kernel.cc's W level (keithito/tacotron#16) and as
+    # the session's InvalidArgumentError (tjvandal/deepsd#8, quoted with '>')
+    _assert_reads("tf-incompatible-shapes", Category.INVALID_PARAM, (
+        "2017-08-09 10:11:29.672938: W tensorflow/core/framework/op_kernel.cc:1158] Invalid argument: Incompatible "
+        "shapes: [32,1480,80] vs. [32,1000,80]\n"
+        '         [[Node: model/loss/sub = Sub[T=DT_FLOAT, _device="/job:localhost/replica:0/task:0/gpu:0"]'
+        "(datafeeder/input_queue_Dequeue/_553, model/inference/Reshape)]]\n",
+        "> tensorflow.python.framework.errors_impl.InvalidArgumentError: Incompatible shapes: [100,24,24,1] vs. "
+        "[100,10,10,1]\n"))
+    # near miss: xFormers' attention-input check has no bracketed shapes after its colon (its own line decides)
+    assert not _rule_matches("tf-incompatible-shapes", "    ValueError: Incompatible shapes for attention inputs:\n")
+
+
+def test_transformers_config_mapping_keyerror_is_environment():
+    # dev batch 99: AutoConfig's model-type lookup in an older transformers, the plain traceback
+    # (QwenLM/Qwen3#434) and IPython's form (vllm-project/vllm#2018)
+    _assert_reads("hf-config-model-type-unknown", Category.ENVIRONMENT, (
+        '  File "/home/u/envs/qwen/lib/python3.11/site-packages/transformers/models/auto/configuration_auto.py", line '
+        "1022, in from_pretrained\n    config_class = CONFIG_MAPPING[config_dict[\"model_type\"]]\n"
+        '  File "/home/u/envs/qwen/lib/python3.11/site-packages/transformers/models/auto/configuration_auto.py", line '
+        "723, in __getitem__\n    raise KeyError(key)\nKeyError: 'qwen2'\n",
+        "File ~/anaconda3/envs/vllm/lib/python3.9/site-packages/transformers/models/auto/configuration_auto.py:792, in "
+        "_LazyConfigMapping.__getitem__(self, key)\n    791 if key not in self._mapping:\n--> 792     raise KeyError(key)"
+        "\n\nKeyError: 'mixtral'\n"))
+    # near miss: a KeyError from the caller's own mapping keeps the weak invalid-param reading
+    log = ('  File "train.py", line 12, in __getitem__\n    return self.samples[key]\nKeyError: \'label\'\n')
+    assert not _rule_matches("hf-config-model-type-unknown", log)
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+
+
+def test_ray_actor_handle_finalizer_at_exit_is_benign():
+    # dev batch 99: Ray's ActorHandle.__del__ after the worker was torn down (ray-project/ray#26198), behind a shell
+    # prompt that runs a script named error.py (a file name, not an error word)
+    block = ("Exception ignored in: <function ActorHandle.__del__ at 0x1090428b0>\nTraceback (most recent call last):\n"
+             '  File "/Users/u/ray/python/ray/actor.py", line 1028, in __del__\n'
+             "AttributeError: 'NoneType' object has no attribute 'worker'\n")
+    _assert_reads("ray-actor-del-ignored", Category.BENIGN, (block,))
+    assert diagnose("(ae) user@host manual % python error.py \n" + block, prior=False).primary_category == Category.BENIGN
+    # a failure named on another line still decides
+    assert diagnose("Exception ignored in: <function ActorHandle.__del__ at 0x1090428b0>\n"
+                    "Traceback (most recent call last):\n"
+                    '  File "/Users/u/ray/python/ray/actor.py", line 1028, in __del__\n'
+                    "AttributeError: 'NoneType' object has no attribute 'worker'\n"
+                    "ModuleNotFoundError: No module named 'ray.rllib'\n",
+                    prior=False).primary_category == Category.ENVIRONMENT
+    # near miss: the same AttributeError outside a finalizer is not this row
+    log = "AttributeError: 'NoneType' object has no attribute 'worker'\n"
+    assert not _rule_matches("ray-actor-del-ignored", log)
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+
+
+def test_error_word_in_a_file_name_is_not_an_error_line():
+    # dev batch 99: `python error.py` (a script's name) is not an error line; an error word still is
+    from memplan.diagnose._parse import _ERROR_LIKE
+    assert not _ERROR_LIKE.search("(ae) user@host manual % python error.py ")
+    assert not _ERROR_LIKE.search("tail -f logs/error.log")
+    assert _ERROR_LIKE.search("error: could not open file")
+    assert _ERROR_LIKE.search("python error.py failed with an error.")
+
+
+def test_onnx_export_of_a_non_constant_attribute_is_op_not_supported():
+    # dev batch 99: torch.onnx's _parse_arg, with the node kind (Audio-WestlakeU/FullSubNet#34) and without it
+    # (HRNet/HRNet-Semantic-Segmentation#36, Visual Studio's exception view)
+    _assert_reads("onnx-export-nonconstant-attr", Category.OP_NOT_SUPPORTED, (
+        "Failed to export an ONNX attribute 'onnx::Gather', since it's not constant, please try to make things (e.g., "
+        "kernel size) static if possible\n",
+        "Message=Failed to export an ONNX attribute, since it's not constant, please try to make things (e.g., kernel "
+        "size) static if possible\n  Source=\n  StackTrace:\n"))
+    # near miss: an operator the exporter lacks is read by its own words, not by this row
+    log = ("ONNX export failure: Exporting the operator silu to ONNX opset version 12 is not supported. Please open a "
+           "bug to request ONNX export support for the missing operator.\n")
+    assert not _rule_matches("onnx-export-nonconstant-attr", log)
+
+
+def test_diffusers_pipeline_missing_components_is_invalid_param():
+    # dev batch 99: diffusers' from_pretrained check, with and without its ValueError prefix
+    # (vladmandic/sdnext#4342, Wan-Video/Wan2.1#240)
+    _assert_reads("diffusers-pipeline-components", Category.INVALID_PARAM, (
+        "ValueError: Pipeline <class 'pipelines.chrono.pipeline_chronoedit.ChronoEditPipeline'> expected "
+        "['image_encoder', 'image_processor', 'scheduler', 'text_encoder', 'tokenizer', 'transformer', 'vae'], but only "
+        "{'text_encoder', 'scheduler', 'tokenizer', 'vae', 'transformer'} were passed.\n",
+        " Pipeline <class 'diffusers.pipelines.wan.pipeline_wan_i2v.WanImageToVideoPipeline'> expected {'text_encoder', "
+        "'image_encoder', 'image_processor', 'tokenizer', 'scheduler', 'transformer', 'vae'}, but only {'text_encoder', "
+        "'scheduler', 'image_encoder', 'tokenizer', 'transformer', 'vae'} were passed.\n"))
+    # near miss: a sentence without the pipeline class and the two component sets
+    assert not _rule_matches("diffusers-pipeline-components",
+                             "ValueError: the pipeline expected a list of prompts, but only one prompt was passed.\n")
+
+
+def test_fbgemm_gpu_library_not_found_is_environment():
+    # dev batch 99: 'import torchrec' with an fbgemm-gpu that does not load against the installed torch
+    # (pytorch/FBGEMM#1250)
+    _assert_reads("fbgemm-gpu-lib-not-found", Category.ENVIRONMENT, (
+        ">>> import torchrec\nFile fbgemm_gpu_py.so not found\n",))
+    # near miss: the loader's own report names its reason and is read by its own row
+    assert not _rule_matches("fbgemm-gpu-lib-not-found", "ERROR:root:Could not load the library 'fbgemm_gpu_py.so': "
+                             "/opt/site-packages/fbgemm_gpu/fbgemm_gpu_py.so: undefined symbol: _ZN3tbb6detail2r1\n")
+
+
+def test_streamlit_watcher_path_probe_is_benign():
+    # dev batch 99: Streamlit's file watcher logs the exception of a module whose __path__ is no path and skips it
+    # (local_sources_watcher.get_module_paths; stanford-oval/storm#354, the traceback's frames as
+    # patchy631/ai-engineering-hub#30 shows them)
+    _assert_reads("streamlit-watcher-path-probe", Category.BENIGN, (
+        "2025-04-16 15:53:08.942 Examining the path of torch.classes raised: Tried to instantiate class "
+        "'__path__._path', but it does not exist! Ensure that it is registered via torch::class_\n",
+        "2025-02-11 10:00:00.000 Examining the path of torch.classes raised:\nTraceback (most recent call last):\n"
+        '  File "/c/envs/a/lib/python3.11/site-packages/streamlit/watcher/local_sources_watcher.py", line 217, in '
+        "get_module_paths\n    potential_paths = extract_paths(module)\n"
+        '  File "/c/envs/a/lib/python3.11/site-packages/streamlit/watcher/local_sources_watcher.py", line 210, in '
+        "<lambda>\n    lambda m: list(m.__path__._path),\n"
+        '  File "/c/envs/a/lib/python3.11/site-packages/torch/_classes.py", line 13, in __getattr__\n'
+        "    proxy = torch._C._get_custom_class_python_wrapper(self.name, attr)\n"
+        "RuntimeError: Tried to instantiate class '__path__._path', but it does not exist! Ensure that it is "
+        "registered via torch::class_\n"))
+    # strength 2: a failure named on another line decides (the watcher's own traceback ends at its exception line)
+    assert diagnose("ModuleNotFoundError: No module named 'dspy'\n2025-04-16 15:53:08.942 Examining the path of "
+                    "torch.classes raised: Tried to instantiate class '__path__._path', but it does not exist! Ensure "
+                    "that it is registered via torch::class_\n", prior=False).primary_category == Category.ENVIRONMENT
+    assert diagnose("Examining the path of torch.classes raised:\nTraceback (most recent call last):\n"
+                    '  File "/c/site-packages/torch/_classes.py", line 13, in __getattr__\n'
+                    "RuntimeError: Tried to instantiate class '__path__._path', but it does not exist! Ensure that it "
+                    "is registered via torch::class_\nModuleNotFoundError: No module named 'dspy'\n",
+                    prior=False).primary_category == Category.ENVIRONMENT
+    # near miss: the same torch error raised by the caller's own code, not logged by the watcher, is not this row
+    log = ("RuntimeError: Tried to instantiate class 'my_ns.MyClass', but it does not exist! Ensure that it is "
+           "registered via torch::class_\n")
+    assert not _rule_matches("streamlit-watcher-path-probe", log)
+    assert diagnose(log, prior=False).primary_category != Category.BENIGN
+
+
+def test_tensorflow_private_name_import_is_environment():
+    # dev batch 99: a name a newer TensorFlow removed (tflearn/tflearn#1172, pasted without its first letter)
+    _assert_reads("lib-import-name", Category.ENVIRONMENT, (
+        "mportError: cannot import name 'is_sequence' from 'tensorflow.python.util.nest' (/Library/Frameworks/Python."
+        "framework/Versions/3.10/lib/python3.10/site-packages/tensorflow/python/util/nest.py)\n",))
+    # near miss: a name missing from the caller's own module is not this row
+    assert not _rule_matches("lib-import-name", "cannot import name 'helper' from 'utils' (/home/u/proj/utils.py)\n")
