@@ -232,18 +232,21 @@ _CALLER_DEVICE_NAMES = ("cudaErrorInvalidDevice",)
 _SHUTDOWN_NAMES = ("cudaErrorCudartUnloading",)
 
 
-def _longer_text_guard(text: str, family: str, rows) -> str:
-    """A negative lookahead for the catalog texts of the same family (CUDA current and pre-10.1 together) that begin
-    with `text` and go on: the longest text names the result. The runtime's 'operation not permitted' (800,
-    cudaErrorNotPermitted) is the start of 'operation not permitted when stream is capturing' (900,
+def _text_family(row: dict[str, str]) -> str:
+    """The family a catalog text is matched in: CUDA's current and pre-10.1 texts together, NCCL's apart."""
+    return "cuda" if row["family"].startswith("cuda") else row["family"]
+
+
+def _longer_text_guard(base: str, family_texts: list[str]) -> str:
+    """A negative lookahead for the catalog texts of the same family (`family_texts`, trailing dots stripped, as
+    `base`) that begin with `base` and go on: the longest text names the result. The runtime's 'operation not
+    permitted' (800, cudaErrorNotPermitted) is the start of 'operation not permitted when stream is capturing' (900,
     cudaErrorStreamCaptureUnsupported), 'operation not supported' (801) of 'operation not supported on global/shared
     address space' (717): a line printing the longer text reports that result alone (dev batch 97:
     https://github.com/ROCm/hip/issues/3876, 'HIP error: operation not permitted when stream is capturing', read both
     as 800's environment and as 900's reading before)."""
-    base = text.rstrip(".")
-    tails = sorted({t[len(base):] for t in (r.get("message", "").rstrip(".") for r in rows
-                                             if ("cuda" if r["family"].startswith("cuda") else r["family"]) == family)
-                    if len(t) > len(base) and t.lower().startswith(base.lower())}, key=len, reverse=True)
+    tails = sorted({t[len(base):] for t in family_texts if len(t) > len(base) and t.lower().startswith(base.lower())},
+                   key=len, reverse=True)
     return "(?!" + "|".join("(?i:" + re.escape(t) + ")" for t in tails) + ")" if tails else ""
 
 
@@ -253,14 +256,18 @@ def _runtime_text_rules() -> list[TextRule]:
     catalog goes on from it, `_longer_text_guard`)."""
     out, seen = [], set()
     rows = (*cat_mod.cuda_nccl_rows(), *cat_mod.cuda_legacy_rows())
+    family_texts: dict[str, list[str]] = {}
+    for r in rows:
+        family_texts.setdefault(_text_family(r), []).append(r.get("message", "").rstrip("."))
     for r in rows:
         text = r.get("message", "")
         if not text or (r["category"] == "benign" and r["name"] not in _SHUTDOWN_NAMES) or (r["family"], text) in seen:
             continue
         seen.add((r["family"], text))
-        family = "cuda" if r["family"].startswith("cuda") else r["family"]
-        guard = _longer_text_guard(text, family, rows)
-        body = re.escape(text.rstrip(".")) + guard
+        family = _text_family(r)
+        escaped = re.escape(text.rstrip("."))
+        guard = _longer_text_guard(text.rstrip("."), family_texts[family])
+        body = escaped + guard
         if family == "cuda" and len(text) < _LONG_TEXT:
             body = _SHORT_PREFIX + body + r"\b"
         else:
@@ -284,15 +291,14 @@ def _runtime_text_rules() -> list[TextRule]:
         if family == "cuda" and len(text) < _LONG_TEXT:
             # a short text with its own number after a bare 'Error: ' at the start of a line (_NUMBERED_TEXT)
             out.append(TextRule(f"{r['family']}-{r['value']}-numbered", f"{family}-text", cat, strength,
-                                frozenset(flags), re.compile(_NUMBERED_TEXT.format(text=re.escape(text.rstrip(".")),
-                                                                                    value=r["value"])),
+                                frozenset(flags), re.compile(_NUMBERED_TEXT.format(text=escaped, value=r["value"])),
                                 f"{prefix}:{r['value']}"))
         if r["family"] == "cuda":
             # NCCL's own allocations are outside PyTorch's caching allocator
             in_nccl = flags | ({"outside_allocator", "outside_pytorch"} if cat == "memory" else set())
             out.append(TextRule(f"nccl-cuda-{r['value']}", "nccl-cuda-text",
                                 cat if r["name"] in _CALLER_DEVICE_NAMES else _IN_NCCL.get(cat, cat), 3,
-                                frozenset(in_nccl), re.compile(_NCCL_CUDA_PREFIX + re.escape(text.rstrip(".")) + guard),
+                                frozenset(in_nccl), re.compile(_NCCL_CUDA_PREFIX + escaped + guard),
                                 f"{prefix}:{r['value']}"))
     return out
 
