@@ -631,6 +631,14 @@ _CONTEXT_READINGS = (
     # own report that it found GPUs: the CUDA library failed to load on a GPU machine, a set-up fault; alone they
     # are a warning, as on a machine without a GPU (dev batch 91)
     ("bnb_gpus", "bnb_cpu_lib", "environment"),
+    # a bare shell 'Segmentation fault' after llamafile linked the GPU module cached under ~/.llamafile/v/<VERSION>/
+    # (`link_cuda_dso: GPU support loaded`): the cached module does not match the machine's set-up (removing the cache
+    # fixed it); alone the segfault stays unknown (dev batch 100)
+    ("llamafile_gpu_dso", "segv", "environment"),
+    # accelerate's TypeError for an Accelerator() keyword under transformers' own create_accelerator_and_postprocess
+    # frame: the installed transformers passes a keyword the installed accelerate lacks, version skew; alone (a
+    # caller's own Accelerator(...) call) it keeps its invalid-param reading (dev batch 100)
+    ("hf_trainer_accel", "accel_kwarg", "environment"),
 )
 
 

@@ -6760,3 +6760,79 @@ def test_tensorflow_private_name_import_is_environment():
         "framework/Versions/3.10/lib/python3.10/site-packages/tensorflow/python/util/nest.py)\n",))
     # near miss: a name missing from the caller's own module is not this row
     assert not _rule_matches("lib-import-name", "cannot import name 'helper' from 'utils' (/home/u/proj/utils.py)\n")
+
+
+def test_pil_unidentified_image_is_the_callers_input():
+    # dev batch 100: Pillow's Image.open on bytes no plugin recognises: an Illustrator file (python-pillow/Pillow#4392)
+    # and a web page saved under an image's name (python-pillow/Pillow#9094, the title line alone)
+    _assert_reads("pil-unidentified-image", Category.INVALID_PARAM, (
+        '  File "/usr/local/lib/python3.7/site-packages/PIL/Image.py", line 2862, in open\n'
+        '    "cannot identify image file %r" % (filename if filename else fp)\n'
+        "PIL.UnidentifiedImageError: cannot identify image file <_io.BufferedReader name='/tmp/images/a.ai'>\n",
+        "PIL.UnidentifiedImageError: cannot identify image file\n"))
+    # near miss: the older OSError form (no dev log of it) and a reporter's sentence are not this row
+    assert not _rule_matches("pil-unidentified-image", "OSError: cannot identify image file 'photo.jpg'\n")
+    assert not _rule_matches("pil-unidentified-image", "Pillow says it cannot identify the image in my folder\n")
+
+
+def test_flash_attn_name_undefined_after_guarded_import_is_environment():
+    # dev batch 100: model code binding flash-attn's functions in a guarded import (imoneoi/openchat#52: flash-attn<2
+    # installed, flash_attn_varlen_func is the 2.x name; Yuliang-Liu/Monkey#76: flash-attn not installed)
+    _assert_reads("flash-attn-name-undefined", Category.ENVIRONMENT, (
+        'File "openchat/ochat/models/unpadded_llama.py", line 184, in forward\n'
+        "    attn_output = flash_attn_varlen_func(\n                  ^^^^^^^^^^^^^^^^^^^^^^\n"
+        "NameError: name 'flash_attn_varlen_func' is not defined\n",
+        "assert flash_attn_unpadded_func is not None, (\nNameError: name 'flash_attn_unpadded_func' is not defined\n"))
+    # near miss: a NameError for a name of the caller's own script is not this row and does not read environment
+    log = 'File "train.py", line 40, in main\n    model.fit(tokenizer)\nNameError: name \'tokenizer\' is not defined\n'
+    assert not _rule_matches("flash-attn-name-undefined", log)
+    assert diagnose(log, prior=False).primary_category != Category.ENVIRONMENT
+
+
+def test_jvm_array_size_limit_is_not_a_heap_shortage():
+    # dev batch 100: one array longer than the JVM allows (dianping/cat#1620, String.getBytes of one report)
+    _assert_reads("jvm-array-size-limit", Category.INVALID_PARAM, (
+        "java.lang.OutOfMemoryError: Requested array size exceeds VM limit \n"
+        "at java.lang.StringCoding$StringEncoder.encode(StringCoding.java:300) \n"
+        "at java.lang.String.getBytes(String.java:918) \n",))
+    # near miss: a full heap is not this row
+    log = 'Exception in thread "main" java.lang.OutOfMemoryError: Java heap space\n'
+    assert not _rule_matches("jvm-array-size-limit", log)
+    assert diagnose(log, prior=False).primary_category != Category.INVALID_PARAM
+
+
+def test_segfault_after_llamafile_linked_its_cached_gpu_module_is_environment():
+    # dev batch 100: llamafile's GPU module cached under ~/.llamafile/v/<VERSION>/ and a bare segfault
+    # (mozilla-ai/llamafile#560, fixed by removing ~/.llamafile)
+    log = ("import_cuda_impl: initializing gpu module...\n"
+           "link_cuda_dso: note: dynamically linking /home/u/.llamafile/v/0.8.11/ggml-cuda.so\n"
+           "ggml_cuda_link: welcome to CUDA SDK with tinyBLAS\nlink_cuda_dso: GPU support loaded\n"
+           "./model.llamafile -m model.gguf --gpu nvidia -ngl 999\nSegmentation fault\n")
+    _assert_reads("shell-segfault", Category.ENVIRONMENT, (log,))
+    assert _rule_matches("llamafile-gpu-dso-loaded", log)
+    # near miss: the same segfault without llamafile's report stays unknown (a crash with no cause in the text)
+    assert diagnose("./main -m model.gguf -ngl 999\nSegmentation fault (core dumped)\n",
+                    prior=False).primary_category == Category.UNKNOWN
+    # ... and llamafile's report of a module it built elsewhere is not the context row
+    assert not _rule_matches("llamafile-gpu-dso-loaded", "link_cuda_dso: note: dynamically linking /opt/lib/libcuda.so\n")
+
+
+def test_accelerator_keyword_under_transformers_trainer_frame_is_version_skew():
+    # dev batch 100: transformers' Trainer passes a keyword the installed accelerate does not take
+    # (QwenLM/Qwen#1326: Transformers 4.32.0, 'dispatch_batches')
+    trainer = ('  File "/root/envs/qwen/lib/python3.10/site-packages/transformers/trainer.py", line 3883, in '
+               "create_accelerator_and_postprocess\n    self.accelerator = Accelerator(\n")
+    err = "TypeError: Accelerator.__init__() got an unexpected keyword argument 'dispatch_batches'\n"
+    log = ('Traceback (most recent call last):\n  File "/root/Qwen/finetune.py", line 363, in train\n'
+           "    trainer = Trainer(\n" + trainer + err)
+    _assert_reads("accelerate-init-kwarg", Category.ENVIRONMENT, (log,))
+    assert _rule_matches("hf-trainer-accelerator-frame", log)
+    # near miss: the caller's own Accelerator(...) call, or a Trainer subclass overriding the method in the caller's
+    # file, keeps the invalid-param reading (the frame decides, not the line)
+    own = ('  File "train.py", line 12, in main\n    accelerator = Accelerator(kwargs_handler=[k])\n'
+           "TypeError: Accelerator.__init__() got an unexpected keyword argument 'kwargs_handler'\n")
+    sub = ('  File "/home/u/proj/my_trainer.py", line 40, in create_accelerator_and_postprocess\n'
+           "    self.accelerator = Accelerator(\n" + err)
+    for near in (own, sub):
+        assert not _rule_matches("hf-trainer-accelerator-frame", near)
+        assert diagnose(near, prior=False).primary_category == Category.INVALID_PARAM
