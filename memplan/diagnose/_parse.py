@@ -650,6 +650,9 @@ _TRIGGER = re.compile(
     # diffusers' expected pipeline components quoted without their ValueError prefix, Streamlit's watcher report (lines
     # with no other trigger word)
     r"|configuration_auto|CONFIG_MAPPING\[|were passed|Examining the path of"
+    # dev batch 101: Cython's type-size check, pkg-config's 'No package 'X' found' and huggingface_hub's repo-id check
+    # (lines that may carry no other trigger word)
+    r"|try recompiling|No package '|Repo id must"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"

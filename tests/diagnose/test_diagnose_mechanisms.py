@@ -6836,3 +6836,92 @@ def test_accelerator_keyword_under_transformers_trainer_frame_is_version_skew():
     for near in (own, sub):
         assert not _rule_matches("hf-trainer-accelerator-frame", near)
         assert diagnose(near, prior=False).primary_category == Category.INVALID_PARAM
+
+
+def test_cython_type_size_check_is_an_extension_built_against_another_numpy():
+    # dev batch 101: Cython's type-size check at an extension's import (PaddlePaddle/PaddleSpeech#1584, the Cython frame
+    # over it, fixed by upgrading numpy; JackWoo0831/Yolov7-tracker#76 with the sizes)
+    _assert_reads("cython-type-size", Category.ENVIRONMENT, (
+        '  File "./paddleaudio/metric/mcd.py", line 14, in <module>\n    import mcd.metrics_fast as mt\n'
+        '  File "__init__.pxd", line 178, in init mcd.metrics_fast (mcd/metrics_fast.c:4107)\n'
+        "ValueError: numpy.ndarray has the wrong size, try recompiling\n",
+        "ValueError: numpy.ndarray has the wrong size, try recompiling. Expected 80, got 96\n",
+        "ValueError: numpy.ufunc has the wrong size, try recompiling. Expected 192, got 216\n"))
+    # near miss: a size check of the caller's data is not this row and does not read environment
+    log = "ValueError: input has the wrong size\n"
+    assert not _rule_matches("cython-type-size", log)
+    assert diagnose(log, prior=False).primary_category != Category.ENVIRONMENT
+
+
+def test_pkg_config_package_not_found_is_environment():
+    # dev batch 101: pkg-config's look-up of a library a build asks for (opencv/opencv#15288: OpenCV 4 installed without
+    # opencv4.pc; lkwq007/stablediffusion-infinity#24: pkgconf's 'required by' form, PyPatchMatch's Makefile)
+    _assert_reads("pkg-config-not-found", Category.ENVIRONMENT, (
+        "[root@localhost build]# pkg-config --libs opencv4\n"
+        "Package opencv4 was not found in the pkg-config search path.\n"
+        "Perhaps you should add the directory containing `opencv4.pc'\n"
+        "to the PKG_CONFIG_PATH environment variable\nNo package 'opencv4' found\n",
+        "Package opencv was not found in the pkg-config search path.\n"
+        "Perhaps you should add the directory containing `opencv.pc'\n"
+        "to the PKG_CONFIG_PATH environment variable\n"
+        "Package 'opencv', required by 'virtual:world', not found\n",
+        "configure: error: Package requirements (gtk+-3.0 >= 3.22) were not met:\n\nNo package 'gtk+-3.0' found\n"))
+    # near miss: pkg-config answering (the package found) is not this row and reads no failure
+    log = "checking for OPENCV... yes\n$ pkg-config --cflags opencv4\n-I/usr/include/opencv4\n"
+    assert not _rule_matches("pkg-config-not-found", log)
+    assert diagnose(log, prior=False).primary_category != Category.ENVIRONMENT
+
+
+def test_hf_repo_id_check_on_a_local_path_is_the_callers_argument():
+    # dev batch 101: huggingface_hub's validate_repo_id on a path from_pretrained did not find as a local directory
+    # (DFKI-NLP/meffi-prompt#2 './pretrained_model/mt5-base'; bitsandbytes-foundation/bitsandbytes#398, a placeholder
+    # path, the message wrapped by the terminal)
+    _assert_reads("hf-repo-id-invalid", Category.INVALID_PARAM, (
+        "huggingface_hub.utils._validators.HFValidationError: Repo id must be in the form 'repo_name' or "
+        "'namespace/repo_name': './pretrained_model/mt5-base'. Use `repo_type` argument if needed.\n",
+        "HFValidationError: Repo id must be in the form 'repo_name' or \n'namespace/repo_name': "
+        "'/path/to/vicuna/weights/'. Use `repo_type` argument if \nneeded.\n"))
+    # near miss: a sentence about a repo id is not this row
+    assert not _rule_matches("hf-repo-id-invalid", "error: the Hub repo id must be set with --hub_model_id\n")
+
+
+def test_xla_ptxas_not_found_is_a_missing_toolkit_component():
+    # dev batch 101: XLA finding no usable ptxas (NixOS/nixpkgs#375186: the packaged jax without the CUDA libraries)
+    _assert_reads("xla-ptxas-not-found", Category.ENVIRONMENT, (
+        "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: CustomCall failed: Couldn't find a suitable version of ptxas. "
+        "The following locations were considered: bin/ptxas, /nix/store/abc-python3-3.12.8-env/bin/ptxas\n",))
+    # near miss: ptxas' own report of a kernel it assembled is not this row and reads no failure
+    log = "ptxas info    : Used 32 registers, 360 bytes cmem[0]\n"
+    assert not _rule_matches("xla-ptxas-not-found", log)
+    assert diagnose(log, prior=False).primary_category != Category.ENVIRONMENT
+
+
+def test_cuda_allocation_failed_is_an_out_of_memory_without_numbers():
+    # dev batch 101: a wrapped cudaMalloc's failure without sizes (NVIDIA/DALI#144: 'Critical error in pipeline: CUDA
+    # allocation failed'), read as capacity when nothing names another holder
+    _assert_reads("cuda-alloc-failed", Category.CAPACITY, (
+        "    return self._pipe.ShareOutputs()\nRuntimeError: Critical error in pipeline: CUDA allocation failed\n"
+        "Current pipeline object is no longer valid.\n",
+        "RuntimeError: Critical error in pipeline:\nError when executing Mixed operator ImageDecoder encountered:\n"
+        "CUDA allocation failed\nCurrent pipeline object is no longer valid.\n"))
+    # near miss: a host (pinned) allocation is not this row and is not read as the device's memory
+    log = "RuntimeError: pinned host allocation failed\n"
+    assert not _rule_matches("cuda-alloc-failed", log)
+    assert diagnose(log, prior=False).primary_category != Category.CAPACITY
+
+
+def test_go_sigill_reports_are_a_cpu_without_the_instructions():
+    # dev batch 101: the Go runtime's own SIGILL report (mudler/LocalAI#288, glued to the output before it) and a Go
+    # server's report of its child's exit status (ollama/ollama#6044, an AVX-512 runner on a CPU without it): row
+    # cpu-isa-unsupported, above the weak 'illegal instruction' kernel phrase
+    _assert_reads("cpu-isa-unsupported", Category.ENVIRONMENT, (
+        "SIGILL: illegal instruction\nPC=0x8beac9 m=0 sigcode=2\nsignal arrived during cgo execution\n\n"
+        "goroutine 1 [syscall]:\nruntime.cgocall(0x8a33d0, 0xc00018f880)\n",
+        "unexpectedly reached end of fileSIGILL: illegal instruction\n",
+        "llama runner process has terminated: signal: illegal instruction (core dumped)\n"))
+    # near misses: CUDA's device-side illegal instruction stays a kernel fault, and Go's report of another signal is
+    # not this row
+    assert diagnose("RuntimeError: CUDA error: an illegal instruction was encountered\n",
+                    prior=False).primary_category == Category.KERNEL_FAULT
+    assert not _rule_matches("cpu-isa-unsupported", "llama runner process has terminated: signal: segmentation fault "
+                                                    "(core dumped)\n")
