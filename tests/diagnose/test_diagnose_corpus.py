@@ -327,28 +327,6 @@ DEV_UNSUPPORTED = {
                              "requirements issue, upgrade torch). The failing frame is the project's own main.py, no "
                              "library frame and no version line, so the text does not tell it from a caller's own misuse "
                              "(dev batch 97's frame rule stays removed; no line-only rule)",
-    # dev batch 102 (labelled from their threads before any rule; the rules alone miss them at the label commit)
-    "webgpu_unknown_ooosplat40.log": "dev batch 102: a Rust panic ('thread 'main' panicked at' ...) reads benign: no "
-                                     "line carries a word the scan looks at",
-    "cpu_env_libtorchmacm14.log": "dev batch 102: dyld's 'Library not loaded: ... Reason: tried: ... (no such file)' "
-                                  "reads benign: no line carries a word the scan looks at",
-    "cpu_param_annlite174.log": "dev batch 102: hnswlib's 'Cannot return the results in a contigious 2D array. Probably "
-                                "ef or M is too small' reads unknown",
-    "cuda_capacity_faiss66.log": "dev batch 102: faiss GPU's 'Faiss assertion err == cudaSuccess failed in ... "
-                                 "StackDeviceMemory::Stack::getAlloc' reads unknown",
-    "cpu_env_wandb5214.log": "dev batch 102: W&B's 'Timed out waiting for wandb service to start' reads comm from the "
-                             "weak timeout phrase",
-    "cpu_env_rltrader20.log": "dev batch 102: SQLite's 'database is locked' under Optuna reads unknown by the rules "
-                              "(environment through the fallback)",
-    "omegaconf_param_hydra2588.log": "dev batch 102: OmegaConf's \"ConfigKeyError: Key 'X' not in 'Y'\" reads unknown",
-    "omegaconf_param_deepspeech670.log": "dev batch 102: the same ConfigKeyError text without its name (\"Key 'X' not in "
-                                         "'Y'\" / full_key / object_type=) reads unknown",
-    "cuda_opns_trixicuda156.log": "dev batch 102: GPUArrays' 'Scalar indexing is disallowed' reads unknown",
-    "cuda_opns_spiceai4470.log": "dev batch 102: candle's 'DriverError(CUDA_ERROR_NOT_FOUND, \"named symbol not found\") "
-                                 "when loading cast_bf16_f16' reads invalid-param",
-    "cpu_env_fcgec28.log": "dev batch 102: 'Unexpected key(s) in state_dict: \"...embeddings.position_ids\"' reads "
-                           "invalid-param from the load_state_dict RuntimeError",
-    "cpu_env_mvt3dvg12.log": "dev batch 102: the same unexpected position_ids key in a sentence reads invalid-param",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]
