@@ -639,6 +639,10 @@ _CONTEXT_READINGS = (
     # frame: the installed transformers passes a keyword the installed accelerate lacks, version skew; alone (a
     # caller's own Accelerator(...) call) it keeps its invalid-param reading (dev batch 100)
     ("hf_trainer_accel", "accel_kwarg", "environment"),
+    # a bare StopIteration after a frame whose source line takes a module's first parameter (`next(model.parameters())`,
+    # row next-parameters-frame): the module handed to that code has no parameters, the caller's argument; alone the
+    # StopIteration stays unknown (dev batch 102)
+    ("next_params", "stopiter", "invalid-param"),
 )
 
 

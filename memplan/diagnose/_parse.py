@@ -653,6 +653,12 @@ _TRIGGER = re.compile(
     # dev batch 101: Cython's type-size check, pkg-config's 'No package 'X' found' and huggingface_hub's repo-id check
     # (lines that may carry no other trigger word)
     r"|try recompiling|No package '|Repo id must"
+    # dev batch 102: a Rust panic's first line, dyld's loader report, the vector indexes' argument checks (hnswlib, Chroma),
+    # OmegaConf's schema check quoted without its exception name, GPUArrays' scalar-indexing check, gunicorn's bind
+    # report, a bare StopIteration and the next(....parameters()) frame over it, load_state_dict's key lists (lines with
+    # no other trigger word)
+    r"|panicked at|Library not loaded|contigious 2D|contiguous 2D|dimensionality|Key '[^'\n]*' not in '"
+    r"|Scalar indexing|scalar getindex|Connection in use|StopIteration|parameters\(\)\)|key\(s\) in state_dict"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"

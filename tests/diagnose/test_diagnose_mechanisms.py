@@ -6925,3 +6925,150 @@ def test_go_sigill_reports_are_a_cpu_without_the_instructions():
                     prior=False).primary_category == Category.KERNEL_FAULT
     assert not _rule_matches("cpu-isa-unsupported", "llama runner process has terminated: signal: segmentation fault "
                                                     "(core dumped)\n")
+
+
+def test_rust_panics_and_android_tombstones_are_crashes_never_benign():
+    # dev batch 102: a Rust panic's report (ooolabdev/ooosplat#40, CubeCL on WGPU) and Android's crash lines
+    # (ggml-org/llama.cpp#7908; the logcat-prefixed tombstone as jmpews/Dobby#116 shows it) carried no word the scan
+    # looked at and read benign: rows rust-panic and android-tombstone-signal read them as a crash with no cause
+    _assert_reads("rust-panic", Category.UNKNOWN, (
+        "thread 'main' panicked at\ncubecl-wgpu\\src\\compute\\stream.rs:404:18:\n"
+        "called `Option::unwrap()` on a `None` value\nexit_code: Some(-1073740791)\n",))
+    _assert_reads("android-tombstone-signal", Category.UNKNOWN, (
+        "signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x0000000000000104\nCause: null pointer dereference\n",
+        "12-08 10:45:42.644 14564 14564 F   DEBUG                                        signal 11 (SIGSEGV), code 1 "
+        "(SEGV_MAPERR), fault addr 0x0\n12-08 10:45:42.644 14564 14564 F   DEBUG                                  "
+        "      Cause: null pointer dereference\n"))
+    # the rows are weak: a message after the panic that names a cause still decides
+    log = "thread 'main' panicked at src/main.rs:5:5:\nRuntimeError: CUDA error: an illegal memory access was encountered\n"
+    assert diagnose(log, prior=False).primary_category == Category.KERNEL_FAULT
+    # near misses: prose about a panicking thread, and a signal number without the tombstone's code field
+    assert not _rule_matches("rust-panic", "the worker thread panicked and the pool shut down\n")
+    assert not _rule_matches("android-tombstone-signal", "received signal 11 from the kernel\n")
+
+
+def test_dyld_library_not_loaded_is_a_missing_library():
+    # dev batch 102: macOS's loader (mlverse/libtorch-mac-m1#4; the ImportError form of Rudrabha/Wav2Lip#216)
+    _assert_reads("dyld-library-not-loaded", Category.ENVIRONMENT, (
+        "dyld[52063]: Library not loaded: /opt/homebrew/opt/libomp/lib/libomp.dylib\n  Referenced from: [...]test\n"
+        "  Reason: tried: '/opt/homebrew/opt/libomp/lib/libomp.dylib' (no such file), '/usr/lib/libomp.dylib' (no such "
+        "file, not in dyld cache)\n",
+        "ImportError: dlopen(/anaconda3/lib/python3.6/site-packages/torch/_C.cpython-36m-darwin.so, 9): Library not "
+        "loaded: /usr/local/opt/libomp/lib/libomp.dylib\n  Referenced from: /anaconda3/lib/python3.6/site-packages/"
+        "torch/lib/libshm.dylib\n  Reason: image not found\n"))
+    # near miss: a loader's report of a library it did load is not this row
+    assert not _rule_matches("dyld-library-not-loaded", "dyld: loaded: /usr/lib/libomp.dylib\n")
+
+
+def test_vector_index_argument_checks_are_the_callers():
+    # dev batch 102: hnswlib's knn_query finding fewer than k results (jina-ai/annlite#174, the binding's text in
+    # jina-ai/annlite#176; 'contiguous' in nmslib/hnswlib#608), hnswlib's vector-width check (the code index), Chroma's
+    # dimension checks (the code index; run-llama/llama_index#776, deepset-ai/haystack#7612)
+    _assert_reads("hnsw-knn-too-few", Category.INVALID_PARAM, (
+        "stacks: 'RuntimeError: Cannot return the results in a contigious 2D array. Probably ef or M is too small\\n'\n",
+        "RuntimeError: Cannot return the results in a contiguous 2D array. Probably ef or M is too small\n"))
+    _assert_reads("hnsw-wrong-dim", Category.INVALID_PARAM, ("RuntimeError: Wrong dimensionality of the vectors\n",))
+    _assert_reads("chroma-dimension-mismatch", Category.INVALID_PARAM, (
+        "chromadb.errors.InvalidDimensionException: Dimensionality of (768) does not match index dimensionality (384)\n",
+        "InvalidDimensionException: Dimensionality of new embeddings (384) does not match index dimensionality (1536)\n",
+        "chromadb.errors.InvalidDimensionException: Embedding dimension 384 does not match collection dimensionality "
+        "768\n"))
+    # near misses: another library's sentence without the two widths, and a width printed as information
+    assert not _rule_matches("chroma-dimension-mismatch", "CannotAddItemException: Dimensionality of vector provided "
+                                                         "does not match index dimensionality.\n")
+    assert not _rule_matches("hnsw-wrong-dim", "index built: dimensionality of the vectors is 384\n")
+
+
+def test_faiss_temporary_memory_assertion_is_an_out_of_memory():
+    # dev batch 102: faiss GPU's StackDeviceMemory allocation (facebookresearch/faiss#66 getAlloc after the temp-memory
+    # warning; facebookresearch/faiss#238 the Stack constructor's reserve), capacity without numbers
+    _assert_reads("faiss-temp-memory-alloc", Category.CAPACITY, (
+        "WARN: increase temp memory to avoid cudaMalloc, or decrease query/add size (alloc 1024000000 B, highwater "
+        "1024000000 B)\nFaiss assertion err == cudaSuccess failed in char* faiss::gpu::StackDeviceMemory::Stack::"
+        "getAlloc(size_t, cudaStream_t) at utils/StackDeviceMemory.cpp:71\n",
+        "Faiss assertion 'err == cudaSuccess' failed in faiss::gpu::StackDeviceMemory::Stack::Stack(int, size_t) at "
+        "utils/StackDeviceMemory.cpp:33\n"))
+    # near miss: faiss' device-count query failing is not this row and not an out-of-memory
+    log = ("Faiss assertion 'err__ == cudaSuccess' failed in int faiss::gpu::getNumDevices() at "
+           "utils/DeviceUtils.cpp:32; details: CUDA error 3\n")
+    assert not _rule_matches("faiss-temp-memory-alloc", log)
+    assert diagnose(log, prior=False).primary_category != Category.CAPACITY
+
+
+def test_experiment_tooling_services_are_the_machines_set_up():
+    # dev batch 102: W&B's service start timeout (wandb/wandb#5214, above the weak timeout phrase), SQLite's lock under
+    # parallel Optuna workers (notadamking/RLTrader#20), gunicorn's bind report (the code index's sock.py)
+    _assert_reads("wandb-service-start-timeout", Category.ENVIRONMENT, (
+        "Error: Timed out waiting for wandb service to start after 30.0 seconds. Try increasing the timeout with the "
+        "`_service_wait` setting.\n",))
+    _assert_reads("sqlite-database-locked", Category.ENVIRONMENT, (
+        "    cursor.execute(statement, parameters)\nsqlite3.OperationalError: database is locked\n",
+        "[W 2019-06-08 15:21:37,332] Setting status of trial#10 as TrialState.FAIL because of the following error: "
+        "OperationalError('(sqlite3.OperationalError) database is locked',)\n"))
+    _assert_reads("gunicorn-addr-in-use", Category.ENVIRONMENT, (
+        "[2024-05-02 10:00:00 +0000] [4242] [ERROR] Connection in use: ('127.0.0.1', 5000)\n",))
+    # near misses: another SQLite error, another wait, a sentence without gunicorn's address
+    assert not _rule_matches("sqlite-database-locked", "sqlite3.OperationalError: no such table: trials\n")
+    assert not _rule_matches("wandb-service-start-timeout", "Timed out waiting for the dataset service\n")
+    assert not _rule_matches("gunicorn-addr-in-use", "Connection in use.\n")
+
+
+def test_omegaconf_key_not_in_schema_is_the_configs():
+    # dev batch 102: OmegaConf's ConfigKeyError for a key the structured config lacks (hydra-ecosystem/hydra#2588), and
+    # Hydra printing it without the exception's name (SeanNaren/deepspeech.pytorch#670)
+    _assert_reads("omegaconf-key-not-in-schema", Category.INVALID_PARAM, (
+        "omegaconf.errors.ConfigKeyError: Key 'training' not in 'ModelConfig'\n    full_key: model.training\n",
+        "Key 'period' not in 'ModelCheckpointConf'\n    full_key: checkpoint.period\n    object_type=ModelCheckpointConf\n"))
+    # near miss: struct mode's wording is another check, not this row
+    assert not _rule_matches("omegaconf-key-not-in-schema", "omegaconf.errors.ConfigAttributeError: Key 'min_lr' is "
+                                                            "not in struct\n")
+
+
+def test_gpu_array_scalar_indexing_and_candle_bf16_kernels_are_not_supported():
+    # dev batch 102: GPUArrays' check of an operation with no GPU method (trixi-gpu/TrixiCUDA.jl#156; the older wording of
+    # JuliaGPU/CUDA.jl#90) and candle's bf16 kernel missing from the module built for a compute capability 7.5 GPU
+    # (spiceai/spiceai#4470, above CUDA_ERROR_NOT_FOUND's own reading)
+    _assert_reads("gpuarrays-scalar-indexing", Category.OP_NOT_SUPPORTED, (
+        "ERROR: Scalar indexing is disallowed.\nInvocation of getindex resulted in scalar indexing of a GPU array.\n"
+        "This is typically caused by calling an iterating implementation of a method.\n",
+        "ERROR: scalar getindex is disallowed\nStacktrace:\n [1] error(::String) at ./error.jl:33\n"))
+    _assert_reads("candle-bf16-kernel-missing", Category.OP_NOT_SUPPORTED, (
+        'An error occurred: DriverError(CUDA_ERROR_NOT_FOUND, "named symbol not found") when loading cast_bf16_f16\n',))
+    # near misses: a sentence about scalar indexing, and candle's lookup of a kernel that is not a bf16 one (a misnamed
+    # module, huggingface/candle#1168) keeps the driver result's reading
+    assert not _rule_matches("gpuarrays-scalar-indexing", "scalar indexing is allowed in the REPL\n")
+    log = 'Error: Cuda(Load { cuda: DriverError(CUDA_ERROR_NOT_FOUND, "named symbol not found"), module_name: "ucopy_64" })\n'
+    assert not _rule_matches("candle-bf16-kernel-missing", log)
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+
+
+def test_position_ids_buffer_keys_alone_are_a_transformers_version_skew():
+    # dev batch 102: load_state_dict listing only BERT embeddings' position_ids (xlxwalex/FCGEC#28,
+    # sega-hsj/MVT-3DVG#12: unexpected after transformers 4.31; huggingface/transformers#6882: missing after 3.1)
+    _assert_reads("hf-position-ids-buffer", Category.ENVIRONMENT, (
+        "RuntimeError: Error(s) in loading state_dict for JointModel:\n        Unexpected key(s) in state_dict: "
+        "\"switch._encoder._bert.embeddings.position_ids\", \"tagger._encoder._bert.embeddings.position_ids\". `\n",
+        "RuntimeError: Error(s) in loading state_dict for ReferIt3DNet_transformer: Unexpected key(s) in state_dict: "
+        "\"language_encoder.embeddings.position_ids\". \n",
+        "\tMissing key(s) in state_dict: \"generator_model.electra.embeddings.position_ids\", "
+        "\"discriminator_model.electra.embeddings.position_ids\". \n"))
+    # near miss: a list with another key is a model that does not match the checkpoint, not this row
+    log = ("RuntimeError: Error(s) in loading state_dict for Net:\n\tUnexpected key(s) in state_dict: "
+           "\"bert.embeddings.position_ids\", \"classifier.weight\".\n")
+    assert not _rule_matches("hf-position-ids-buffer", log)
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+
+
+def test_stop_iteration_from_next_parameters_is_a_module_without_parameters():
+    # dev batch 102: next(module.parameters()) on a module with no parameters raises StopIteration
+    # (sgl-project/sglang-omni#2228, huggingface/sentence-transformers#2614): context row next-parameters-frame re-reads
+    # the bare StopIteration (row bare-stopiteration) as the caller's argument; alone it is a crash with no cause
+    log = ('  File "/x/packed_dit.py", line 41, in __init__\n    self.device = next(dit.parameters()).device\n'
+           "StopIteration\n")
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+    assert _rule_matches("next-parameters-frame", log) and _rule_matches("bare-stopiteration", log)
+    assert diagnose("Traceback (most recent call last):\nStopIteration\n", prior=False).primary_category == Category.UNKNOWN
+    # near miss: an exhausted data iterator is not a module without parameters
+    log = '  File "train.py", line 12, in <module>\n    batch = next(iter(loader))\nStopIteration\n'
+    assert not _rule_matches("next-parameters-frame", log)
+    assert diagnose(log, prior=False).primary_category == Category.UNKNOWN
