@@ -659,6 +659,9 @@ _TRIGGER = re.compile(
     # no other trigger word)
     r"|panicked at|Library not loaded|contigious 2D|contiguous 2D|dimensionality|Key '[^'\n]*' not in '"
     r"|Scalar indexing|scalar getindex|Connection in use|StopIteration|parameters\(\)\)|key\(s\) in state_dict"
+    # dev batch 103: aiohttp's connector report, the TLS handshake's EOF, Ollama's missing model, Boost.Python's signature
+    # line, vLLM's tool-choice refusal (lines that may carry no other trigger word)
+    r"|Cannot connect to host|violation of protocol|try pulling it|C\+\+ signature|tool choice requires"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"

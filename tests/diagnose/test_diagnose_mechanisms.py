@@ -7072,3 +7072,126 @@ def test_stop_iteration_from_next_parameters_is_a_module_without_parameters():
     log = '  File "train.py", line 12, in <module>\n    batch = next(iter(loader))\nStopIteration\n'
     assert not _rule_matches("next-parameters-frame", log)
     assert diagnose(log, prior=False).primary_category == Category.UNKNOWN
+
+
+def test_http_clients_that_reach_no_server_are_the_machines_not_comm():
+    # dev batch 103: a client of a local model server that was not running (ollama/ollama#3200, urllib3's MaxRetryError;
+    # agent0ai/agent-zero#596, litellm's APIConnectionError over aiohttp's 'Cannot connect to host'), tiktoken's
+    # downloads cut in the TLS handshake (langgenius/dify#8204, nishiwen1214/ChatReviewer#22) read comm from the weak
+    # connection phrase, or unknown: rows http-max-retries, aiohttp-cannot-connect, llm-api-connection-error and tls-eof
+    _assert_reads("http-max-retries", Category.ENVIRONMENT, (
+        "ConnectionError: HTTPConnectionPool(host='localhost', port=11434): Max retries exceeded with url: "
+        "/api/generate/ (Caused by NewConnectionError('<urllib3.connection.HTTPConnection object at 0x7851288df1c0>: "
+        "Failed to establish a new connection: [Errno 111] Connection refused'))\n",
+        "requests.exceptions.SSLError: HTTPSConnectionPool(host='openaipublic.blob.core.windows.net', port=443): Max "
+        "retries exceeded with url: /encodings/cl100k_base.tiktoken (Caused by SSLError(SSLEOFError(8, '[SSL: "
+        "UNEXPECTED_EOF_WHILE_READING] EOF occurred in violation of protocol (_ssl.c:1007)')))\n"))
+    _assert_reads("aiohttp-cannot-connect", Category.ENVIRONMENT, (
+        "OllamaException - Cannot connect to host localhost:11434 ssl:default [Connect call failed ('127.0.0.1', "
+        "11434)]\n",))
+    _assert_reads("llm-api-connection-error", Category.ENVIRONMENT, (
+        "litellm.APIConnectionError: OllamaException - Cannot connect to host localhost:11434 ssl:default "
+        "[Connect call failed ('127.0.0.1', 11434)]\n",
+        "ConnectError: [Errno 111] Connection refused\n"))
+    _assert_reads("tls-eof", Category.ENVIRONMENT, (
+        "ssl.SSLEOFError: EOF occurred in violation of protocol (_ssl.c:1129)\n",))
+    # near misses: the connection failures of ranks of one job keep comm (c10d's store, gloo's pair, NCCL's socket),
+    # another library's 'Max retries exceeded' and a plural in prose are not these rows
+    for log in ("torch.distributed.DistNetworkError: Connection reset by peer\n",
+                "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:598] Connection refused\n",
+                "NCCL WARN Net : Connection closed by remote peer 10.0.0.2<55555>\nRuntimeError: NCCL error in: "
+                "ProcessGroupNCCL.cpp:1269, unhandled system error\n",
+                "torch.distributed.elastic.rendezvous.api.RendezvousConnectionError: The connection to the C10d store "
+                "has failed. See inner exception for details.\n"):
+        assert diagnose(log, prior=False).primary_category == Category.COMM, log
+        assert not any(_rule_matches(rid, log) for rid in ("http-max-retries", "aiohttp-cannot-connect",
+                                                           "llm-api-connection-error", "tls-eof")), log
+    assert not _rule_matches("http-max-retries", "tenacity.RetryError: Max retries exceeded\n")
+    assert not _rule_matches("llm-api-connection-error", "APIConnectionErrors are retried twice by default\n")
+
+
+def test_ollama_model_not_pulled_is_a_missing_model():
+    # dev batch 103: the Ollama server's answer for a model it does not have (the wording of ollama/ollama#718), as
+    # the Python client raises it (HKUDS/LightRAG#394): environment, it read unknown
+    _assert_reads("ollama-model-not-pulled", Category.ENVIRONMENT, (
+        "ollama._types.ResponseError: model \"nomic-embed-text\" not found, try pulling it first\n",
+        "{\"error\":\"model 'mistral' not found, try pulling it first\"}\n"))
+    # near miss: a model that is not found without the server's advice to pull it is not this row
+    assert not _rule_matches("ollama-model-not-pulled", "Error code: 404 - model \"llama3\" not found\n")
+
+
+def test_jax_tracer_array_conversion_is_not_supported_under_tracing():
+    # dev batch 103: discopy converting a traced parameter to NumPy under jax.jit
+    # (Quantinuum/qnlp_lorenz_etal_2021_resources#2), and the message's text before its own class (jax-ml/jax#3160)
+    _assert_reads("jax-tracer-array-conversion", Category.OP_NOT_SUPPORTED, (
+        "UnfilteredStackTrace: jax._src.errors.TracerArrayConversionError: The numpy.ndarray conversion method "
+        "__array__() was called on the JAX Tracer object "
+        "Traced<ShapedArray(float32[])>with<DynamicJaxprTrace(level=0/1)>\n",
+        "Exception: The numpy.ndarray conversion method __array__() was called on the JAX Tracer object "
+        "Traced<ShapedArray(int32[], weak_type=True):JaxprTrace(level=-1/1)>.\n"))
+    # near miss: JAX's other tracer errors are not this row
+    assert not _rule_matches("jax-tracer-array-conversion", "jax.errors.ConcretizationTypeError: Abstract tracer value "
+                                                            "encountered where concrete value is expected\n")
+
+
+def test_mecab_initialisation_failures_are_a_missing_dictionary():
+    # dev batch 103: fugashi's 'Failed initializing MeCab' (polm/fugashi#40; the bare message read capacity through the
+    # fallback) and MeCab's ERROR DETAILS for a dictionary whose files are absent (SamuraiT/mecab-python3#108)
+    _assert_reads("mecab-init-failed", Category.ENVIRONMENT, (
+        "RuntimeError: \nFailed initializing MeCab. Please see the README for possible solutions:\n\n"
+        "    https://github.com/polm/fugashi\n",))
+    assert diagnose("RuntimeError: \nFailed initializing MeCab. Please see the README for possible solutions:\n"
+                    ).primary_category == Category.ENVIRONMENT   # the fallback no longer decides it
+    _assert_reads("mecab-dictionary-missing", Category.ENVIRONMENT, (
+        "error message: param.cpp(69) [ifs] no such file or directory: /venv/lib/python3.9/site-packages/unidic/dicdir/"
+        "mecabrc\n",
+        "[ifs] no such file or directory: C:UsersdbmkiAppDataLocalProgramsPythonPython312Libsite-packagesunidicdicdir\\"
+        "dicrc\n"))
+    # near miss: a missing file that is not one of the dictionary's configuration files is not this row
+    assert not _rule_matches("mecab-dictionary-missing", "[ifs] no such file or directory: /data/user_terms.csv\n")
+
+
+def test_boost_python_signature_mismatch_is_the_callers():
+    # dev batch 103: Boost.Python's overload resolution (GalSim-developers/GalSim#48, randy3k/AutoWrap#4), as pybind11's
+    # 'incompatible function arguments' (row param-check): it read unknown
+    _assert_reads("boost-python-signature", Category.INVALID_PARAM, (
+        "Boost.Python.ArgumentError: Python argument types in\n    Region.__init__(Region, float, float)\n"
+        "did not match C++ signature:\n    __init__(_object*, long long)\n",
+        "ArgumentError: Python argument types in\n    fnv1_32.__init__(fnv1_32, str)\ndid not match C++ signature:\n"
+        "    __init__(_object*)\n"))
+    # near miss: prose about a signature is not this row
+    assert not _rule_matches("boost-python-signature", "the C++ signature did not change between the two releases\n")
+
+
+def test_glog_check_of_a_library_status_reads_the_status():
+    # dev batch 103: Caffe's CUDNN_CHECK, 'Check failed: status == CUDNN_STATUS_SUCCESS (4 vs. 0)
+    # CUDNN_STATUS_INTERNAL_ERROR' (ZheC/Realtime_Multi-Person_Pose_Estimation#62, no finding): the weak 'Check failed'
+    # phrase (invalid-param) read above the catch-all status; the CHECK only carries the status, so the status's own
+    # reading decides (unknown)
+    log = ("F0521 14:06:36.175204 31854 cudnn_conv_layer.cpp:53] Check failed: status == CUDNN_STATUS_SUCCESS "
+           "(4 vs. 0)  CUDNN_STATUS_INTERNAL_ERROR\n*** Check failure stack trace: ***\n")
+    assert diagnose(log, prior=False).primary_category == Category.UNKNOWN
+    # a specific status in the same CHECK keeps its own reading (CUDNN_STATUS_BAD_PARAM, strength 2)
+    log = ("F1011 13:25:12.899116  7866 cudnn.hpp:122] Check failed: status == CUDNN_STATUS_SUCCESS (3 vs. 0)  "
+           "CUDNN_STATUS_BAD_PARAM\n")
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+    # near miss: a CHECK of the caller's own values stays the weak argument check
+    log = ("F0101 12:00:00.000 1 loss_layer.cpp:19] Check failed: bottom[0]->num() == bottom[1]->num() (32 vs. 16) "
+           "The data and label should have the same number.\n")
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+
+
+def test_vllm_auto_tool_choice_without_the_server_options_is_the_requests():
+    # dev batch 103: vLLM's refusal of tool_choice "auto" on a server started without --enable-auto-tool-choice /
+    # --tool-call-parser, in openai's BadRequestError (langchain-ai/open_deep_research#190) and JSON-escaped in
+    # LangChain4j's InvalidRequestException (langchain4j/langchain4j#2550): it read unknown
+    _assert_reads("vllm-auto-tool-choice", Category.INVALID_PARAM, (
+        "openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': '\"auto\" tool choice requires "
+        "--enable-auto-tool-choice and --tool-call-parser to be set', 'type': 'BadRequestError', 'param': None, "
+        "'code': 400}\n",
+        "Exception in thread \"main\" dev.langchain4j.exception.InvalidRequestException: {\"object\":\"error\","
+        "\"message\":\"\\\"auto\\\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set\","
+        "\"type\":\"BadRequestError\",\"param\":null,\"code\":400}\n"))
+    # near miss: the options on a server's command line are not the refusal
+    assert not _rule_matches("vllm-auto-tool-choice", "vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice "
+                                                      "--tool-call-parser hermes\n")
