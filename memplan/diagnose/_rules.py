@@ -264,9 +264,9 @@ def _runtime_text_rules() -> list[TextRule]:
         if not text or (r["category"] == "benign" and r["name"] not in _SHUTDOWN_NAMES) or (r["family"], text) in seen:
             continue
         seen.add((r["family"], text))
-        family = _text_family(r)
-        escaped = re.escape(text.rstrip("."))
-        guard = _longer_text_guard(text.rstrip("."), family_texts[family])
+        family, stripped = _text_family(r), text.rstrip(".")
+        escaped = re.escape(stripped)
+        guard = _longer_text_guard(stripped, family_texts[family])
         body = escaped + guard
         if family == "cuda" and len(text) < _LONG_TEXT:
             body = _SHORT_PREFIX + body + r"\b"
