@@ -261,68 +261,62 @@ def build(workload: Workload, cfg: TrainConfig, hooks: StepHooks, target: Target
 def run(workload: Workload, cfg: TrainConfig, hooks: StepHooks | None = None,
         target: Target = Target()) -> None:
     """Build the model and run `cfg.steps` optimizer steps."""
+    hooks = hooks or NoHooks()
+    with run_collector():
+        _run_steps(workload, cfg, hooks, target)
+
+
+def _run_steps(workload: Workload, cfg: TrainConfig, hooks, target: Target) -> None:
+    """`run`'s body: build, then the steps (the collector already off, see `run_collector`)."""
     import torch
 
-    hooks = hooks or NoHooks()
-    gc_was_enabled = gc.isenabled()
-    outer_freeze = _HEAP_FROZEN or gc.get_freeze_count() > 0   # a caller froze the heap (`frozen_heap`)
-    gc.collect()
-    gc.freeze()  # what came before the run is not scanned again (unfrozen at the end, or by the caller's freeze)
-    gc.disable()
-    try:
-        model = build(workload, cfg, hooks, target)
-        optimizer = make_optimizer(workload, cfg, model, target.family)
-        dev_type = target.run_device.split(":")[0]
-        amp_dtype = {"fp16-amp": torch.float16, "bf16-amp": torch.bfloat16}.get(cfg.precision)
-        scaler = None
-        if cfg.precision == "fp16-amp":
-            scaler = _grad_scaler(target)
-        K = cfg.grad_accum
-        loss_fn = workload.loss_fn or default_loss
-        # a tracer may write a later step's forward/backward from step 1's (memplan.trace.step_once)
-        replay = getattr(hooks, "replay_forward_backward", None) if K == 1 and scaler is None else None
-        batch = None
-        for step in range(1, cfg.steps + 1):
-            gc.collect()
-            if workload.train_step is not None:
-                hooks.phase("inputs", step, 1)
-                batch = None
-                batch = _make_batch(workload, cfg, target)
-                hooks.batch_made(batch)
-                hooks.phase("step", step, 1)
-                workload.train_step(model, batch, optimizer)
-                hooks.after_backward(model)
-                hooks.after_optimizer(model, optimizer)
-                continue
-            for micro in range(1, K + 1):
-                hooks.phase("inputs", step, micro)
-                batch = None
-                batch = _make_batch(workload, cfg, target)
-                hooks.batch_made(batch)
-                if not (step > 1 and replay is not None and replay(model, step, micro)):
-                    _forward_backward(model, batch, loss_fn, cfg, hooks, scaler, (dev_type, amp_dtype), step, micro)
-                hooks.after_backward(model)
-            hooks.phase("optimizer", step, K)
-            if cfg.clip_grad_norm is not None:
-                if scaler is not None:
-                    scaler.unscale_(optimizer)
-                torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip_grad_norm)
-            if scaler is not None:
-                scaler.step(optimizer)
-                scaler.update()
-            else:
-                optimizer.step()
-            hooks.after_optimizer(model, optimizer)
-            hooks.phase("zero_grad", step, K)
-            optimizer.zero_grad(set_to_none=True)
-        hooks.phase("end", cfg.steps + 1, 0)
-        del batch, model, optimizer, scaler
-    finally:
-        if not outer_freeze:
-            gc.unfreeze()
-        if gc_was_enabled:
-            gc.enable()
+    model = build(workload, cfg, hooks, target)
+    optimizer = make_optimizer(workload, cfg, model, target.family)
+    dev_type = target.run_device.split(":")[0]
+    amp_dtype = {"fp16-amp": torch.float16, "bf16-amp": torch.bfloat16}.get(cfg.precision)
+    scaler = None
+    if cfg.precision == "fp16-amp":
+        scaler = _grad_scaler(target)
+    K = cfg.grad_accum
+    loss_fn = workload.loss_fn or default_loss
+    # a tracer may write a later step's forward/backward from step 1's (memplan.trace.step_once)
+    replay = getattr(hooks, "replay_forward_backward", None) if K == 1 and scaler is None else None
+    batch = None
+    for step in range(1, cfg.steps + 1):
         gc.collect()
+        if workload.train_step is not None:
+            hooks.phase("inputs", step, 1)
+            batch = None
+            batch = _make_batch(workload, cfg, target)
+            hooks.batch_made(batch)
+            hooks.phase("step", step, 1)
+            workload.train_step(model, batch, optimizer)
+            hooks.after_backward(model)
+            hooks.after_optimizer(model, optimizer)
+            continue
+        for micro in range(1, K + 1):
+            hooks.phase("inputs", step, micro)
+            batch = None
+            batch = _make_batch(workload, cfg, target)
+            hooks.batch_made(batch)
+            if not (step > 1 and replay is not None and replay(model, step, micro)):
+                _forward_backward(model, batch, loss_fn, cfg, hooks, scaler, (dev_type, amp_dtype), step, micro)
+            hooks.after_backward(model)
+        hooks.phase("optimizer", step, K)
+        if cfg.clip_grad_norm is not None:
+            if scaler is not None:
+                scaler.unscale_(optimizer)
+            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip_grad_norm)
+        if scaler is not None:
+            scaler.step(optimizer)
+            scaler.update()
+        else:
+            optimizer.step()
+        hooks.after_optimizer(model, optimizer)
+        hooks.phase("zero_grad", step, K)
+        optimizer.zero_grad(set_to_none=True)
+    hooks.phase("end", cfg.steps + 1, 0)
+    del batch, model, optimizer, scaler
 
 
 def _forward_backward(model, batch, loss_fn, cfg: TrainConfig, hooks, scaler, amp, step: int, micro: int) -> None:
@@ -353,6 +347,31 @@ def _forward_backward(model, batch, loss_fn, cfg: TrainConfig, hooks, scaler, am
 
 
 _HEAP_FROZEN = False
+
+
+@contextlib.contextmanager
+def run_collector():
+    """The cyclic collector around one run (`run`, the optimizer-only run of memplan.trace.optsplice): the
+    heap that was there before is frozen (the run's collections, one per step, scan only what the run made,
+    and nothing from before is freed in the middle of a run), the collector is off (objects go when their
+    last reference does, as in the job being modelled), and at the end the run's own cyclic garbage is
+    collected while the old heap is still frozen -- a scan of the run's objects, not of the whole heap
+    (which in a long process, a test session or a training script calling the API, costs a tenth of a
+    second or more each time). Garbage from before the run is left to the interpreter's own collections;
+    a device measurement frees it first itself (memplan.validate.backends). The collector's state and an
+    outer freeze (`frozen_heap`, the CLI's) are left as they were."""
+    was_enabled = gc.isenabled()
+    outer_freeze = _HEAP_FROZEN or gc.get_freeze_count() > 0
+    gc.freeze()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.collect()
+        if not outer_freeze:
+            gc.unfreeze()
+        if was_enabled:
+            gc.enable()
 
 
 @contextlib.contextmanager

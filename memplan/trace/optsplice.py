@@ -32,7 +32,7 @@ from collections import defaultdict
 from dataclasses import fields
 
 from memplan.errors import UserError
-from memplan.step import build, make_optimizer
+from memplan.step import build, make_optimizer, run_collector
 from memplan.trace.block_once import trace_block_once
 from memplan.trace.events import StorageRecord, Trace
 
@@ -67,10 +67,7 @@ def _optimizer_run(workload, cfg, hooks, target, scalars_refused: bool = False):
     the run (`_NoSplice`), for a caller that would refuse the notes anyway after the whole run."""
     import torch
 
-    gc_was_enabled = gc.isenabled()
-    gc.collect()
-    gc.disable()
-    try:
+    with run_collector():
         model = build(workload, cfg, hooks, target)
         if any(getattr(p, "_post_accumulate_grad_hooks", None) or getattr(p, "_backward_hooks", None)
                for p in model.parameters()):
@@ -97,10 +94,6 @@ def _optimizer_run(workload, cfg, hooks, target, scalars_refused: bool = False):
             optimizer.zero_grad(set_to_none=True)
         hooks.phase("end", cfg.steps + 1, 0)
         del model, optimizer
-    finally:
-        if gc_was_enabled:
-            gc.enable()
-        gc.collect()
 
 
 class _NoSplice(UserError):
