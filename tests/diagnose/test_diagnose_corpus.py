@@ -335,27 +335,6 @@ DEV_UNSUPPORTED = {
                                  "only a CPU implementation in a CUDA build (op-not-supported), and from "
                                  "ATEN_XPU_SWITCH_CUDA in a build without DGL_USE_CUDA (environment), so the line does "
                                  "not tell the build; no rule",
-    # dev batch 104 (labelled from their threads before any rule; the rules alone miss them at the label commit)
-    "tf_benign_fastsd1580.log": "dev batch 104: TensorFlow's dso_loader 'Could not load dynamic library "
-                                "'libnvinfer.so.7'; dlerror: ...' before 'TF-TRT Warning: Cannot dlopen some TensorRT' "
-                                "(an optional back end's notice) reads environment",
-    "tf_benign_elasticdl2160.log": "dev batch 104: the libnvinfer.so.6 dlerror lines before TF-TRT's 'Cannot dlopen some "
-                                   "TensorRT libraries. If you would like to use Nvidia GPU with TensorRT, ...' read "
-                                   "environment",
-    "cpu_param_nemocompat20.log": "dev batch 104: Hydra's 'Primary config directory not found.' / 'Check that the config "
-                                  "directory '...' exists and readable' after TensorFlow's notices reads benign (the "
-                                  "notices alone argue)",
-    "hf_env_disclawllm28.log": "dev batch 104: 'TypeError: BaichuanPreTrainedModel._set_gradient_checkpointing() got an "
-                               "unexpected keyword argument 'enable'' (transformers' own call into the model's code) "
-                               "reads invalid-param",
-    "hf_env_e5v14.log": "dev batch 104: 'TypeError: LlavaNextProcessor.__init__() got an unexpected keyword argument "
-                        "'image_token'' under the caller's 'LlavaNextProcessor.from_pretrained(...)' (a key of the saved "
-                        "configuration) reads invalid-param",
-    "hf_env_transformers35442.log": "dev batch 104: 'Calling `to()` is not supported for `4-bit` quantized models with "
-                                    "the installed version of bitsandbytes. ... please install bitsandbytes' reads "
-                                    "op-not-supported from the weak not-supported phrase",
-    "tpu_param_torchxla5948.log": "dev batch 104: torch_xla's 'RuntimeError: XLA runtime is already initialized!' reads "
-                                  "unknown",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]
