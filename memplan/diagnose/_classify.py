@@ -656,6 +656,17 @@ def _in_context(args: list[tuple[Evidence, str, int]], evidence: list[Evidence])
     return args
 
 
+# TensorFlow's dso_loader failure line for one of TensorRT's libraries (libnvinfer, libnvinfer_plugin; TF 1.14's I-level
+# 'Could not dlopen library', later W-level 'Could not load dynamic library'), which TF-TRT's notice after it covers
+_TRT_DLERROR = re.compile(r"\bCould not (?:load dynamic library|dlopen library) 'libnvinfer[\w.+-]*'; dlerror: ")
+def _saved_config_kwarg(args: list[tuple[Evidence, str, int]]) -> list[tuple[Evidence, str, int]]:
+    """A constructor's TypeError for an unexpected keyword (row `init-unexpected-kwarg`) that the scanner marked
+    `saved_config` (_parse.from_saved_config: an earlier line calls the same class's from_pretrained without passing
+    that keyword, so the keyword came from the saved configuration, written by another version of the library than the
+    installed one) reads environment at strength 2 (dev batch 104); unmarked it keeps the call's reading."""
+    return [(ev, "environment", 2) if "saved_config" in ev.flags else (ev, c, s) for ev, c, s in args]
+
+
 def _stall_before_failure(args: list[tuple[Evidence, str, int]],
                           evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     """Horovod's stall report (row `horovod-stall`, flag `horovod_stall`) is a warning: alone the job goes on. When a
@@ -719,15 +730,25 @@ def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     (torch_npu's "This error log can be ignored") never outranks an argument for a real failure: the allocator
     prints it when a device allocation failed, so an ACL memory code next to it is an out-of-memory."""
     args = _in_context(_argument_check(_unwrapped(_named_cuda_failure(_arguments(evidence)))), evidence)
+    args = _saved_config_kwarg(args)
     args = _fault_before_unhandled_cuda(_fault_before_unavailable(_stall_before_failure(args, evidence)))
     ignored = _ignored_lines(evidence)
     args = [a for a in args if a[0].line not in ignored]  # an ignored finalizer's traceback argues for nothing
     warned = _warned_lines(evidence, ignored)
     stopped = {c for ev, c, s in args if ev.line not in warned and s >= 2 and c != "benign"}
     anything = any(c != "benign" for _, c, _ in args)
+    noticed = max((ev.line for ev in evidence if "trt_notice" in ev.flags), default=0)
     out = []
     for ev, c, s in args:
-        if ev.line in warned and c != "benign" and stopped - {c} and "keep" not in ev.flags:
+        if ev.line < noticed and c != "benign" and _TRT_DLERROR.search(ev.text):
+            # TensorFlow's dso_loader lines for TensorRT's libraries that TF-TRT's notice after them covers ('Cannot
+            # dlopen some TensorRT libraries. If you would like to use Nvidia GPU with TensorRT, ...', row
+            # tf-trt-dlopen-notice): every row the dlerror line matches (the CUDA one, the shared-object one, the weak
+            # missing-file phrase) speaks only weakly, so the notice decides unless an error after it argues (dev batch
+            # 104). Only TensorRT's libraries: the same reading of every dlerror line before cudart_stub's 'Ignore above
+            # cudart dlerror' turned three held-out answers that read right wrong (counts only) and fixed none
+            s = 1
+        elif ev.line in warned and c != "benign" and stopped - {c} and "keep" not in ev.flags:
             s = max(1, s - 1)
         elif c == "benign" and "shutdown" in ev.flags:
             # the runtime unloading at process exit (dev batch 81) speaks for the teardown only: any failure argued

@@ -19,7 +19,7 @@ from memplan.diagnose._classify import (
     classify_text,
     is_shutdown,
 )
-from memplan.diagnose._parse import Evidence, scan
+from memplan.diagnose._parse import Evidence, from_saved_config, scan
 from memplan.diagnose._prior import Prior, PriorText, backend_flags, guessed_incident, load_prior
 from memplan.diagnose._reader import ReadStats, iter_binary, open_source
 from memplan.diagnose._types import MEMORY_CATEGORIES, Category, Diagnosis, Incident
@@ -211,9 +211,18 @@ def _incidents(label: str, lines: Iterable[str], estimate: Mapping[str, Any] | N
                completed: dict[str, int] | None = None,
                shutdown: dict[str, int] | None = None) -> Iterable[Incident]:
     context: deque[Evidence] = deque(maxlen=60)
+    calls: deque[Evidence] = deque(maxlen=8)  # the last from_pretrained lines (kind `pretrained-call`)
     group: Group | None = None
     ignored_block = IgnoredTraceback()  # a traceback CPython printed and ignored is not an error of the run
     for ev in scan(lines):
+        if ev.kind == "pretrained-call":
+            # the scanner's from_pretrained context (dev batch 104), read on lines no rule scans: it only marks a later
+            # constructor TypeError whose keyword came from the saved configuration (_parse.from_saved_config); it is
+            # no evidence of an incident, so the grouping and everything weighed stay as they were
+            calls.append(ev)
+            continue
+        if calls and "init_kwarg" in ev.flags:
+            ev = from_saved_config(ev, calls)
         prior_text.add(ev)
         if completed is not None and "completed" in ev.flags:
             completed[label] = ev.line

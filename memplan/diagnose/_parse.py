@@ -20,7 +20,7 @@ device-open and version errors, operator fallbacks, and Python traceback frames.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Iterator
 
 from memplan.diagnose._catalog import codes_argue
@@ -662,6 +662,8 @@ _TRIGGER = re.compile(
     # dev batch 103: aiohttp's connector report, the TLS handshake's EOF, Ollama's missing model, Boost.Python's signature
     # line, vLLM's tool-choice refusal (lines that may carry no other trigger word)
     r"|Cannot connect to host|violation of protocol|try pulling it|C\+\+ signature|tool choice requires"
+    # dev batch 104: TF-TRT's TensorRT notice, Hydra's config-directory hint (lines that may carry no other trigger word)
+    r"|dlopen some TensorRT|exists and readable"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"
@@ -763,6 +765,29 @@ class _TcmallocDeath:
                            numbers={"requested_bytes": size, "device": "cpu"}, flags=frozenset({"host"}))
 
 
+# dev batch 104: a line calling a class's from_pretrained ('transform = LlavaNextProcessor.from_pretrained("llava-hf/
+# llava-v1.6-mistral-7b-hf")', https://github.com/kongds/E5-V/issues/14), read on every line whatever its trigger words:
+# context only (kind `pretrained-call`: it starts no incident and gives the statistical fallback no words; a trigger word
+# instead would have scanned such lines with every rule). from_pretrained builds the class from a saved configuration, so
+# a keyword the class's constructor rejects that this line does not pass came from that file
+# (_classify._saved_config_kwarg, row init-unexpected-kwarg)
+_PRETRAINED_CALL = re.compile(r"\b\w+\.from_pretrained\(")
+_INIT_KWARG = re.compile(r"\bTypeError: (\w+)\.__init__\(\) got an unexpected keyword argument '(\w+)'")
+
+
+def from_saved_config(ev: Evidence, calls: Iterable[Evidence]) -> Evidence:
+    """`ev` (row init-unexpected-kwarg, `X.__init__() got an unexpected keyword argument 'Y'`) with the flag
+    `saved_config` when one of `calls` (earlier lines calling a from_pretrained, kind `pretrained-call`) calls
+    `X.from_pretrained(` without passing `Y` itself: from_pretrained built X from a saved configuration, which carried the
+    keyword (dev batch 104). A call of another class (an Auto class, whose caller may pass model keywords) or one that
+    passes the keyword leaves `ev` as it is."""
+    m = _INIT_KWARG.search(ev.text)
+    if m and any(call.line < ev.line and re.search(rf"\b{m.group(1)}\.from_pretrained\(", call.text)
+                 and not re.search(rf"\b{m.group(2)}\s*=", call.text) for call in calls):
+        return replace(ev, flags=ev.flags | {"saved_config"})
+    return ev
+
+
 def scan(lines: Iterable[str]) -> Iterator[Evidence]:
     """Yield evidence from cleaned lines (1-based line numbers)."""
     it = iter(enumerate(lines, 1))
@@ -781,6 +806,8 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
                 return
         tcmalloc.see(no, line)
         line, prev = _with_previous(prev, line), line
+        if line and _PRETRAINED_CALL.search(line):
+            yield Evidence(no, "pretrained-call", line[:500], None, 0, flags=frozenset({"from_pretrained"}))
         if not line or not _TRIGGER.search(line):
             continue
         # --- OOM messages (possibly wrapped)

@@ -39,8 +39,9 @@ MAX_TOKENS_PER_LINE = 64
 _EXC_WEIGHT = 3
 # dev batch 91: the kinds of three rows that add evidence on lines that gave the prior no words before them
 # (bitsandbytes' GPU report and CPU-library markers, torch elastic's exit-status report): what they argue is the
-# rules' (a context, a warning, an `unknown` incident that keeps the fallback out), not wording to learn
-_SKIP_KINDS = {"frame", "op", "numbers", "warning", "bnb-gpus", "bnb-cpu-lib", "elastic-exit"}
+# rules' (a context, a warning, an `unknown` incident that keeps the fallback out), not wording to learn; dev batch 104:
+# the scanner's from_pretrained context (`pretrained-call`, read on lines that had no trigger word before)
+_SKIP_KINDS = {"frame", "op", "numbers", "warning", "bnb-gpus", "bnb-cpu-lib", "elastic-exit", "pretrained-call"}
 _WORD = re.compile(r"[a-z0-9]+|[\u4e00-\u9fff]+")
 _DIGIT = re.compile(r"\d")
 _TRACEBACK_HEAD = re.compile(r"Traceback \(most recent call last\)")

@@ -7195,3 +7195,121 @@ def test_vllm_auto_tool_choice_without_the_server_options_is_the_requests():
     # near miss: the options on a server's command line are not the refusal
     assert not _rule_matches("vllm-auto-tool-choice", "vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice "
                                                       "--tool-call-parser hermes\n")
+
+
+def test_tf_trt_notice_covers_the_tensorrt_dlerror_lines_before_it():
+    # dev batch 104: TensorFlow's dso_loader lines for libnvinfer / libnvinfer_plugin before TF-TRT's notice
+    # (sql-machine-learning/elasticdl#2160: the run works; TheLastBen/fast-stable-diffusion#1580: the maintainer, ignore
+    # it) read environment from the shared-object and CUDA-library rows; TensorRT is an optional back end: benign
+    trt = ("2020-07-13 19:17:18.151377: W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load "
+           "dynamic library 'libnvinfer.so.6'; dlerror: libnvinfer.so.6: cannot open shared object file: No such file or "
+           "directory\n"
+           "2020-07-13 19:17:18.151837: W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load "
+           "dynamic library 'libnvinfer_plugin.so.6'; dlerror: libnvinfer_plugin.so.6: cannot open shared object file: "
+           "No such file or directory\n")
+    notice = ("2020-07-13 19:17:18.151914: W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:30] Cannot dlopen some "
+              "TensorRT libraries. If you would like to use Nvidia GPU with TensorRT, please make sure the missing "
+              "libraries mentioned above are installed properly.\n")
+    short = ": W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Cannot dlopen some TensorRT\n"
+    _assert_reads("tf-trt-dlopen-notice", Category.BENIGN, (trt + notice, trt + short))
+    # near misses: the dlerror lines alone (no notice after them) keep environment; an error after the notice decides;
+    # a CUDA library's dlerror before the notice is not covered by it (only TensorRT's libraries are), nor is one after
+    # 'Found device 0' (TF found a GPU and cannot load the CUDA libraries for it)
+    assert diagnose(trt, prior=False).primary_category == Category.ENVIRONMENT
+    assert diagnose(trt + notice + "Traceback (most recent call last):\n  File \"t.py\", line 3, in <module>\n"
+                    "ModuleNotFoundError: No module named 'keras_cv'\n", prior=False
+                    ).primary_category == Category.ENVIRONMENT
+    cudart = ("2023-01-11 23:41:17.152265: W tensorflow/tsl/platform/default/dso_loader.cc:66] Could not load dynamic "
+              "library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file: No such file or "
+              "directory\n")
+    assert diagnose(cudart + notice, prior=False).primary_category == Category.ENVIRONMENT
+    assert diagnose(notice + "2021-04-23 23:23:33.996029: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1639] Found "
+                    "device 0 with properties: \n" + cudart, prior=False).primary_category == Category.ENVIRONMENT
+    assert not _rule_matches("tf-trt-dlopen-notice", "TF-TRT Warning: Could not find TensorRT\n")
+
+
+def test_hydra_missing_config_directory_is_the_commands_path_after_tf_notices():
+    # dev batch 104: TensorFlow's start-up notices, then Hydra's report that the config directory the run names does not
+    # exist (bene-ges/nemo_compatible#20): the notices alone argued, it read benign
+    notices = ("2024-03-21 12:53:51.174198: I tensorflow/core/platform/cpu_feature_guard.cc:182] This TensorFlow binary is "
+               "optimized to use available CPU instructions in performance-critical operations.\n"
+               "2024-03-21 12:53:51.737699: W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Could "
+               "not find TensorRT\n")
+    hydra = ("Primary config directory not found.\nCheck that the config directory '/home/u/NeMo/examples/tts/NeMo/"
+             "examples/tts/conf/hifigan' exists and readable\n\nSet the environment variable HYDRA_FULL_ERROR=1 for a "
+             "complete stack trace.\n")
+    _assert_reads("hydra-config-dir-missing", Category.INVALID_PARAM, (notices + hydra, hydra))
+    # near misses: the notices alone stay benign; a config file Hydra cannot find by name is not this row
+    assert diagnose(notices, prior=False).primary_category == Category.BENIGN
+    assert not _rule_matches("hydra-config-dir-missing", "Cannot find primary config 'train'. Check that it's in your "
+                                                         "config search path.\n")
+
+
+def test_a_private_methods_unexpected_keyword_is_two_versions_that_do_not_match():
+    # dev batch 104: transformers' own gradient_checkpointing_enable passing enable=True into a Baichuan model's older
+    # remote code (FudanDISC/DISC-LawLLM#28; the maintainer: an older transformers): it read invalid-param
+    log = ('  File "D:\\transformers\\src\\transformers\\modeling_utils.py", line 1873, in gradient_checkpointing_enable\n'
+           "    self._set_gradient_checkpointing(enable=True, gradient_checkpointing_func=gradient_checkpointing_func)\n"
+           "TypeError: BaichuanPreTrainedModel._set_gradient_checkpointing() got an unexpected keyword argument "
+           "'enable'\n")
+    _assert_reads("private-method-kwarg", Category.ENVIRONMENT, (
+        log, "TypeError: _set_gradient_checkpointing() got an unexpected keyword argument 'enable'\n"))
+    # near misses: a constructor (a dunder) and a public method keep the call's reading (a caller's misspelt keyword)
+    for near in ("TypeError: LoraConfig.__init__() got an unexpected keyword argument 'use_dora'\n",
+                 "TypeError: forward() got an unexpected keyword argument 'past'\n",
+                 "TypeError: Trainer.train() got an unexpected keyword argument 'resume'\n"):
+        assert not _rule_matches("private-method-kwarg", near), near
+        assert diagnose(near, prior=False).primary_category == Category.INVALID_PARAM, near
+
+
+def test_a_constructors_unexpected_keyword_from_a_saved_config_is_a_version_mismatch():
+    # dev batch 104: E5-V's LlavaNextProcessor.from_pretrained(...) on a hub repository updated for a newer transformers
+    # (kongds/E5-V#14): the rejected keyword is not in the caller's line, it came from the saved configuration
+    call = ('  File "./E5-V/retrieval_original.py", line 181, in init_model_and_transform\n'
+            '    transform = LlavaNextProcessor.from_pretrained("llava-hf/llava-v1.6-mistral-7b-hf")\n\n')
+    error = "TypeError: LlavaNextProcessor.__init__() got an unexpected keyword argument 'image_token'\n"
+    _assert_reads("init-unexpected-kwarg", Category.ENVIRONMENT, (call + error,
+                  "    config = LoraConfig.from_pretrained(adapter_dir)\n"
+                  "TypeError: LoraConfig.__init__() got an unexpected keyword argument 'use_dora'\n"))
+    # near misses: the caller passes the keyword itself; the from_pretrained of another class (an Auto class, whose
+    # caller may pass model keywords); the error alone: the call's reading, invalid-param
+    for near in ('    proc = LlavaNextProcessor.from_pretrained("llava-hf/x", image_token="<image>")\n' + error,
+                 '    proc = AutoProcessor.from_pretrained("llava-hf/x")\n' + error,
+                 error,
+                 error + call):
+        assert diagnose(near, prior=False).primary_category == Category.INVALID_PARAM, near
+
+
+def test_quantized_model_moves_and_casts_are_the_callers_unless_bitsandbytes_is_too_old():
+    # dev batch 104: transformers' PreTrainedModel.cuda / .half / .float / HQQ and GPTQ checks (the siblings of row
+    # bnb-quantized-model-to, kyegomez/swarms#450): invalid-param, never the weak not-supported phrase's op-not-supported
+    _assert_reads("hf-quantized-model-cast", Category.INVALID_PARAM, (
+        "ValueError: Calling `cuda()` is not supported for `4-bit` or `8-bit` quantized models. Please use the model as "
+        "it is, since the model has already been set to the correct devices and casted to the correct `dtype`.\n",
+        "ValueError: `.half()` is not supported for quantized model. Please use the model as it is, since the model has "
+        "already been casted to the correct `dtype`.\n",
+        "ValueError: `.to` is not supported for HQQ-quantized models.\n",
+        "ValueError: You cannot cast a GPTQ model in a new `dtype`. Make sure to load the model using `from_pretrained` "
+        "using the desired `dtype` by passing the correct `torch_dtype` argument.\n"))
+    # the message that names the installed bitsandbytes as the reason (huggingface/transformers#35442's title)
+    newer = ("Calling `to()` is not supported for `4-bit` quantized models with the installed version of bitsandbytes. "
+             "The current device is `cuda:0`. If you intended to move the model, please install bitsandbytes\n")
+    _assert_reads("bnb-move-needs-newer", Category.ENVIRONMENT, (newer,))
+    # near misses: the rows do not read each other's texts, and another 'not supported' stays the op's
+    assert not _rule_matches("hf-quantized-model-cast", newer) and not _rule_matches("bnb-quantized-model-to", newer)
+    assert not _rule_matches("bnb-move-needs-newer", "ValueError: `.to` is not supported for `4-bit` or `8-bit` "
+                                                     "bitsandbytes models.\n")
+    assert not _rule_matches("hf-quantized-model-cast", "RuntimeError: \"addmm_impl_cpu_\" not implemented for 'Half'; "
+                                                        "`.half()` is not supported on CPU\n")
+
+
+def test_xla_runtime_used_before_it_is_set_up_is_the_programs_call_order():
+    # dev batch 104: torch_xla's set_device_type after the device was used (pytorch/xla#5948's example) and
+    # run_multiprocess's check before xmp.spawn (torch_xla/_internal/pjrt.py): it read unknown
+    _assert_reads("xla-runtime-initialized", Category.INVALID_PARAM, (
+        "    raise error_type('XLA runtime is already initialized!')\nRuntimeError: XLA runtime is already "
+        "initialized!\n",
+        "RuntimeError: Runtime is already initialized. Do not use the XLA device before calling xmp.spawn.\n"))
+    # near miss: PJRT's own start-up line is not this row
+    assert not _rule_matches("xla-runtime-initialized", "I0000 pjrt_api.cc:100] GetPjrtApi was found for tpu at "
+                                                        "/lib/libtpu.so; the runtime is initialized\n")
