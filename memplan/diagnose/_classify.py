@@ -7,7 +7,9 @@ OOM messages (all sizes in bytes):
   device total is credible (what PyTorch holds fits in it).
 - `environment`: the device reported more than the request free (10 % and 64 MiB more), so the failure was
   not a shortage (per-process limit, driver, another job).
-- `foreign-memory`: other processes named in the message hold at least the request, or
+- `foreign-memory`: other processes named in the message hold at least the request (and more than PyTorch reserved;
+  where the device's total and free are known, total - free - this process's share must also exceed what PyTorch
+  reserved, since the list names this process too: dev batch 106), or
   total - free - (this process / reserved) exceeds the request and 5 % of the device after an allowance for
   the runtime context (1 GiB CUDA, 3.5 GiB Ascend, 0.5 GiB when this process's own usage is known).
 - `fragmentation`: the allocator's own arithmetic says a perfect allocator would have served the request:
@@ -404,7 +406,14 @@ def _foreign_amount(s: OomState) -> int:
     # the labelling guide's definition: the memory outside must also exceed what PyTorch itself reserved; when
     # PyTorch holds more, its own demand is what filled the device (capacity / fragmentation), dev batch 17
     ours = s.reserved if s.reserved is not None else (s.alloc or 0)
-    if s.other and s.other >= req and s.other >= 256 * MiB and s.other > ours:
+    # PyTorch's message lists every process on the device, this one included ('Process 13728 has 23.73 GiB memory in
+    # use' of a 23.87 GiB card whose PyTorch had allocated 23.55 GiB, https://github.com/ToTheBeginning/PuLID/issues/110):
+    # where the device's total and free memory are known, the memory outside this process is the guide's total - free -
+    # what this process holds (s.foreign), and the listed processes argue only when that too exceeds what PyTorch reserved
+    # (dev batch 106: two listed processes, one of them this job, summed above what PyTorch reserved although the memory
+    # outside it was smaller, read foreign-memory where the cache covered the request)
+    if s.other and s.other >= req and s.other >= 256 * MiB and s.other > ours \
+            and (s.foreign is None or s.foreign > ours):
         return s.other
     if s.foreign is not None and s.total:
         excess = s.foreign - s.allowance

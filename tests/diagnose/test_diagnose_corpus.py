@@ -335,6 +335,11 @@ DEV_UNSUPPORTED = {
                                  "only a CPU implementation in a CUDA build (op-not-supported), and from "
                                  "ATEN_XPU_SWITCH_CUDA in a build without DGL_USE_CUDA (environment), so the line does "
                                  "not tell the build; no rule",
+    # dev batch 106 (labelled from their thread before any rule; the rule written for it was dropped)
+    "cuda_env_sovitssvc22.log": "dev batch 106: the script's own 'assert torch.cuda.is_available(), ...' failing "
+                                "(a torch that cannot use the GPU) reads invalid-param from the AssertionError; a rule "
+                                "reading the traceback's assert line with the AssertionError under it as environment "
+                                "turned one held-out answer that read right wrong (counts only) and was dropped",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]

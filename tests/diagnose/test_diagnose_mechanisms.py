@@ -7313,3 +7313,123 @@ def test_xla_runtime_used_before_it_is_set_up_is_the_programs_call_order():
     # near miss: PJRT's own start-up line is not this row
     assert not _rule_matches("xla-runtime-initialized", "I0000 pjrt_api.cc:100] GetPjrtApi was found for tpu at "
                                                         "/lib/libtpu.so; the runtime is initialized\n")
+
+
+def test_jax_config_without_a_flag_the_library_reads_is_version_skew():
+    # dev batch 106: a library reading a flag / calling a method of jax.config that the installed JAX lacks
+    # (sokrypton/ColabFold#332, llnl/MuyGPyS#244): it read invalid-param from the weak AttributeError phrase
+    _assert_reads("jax-config-attr-missing", Category.ENVIRONMENT, (
+        "AttributeError: 'Config' object has no attribute 'jax_experimental_name_stack'\n",
+        "File ~/miniforge3/lib/python3.10/site-packages/MuyGPyS/_src/config.py:82\n"
+        "---> 82 enable_jax = config.define_bool_state(\n\n"
+        "AttributeError: 'MuyGPySConfig' object has no attribute 'define_bool_state'\n"))
+    # near misses: a user's own config object without an attribute is the caller's (invalid-param), not JAX's names
+    for near in ("AttributeError: 'Config' object has no attribute 'batch_size'\n",
+                 "AttributeError: 'TrainConfig' object has no attribute 'jax'\n"):
+        assert not _rule_matches("jax-config-attr-missing", near), near
+        assert diagnose(near, prior=False).primary_category == Category.INVALID_PARAM, near
+
+
+def test_a_with_on_an_object_without_enter_is_a_release_mismatch():
+    # dev batch 106: InstaLooter's own 'with self.session.get(url) as res:' under an older requests
+    # (althonos/InstaLooter#110): it read unknown
+    log = ("\\AppData\\Local\\Continuum\\anaconda\\lib\\site-packages\\instaLooter\\core.py in pages(self, media_count, "
+           "with_pbar)\n--> 275             with self.session.get(url) as res:\n\nAttributeError: __enter__\n")
+    _assert_reads("ctx-manager-enter-missing", Category.ENVIRONMENT, (
+        log, '  File "test.py", line 9, in foo\n    with pysnooper.snoop():\nAttributeError: __enter__\n'))
+    # near misses: the words inside a sentence are not the report; strength 1, so a specific reading beside it decides
+    assert not _rule_matches("ctx-manager-enter-missing", "I get AttributeError: __enter__ when I use it in a with block\n")
+    assert diagnose("AttributeError: __enter__\nRuntimeError: CUDA error: an illegal memory access was encountered\n",
+                    prior=False).primary_category == Category.KERNEL_FAULT
+
+
+def test_torch_without_usable_numpy_cannot_read_a_numpy_scalar():
+    # dev batch 106: infer_scalar_type reads NumPy scalars through torch's NumPy support, so 'numpy.X' reaches the error
+    # only when that support is unusable (lyuwenyu/RT-DETR#348: NumPy 2 under an older torch): it read unknown
+    _assert_reads("torch-numpy-scalar-dtype", Category.ENVIRONMENT, (
+        "Fixes `RuntimeError: Could not infer dtype of numpy.uint8` error.\n",
+        "    return th.as_tensor(data, dtype=dtype)\nRuntimeError: Could not infer dtype of numpy.int64\n"))
+    # near miss: a type of the caller's data (a dict, pandas' NAType) is not NumPy's and not this row
+    for near in ("RuntimeError: Could not infer dtype of dict\n", "RuntimeError: Could not infer dtype of NAType\n"):
+        assert not _rule_matches("torch-numpy-scalar-dtype", near), near
+        assert diagnose(near, prior=False).primary_category != Category.ENVIRONMENT, near
+
+
+def test_diffusers_component_module_missing_from_model_and_library():
+    # dev batch 106: the model's model_index.json names a module neither in the repository nor among the installed
+    # diffusers' pipelines (dreamgaussian/dreamgaussian#80): it read invalid-param
+    _assert_reads("diffusers-model-index-module", Category.ENVIRONMENT, (
+        "ValueError: clip_camera_projection/zero123.py as defined in `model_index.json` does not exist in "
+        "bennyguo/zero123-xl-diffusers and is not a module in 'diffusers/pipelines'.\n",))
+    # near miss: a directory without model_index.json (a wrong path) is not this row
+    assert not _rule_matches("diffusers-model-index-module", "OSError: Error no file named model_index.json found in "
+                                                             "directory /content/models/flux.\n")
+
+
+def test_a_service_that_refuses_the_connection_is_the_set_up_not_a_collective():
+    # dev batch 106: redis-py's and urllib3's connection errors (pinterest/snappass#6, redis/redis-py#2168,
+    # StonyBrookNLP/ircot#28): they read comm from the weak connection phrase
+    _assert_reads("redis-connect-error", Category.ENVIRONMENT, (
+        "ConnectionError: Error 111 connecting to localhost:6379. Connection refused.\n",
+        "redis.exceptions.ConnectionError: Error 111 connecting to socrates07.toa:54558. Connection refused.\n"))
+    _assert_reads("urllib3-new-connection", Category.ENVIRONMENT, (
+        "elasticsearch.exceptions.ConnectionError: ConnectionError(<urllib3.connection.HTTPConnection object at "
+        "0x7f0ac0ca7a60>: Failed to establish a new connection: [Errno 111] Connection refused) caused by: "
+        "NewConnectionError(<urllib3.connection.HTTPConnection object at 0x7f0ac0ca7a60>: Failed to establish a new "
+        "connection: [Errno 111] Connection refused)\n",))
+    # near misses: ranks of one job that cannot reach each other stay comm
+    for near in ("[W socket.cpp:601] [c10d] The client socket has failed to connect to [localhost]:29500 (errno: 111 - "
+                 "Connection refused).\n",
+                 "ConnectionRefusedError: [Errno 111] Connection refused\n"):
+        assert not _rule_matches("redis-connect-error", near) and not _rule_matches("urllib3-new-connection", near)
+        assert diagnose(near, prior=False).primary_category == Category.COMM, near
+
+
+def test_mujoco_model_attribute_the_installed_schema_lacks():
+    # dev batch 106: a model file written for another MuJoCo release (amazon-far/TWIST2#16): it read invalid-param
+    _assert_reads("mujoco-xml-unknown-attr", Category.ENVIRONMENT, (
+        "    sim_model = mujoco.MjModel.from_xml_path(xml_file)\nValueError: XML Error: Schema violation: unrecognized "
+        "attribute: 'actuatorfrclimited'\n\nElement 'joint', line 6, \n",))
+    # near miss: an unknown element is not this row
+    assert not _rule_matches("mujoco-xml-unknown-attr", "ValueError: XML Error: Schema violation: unrecognized element "
+                                                        "'plugin'\n")
+
+
+def test_zerogpu_main_process_cuda_and_start_up_failure():
+    # dev batch 106: the spaces package's refusal of CUDA in the main process (antgroup/echomimic#148, the app's code:
+    # invalid-param) and the platform's failing ZeroGPU start-up (hpcaitech/Open-Sora#532: environment); both read unknown
+    _assert_reads("zerogpu-cuda-main-process", Category.INVALID_PARAM, (
+        "error\nCUDA must not be initialized in the main process on Spaces with Stateless GPU environment. You can look "
+        "at this Stacktrace to find out which part of your code triggered a CUDA init\n",))
+    _assert_reads("zerogpu-init-failed", Category.ENVIRONMENT, (
+        "Huggingface Space gives HTTP 500 / RuntimeError: Error while initializing ZeroGPU: Unknown\n",))
+    # near miss: the rows do not read each other's texts
+    assert not _rule_matches("zerogpu-init-failed", "CUDA must not be initialized in the main process on Spaces with "
+                                                    "Stateless GPU environment.\n")
+    assert not _rule_matches("zerogpu-cuda-main-process", "RuntimeError: Error while initializing ZeroGPU: Unknown\n")
+
+
+def test_pydantic_validation_error_is_the_input_or_config():
+    # dev batch 106: pydantic's '<n> validation error(s) for <Model>' (eole-nlp/eole#378): it read unknown
+    _assert_reads("pydantic-validation-error", Category.INVALID_PARAM, (
+        "pydantic_core._pydantic_core.ValidationError: 1 validation error for TrainConfig — src_vocab Field required\n",
+        "pydantic.error_wrappers.ValidationError: 2 validation errors for Settings\n"))
+    # near miss: another library's ValidationError is not pydantic's title
+    assert not _rule_matches("pydantic-validation-error", "jsonschema.exceptions.ValidationError: 'name' is a required "
+                                                          "property\n")
+
+
+def test_listed_processes_that_include_this_job_do_not_make_foreign_memory():
+    # dev batch 106: PyTorch lists every process on the device, this one included (ToTheBeginning/PuLID#110: 'Process
+    # 13728 has 23.73 GiB memory in use' on a 23.87 GiB card with 23.55 GiB allocated by PyTorch). Two processes listed
+    # (31 + 7 GiB) sum above the 29 GiB PyTorch reserved, but the memory outside this process, total - free - reserved =
+    # 39.39 - 1 - 29 = 9.39 GiB, is smaller than what PyTorch reserved and the 3 GiB cache covers the 2 GiB request: the
+    # guide's fragmentation (it read foreign-memory)
+    n = {"requested_bytes": 2 * GiB, "total_bytes": int(39.39 * GiB), "free_bytes": 1 * GiB,
+         "allocated_bytes": 26 * GiB, "reserved_unallocated_bytes": 3 * GiB,
+         "processes": [(1111, 31 * GiB), (2222, 7 * GiB)], "device": "cuda:0"}
+    assert classify_oom(n, set()).category == Category.FRAGMENTATION
+    # near miss: where the memory outside this process exceeds what PyTorch reserved, the listed processes decide
+    n2 = {**n, "allocated_bytes": 12 * GiB, "reserved_unallocated_bytes": 3 * GiB,
+          "processes": [(1111, 16 * GiB), (2222, 22 * GiB)]}
+    assert classify_oom(n2, set()).category == Category.FOREIGN_MEMORY
