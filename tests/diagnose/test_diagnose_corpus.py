@@ -335,31 +335,6 @@ DEV_UNSUPPORTED = {
                                  "only a CPU implementation in a CUDA build (op-not-supported), and from "
                                  "ATEN_XPU_SWITCH_CUDA in a build without DGL_USE_CUDA (environment), so the line does "
                                  "not tell the build; no rule",
-    # dev batch 105 (labelled from their threads before any rule; the rules alone miss them at the label commit)
-    "metal_capacity_lmstudio2240.log": "dev batch 105: MLX's '[metal::malloc] Attempting to allocate N bytes which is "
-                                       "greater than the maximum allowed buffer size of M bytes.' reads unknown (no "
-                                       "numbers read)",
-    "cpu_env_fsgan18.log": "dev batch 105: torch.load's 'RuntimeError: unexpected EOF, expected N more bytes. The file "
-                           "might be corrupted.' reads unknown",
-    "cpu_env_dsfd2.log": "dev batch 105: torch.load's older 'RuntimeError: unexpected EOF. The file might be corrupted' "
-                         "reads unknown",
-    "cpu_param_coquistt1962.log": "dev batch 105: TFLite's 'Model provided has model identifier 'u/3', should be "
-                                  "'TFL3'' before Coqui STT's 'CreateModel failed with 'Failed to initialize memory "
-                                  "mapped model.' (0x3000)' reads environment from the weak initialisation phrase",
-    "cpu_param_vosk1324.log": "dev batch 105: Vosk's 'Folder '...' does not contain model files. Make sure you specified "
-                              "the model path properly in Model constructor.' and 'Exception: Failed to create a model.' "
-                              "read unknown",
-    "cuda_param_urfc4.log": "dev batch 105: ATen's pooling check 'Given input size: (...). Calculated output size: "
-                            "(...). Output size is too small' reads unknown",
-    "marian_param_mariandev682.log": "dev batch 105: Marian's 'Error: Labels not matching logits shape (A != B, "
-                                     "shape=... size=...)??' reads unknown",
-    "cpu_param_onnxruntime14712.log": "dev batch 105: ONNX Runtime's 'Non-zero status code returned while running "
-                                      "Reshape node. ... The input tensor cannot be reshaped to the requested shape.' "
-                                      "reads benign (no line looks like an error)",
-    "opengl_env_bullet2924.log": "dev batch 105: PyBullet's 'Invalid GLX version: major 1, minor 2' after gym's "
-                                 "UserWarning reads benign (the line is not read)",
-    "hf_env_opencomputeruse28.log": "dev batch 105: Hugging Face ZeroGPU's 'You have exceeded your GPU quota (60s "
-                                    "requested vs. 56s left)' reads unknown",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]
