@@ -692,9 +692,9 @@ _TRIGGER = re.compile(
 # corrupted by some library, two C++ runtimes in one process), so such a line is an error line (never benign) and reads
 # unknown where no rule names a cause (the tcache's 'free(): double free detected in tcache 2' is left out: as an error
 # line it turned one held-out answer that read right wrong, counts only). ONNX Runtime's report of a kernel that failed
-# ('Non-zero status code returned while running <Op> node. Name:'...' Status Message: ...', onnxruntime/core/framework/
-# sequential_executor.cc ExecuteKernel), whose line often has no error word
-# (https://github.com/microsoft/onnxruntime/issues/14712): likewise.
+# ('Non-zero status code returned while running <Op> node. Name:'...' Status Message: ...', from its sequential executor's
+# ExecuteKernel as the dev logs' '[E:onnxruntime:, sequential_executor.cc:611 ExecuteKernel]' prefix names it), whose line
+# often has no error word (https://github.com/microsoft/onnxruntime/issues/14712): likewise.
 _GLIBC_ABORT = (r"|\b(?:free|realloc|munmap_chunk|mremap_chunk)\(\): invalid (?:pointer|size)\b|\bdouble free or corruption\b"
                 r"|\bmalloc\(\): (?:corrupted|invalid size|\w+ double linked list corrupted)"
                 r"|\bcorrupted size vs\. prev_size\b|\bcorrupted double-linked list\b")
