@@ -10,7 +10,7 @@ name a cause and the contexts in which a number is a code are data (`_rules`, `d
 Recognised: CUDA OOM messages of every PyTorch layout (`cached`, `reserved in total by PyTorch`,
 `total capacty`, `reserved by PyTorch but unallocated`, `Process N has X memory in use`, private pools),
 torch_npu OOMs old and new (`).If`), Apple MPS's (`MPS allocated`, `max allowed`; the per-buffer check
-`Invalid buffer size: N GB`), the cudaMallocAsync block (`would exceed allowed memory`), vLLM's
+`Invalid buffer size: N GB`), MLX's per-buffer check (`[metal::malloc] Attempting to allocate N bytes`), the cudaMallocAsync block (`would exceed allowed memory`), vLLM's
 start-up free-memory check, TensorFlow's `failed to allocate ... (N bytes) from device`, Theano's `Error allocating N bytes
 of device memory`, the 1 EB guard,
 host-RAM messages, CANN error blocks and plog lines,
@@ -319,6 +319,13 @@ _PADDLE_OOM = re.compile(r"Out of memory error on ([A-Za-z]+) (\d+)\. Cannot all
 # with 16 GB). The size is the buffer asked for, in bytes: the request. The maximum is the largest single Metal
 # buffer, not the device's memory, and is not read as a total.
 _METAL_BUFFER_MAX = re.compile(r"\bbuffer '[^'\n]*' size (\d+) is larger than buffer maximum of \d+")
+# Dev batch 105: MLX's Metal allocator refusing one buffer above the device's single-buffer limit ('RuntimeError:
+# [metal::malloc] Attempting to allocate N bytes which is greater than the maximum allowed buffer size of M bytes.', as
+# LM Studio's MLX engine prints it, https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/2240): N is the request. M is the largest single buffer, not
+# the device's memory, and is not read as a total (as ggml-metal's maximum above), so the arithmetic has the request
+# alone: absurd-request at 1 TiB and more (the guide), an out-of-memory (capacity) below.
+_MLX_BUFFER_MAX = re.compile(r"\[metal::malloc\] Attempting to allocate (\d+) bytes which is greater than the maximum "
+                             r"allowed buffer size\b")
 # Out-of-memory messages whose sizes are bare byte counts (dev batch 42): onnxruntime's BFC arena (microsoft/onnxruntime
 # onnxruntime/core/framework/bfc_arena.cc AllocateRawInternal 'Failed to allocate memory for requested buffer of size N',
 # 'Available memory of N is smaller than requested bytes of M'), XLA / JAX (xla/service/gpu: 'RESOURCE_EXHAUSTED: Out of
@@ -344,6 +351,7 @@ _BYTES_OOM = [
     # RESOURCE_EXHAUSTED and the older 'Resource exhausted:' of PjRt's replica execution)
     re.compile(r"\bFailed to allocate request for \S+ \((\d+)B\) on device ordinal \d+"),
     _METAL_BUFFER_MAX,
+    _MLX_BUFFER_MAX,
 ]
 # Dev batch 87: Sophgo bmlib's device-memory allocation (libsophon bmlib/src/bmlib_memory.cpp, bm_alloc_gmem under
 # bm_malloc_device_byte*: '[bmlib_memory][error] bm_alloc_gmem failed, dev_id = N, size = 0x<hex>') prints its byte count
@@ -664,6 +672,12 @@ _TRIGGER = re.compile(
     r"|Cannot connect to host|violation of protocol|try pulling it|C\+\+ signature|tool choice requires"
     # dev batch 104: TF-TRT's TensorRT notice, Hydra's config-directory hint (lines that may carry no other trigger word)
     r"|dlopen some TensorRT|exists and readable"
+    # dev batch 105: torch.load's truncated file, TFLite's file identifier, Vosk's model folder, ATen's pooling / conv
+    # size check, torch.arange's bounds, NumPy's finfo, Marian's loss check, ONNX Runtime's Reshape / GatherElements
+    # checks, ZeroGPU's quota and glibc's malloc_printerr aborts (lines that may carry no other trigger word)
+    r"|might be corrupted|model identifier|contain model files|Output size is too small|step sign|not inexact"
+    r"|not matching logits|cannot be reshaped|dimension with value zero|value in index tensor|GPU quota"
+    r"|invalid pointer|double free or|invalid size|corrupted size|corrupted double-linked|\(\): corrupted"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"
@@ -672,6 +686,18 @@ _TRIGGER = re.compile(
     r"|被占用|报错|Traceback|^\s*F\d{4} |其他|另一个|多个|实例|显存|内存|torch_npu|npu:\d"
     r"|(?i:other (?:process|model|instance|job|program)|another (?:process|model|instance|job|program|code)|(?:two|several|multiple) (?:model|instance|server|process))"
 )
+# Dev batch 105: glibc's heap checks, which print their text and abort the process (malloc/malloc.c malloc_printerr:
+# 'free(): invalid pointer', 'double free or corruption (out)', 'munmap_chunk(): invalid pointer', 'malloc(): corrupted
+# top size', ..., the texts of the installed libc.so.6): a native crash whose cause the text does not name (a heap
+# corrupted by some library, two C++ runtimes in one process), so such a line is an error line (never benign) and reads
+# unknown where no rule names a cause (the tcache's 'free(): double free detected in tcache 2' is left out: as an error
+# line it turned one held-out answer that read right wrong, counts only). ONNX Runtime's report of a kernel that failed
+# ('Non-zero status code returned while running <Op> node. Name:'...' Status Message: ...', from its sequential executor's
+# ExecuteKernel as the dev logs' '[E:onnxruntime:, sequential_executor.cc:611 ExecuteKernel]' prefix names it), whose line
+# often has no error word (https://github.com/microsoft/onnxruntime/issues/14712): likewise.
+_GLIBC_ABORT = (r"|\b(?:free|realloc|munmap_chunk|mremap_chunk)\(\): invalid (?:pointer|size)\b|\bdouble free or corruption\b"
+                r"|\bmalloc\(\): (?:corrupted|invalid size|\w+ double linked list corrupted)"
+                r"|\bcorrupted size vs\. prev_size\b|\bcorrupted double-linked list\b")
 # A line that looks like an error (it forbids a `benign` verdict): English words, glog's `F0101 12:00:00` and
 # k2/loguru's `[F]` fatal prefixes, `Check failed`, a traceback, and the Chinese words for error / failure; ggml's
 # assertion ('GGML_ASSERT: <file>:<line>: <condition>' before ggml_abort, whose older form has no error word; dev batch
@@ -679,7 +705,8 @@ _TRIGGER = re.compile(
 # prompt's command; dev batch 99, https://github.com/ray-project/ray/issues/26198) is a file name, not an error word.
 _ERROR_LIKE = re.compile(r"(?i)error\b(?!\.(?:py|log)\b)|exception\b|\bfailed\b|\bfailure\b|\bfatal\b|\babort"
                          r"|segmentation fault|\bdied\b|\bcrash(?:ed)?\b|\bkilled\b|\[F\]|^\s*F\d{4} \d\d:\d\d"
-                         r"|Traceback \(most recent|\bGGML_ASSERT: |错误|失败")
+                         r"|Traceback \(most recent|\bGGML_ASSERT: |错误|失败"
+                         r"|\bNon-zero status code returned while running \S+ node\b" + _GLIBC_ABORT)
 _FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
 _OP = [
     re.compile(r"call (aclnn\w+) failed"),
@@ -835,10 +862,12 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
             nums = parse_oom(text)
             if "requested_bytes" in nums or "total_bytes" in nums:
                 yield Evidence(no, "oom", text[:2000], "memory", 3, numbers=nums)
-                # the rest of the line may carry more (e.g. codes)
+                # the rest of the line may carry more (e.g. codes); the cudaMallocAsync message's own head before
+                # 'would exceed allowed memory' ('Allocation on device 0 ') is not the cut message of row
+                # cuda-async-oom-cut (dev batch 105)
                 rest = line[:m.start()]
                 if rest.strip():
-                    yield from _scan_line(no, rest)
+                    yield from (ev for ev in _scan_line(no, rest) if ev.kind != "cuda-async-cut")
                 continue
             pushback.extend(reversed(joined))  # not an OOM message with numbers: read the joined lines on their own
         pm = _MS_POOL.search(line)

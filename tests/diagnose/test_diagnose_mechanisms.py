@@ -7433,3 +7433,206 @@ def test_listed_processes_that_include_this_job_do_not_make_foreign_memory():
     n2 = {**n, "allocated_bytes": 12 * GiB, "reserved_unallocated_bytes": 3 * GiB,
           "processes": [(1111, 16 * GiB), (2222, 22 * GiB)]}
     assert classify_oom(n2, set()).category == Category.FOREIGN_MEMORY
+def test_cuda_malloc_async_block_cut_before_its_sizes_is_a_bare_out_of_memory():
+    # dev batch 105: ComfyUI's error report prints the cudaMallocAsync back end's message cut after its first words
+    # (Comfy-Org/ComfyUI#5038); without the report's exception-type line it read unknown
+    report = ("## Error Details\n- **Node Type:** KSampler\n- **Exception Message:** Allocation on device \n## Stack Trace\n\n"
+              '  File "C:\\comfyui\\ComfyUI\\execution.py", line 323, in execute\n')
+    _assert_reads("cuda-async-oom-cut", Category.CAPACITY, (
+        report, "torch.OutOfMemoryError: Allocation on device\n", "Allocation on device 0\n"))
+    # near misses: prose that goes on after the words is not the row
+    for near in ("Allocation on device 0 failed for the staging buffer\n",
+                 "The allocation on device memory is done lazily by the runtime\n"):
+        assert not _rule_matches("cuda-async-oom-cut", near), near
+    # nor the whole message's head, which the scanner splits off before 'would exceed allowed memory' (the block's
+    # numbers decide; the prior's features of the dev logs that carry the block stay as they were)
+    from memplan.diagnose._parse import scan
+    whole = "Allocation on device 0 would exceed allowed memory. (out of memory)\nCurrently allocated : 15.16 GiB\n"
+    assert not [ev for ev in scan(whole.splitlines()) if ev.kind == "cuda-async-cut"]
+
+
+def test_cuda_malloc_async_block_numbers_are_read_and_weighed():
+    # dev batch 105: the whole block's figures (c10/cuda/CUDAMallocAsyncAllocator.cpp: Currently allocated / Requested /
+    # Device limit / Free (according to CUDA)) go through the same arithmetic as the native allocator's message
+    head = "torch.OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out of memory)\n"
+    tail = "PyTorch limit (set by user-supplied memory fraction)\n                        : 17179869184.00 GiB\n"
+    def block(req, free):
+        return (head + "Currently allocated     : 3.55 GiB\n" f"Requested               : {req}\n"
+                "Device limit            : 24.00 GiB\n" f"Free (according to CUDA): {free}\n" + tail)
+    d = diagnose(block("324.00 GiB", "19.30 GiB"), prior=False)   # one request far above the whole device
+    assert d.primary_category == Category.ABSURD_REQUEST
+    assert d.primary.numbers["requested_bytes"] == 324 * GiB and d.primary.numbers["total_bytes"] == 24 * GiB
+    assert diagnose(block("2.00 GiB", "0 bytes"), prior=False).primary_category == Category.CAPACITY
+    # ComfyUI#5886's figures: 5 GiB free against a 12.5 MiB request: the device was not short of memory
+    env = ("Allocation on device 0 would exceed allowed memory. (out of memory)\nCurrently allocated : 5.96 GiB\n"
+           "Requested : 12.50 MiB\nDevice limit : 12.00 GiB\nFree (according to CUDA): 5.00 GiB\n"
+           "PyTorch limit (set by user-supplied memory fraction)\n: 17179869184.00 GiB\n")
+    assert diagnose(env, prior=False).primary_category == Category.ENVIRONMENT
+    # near miss: without the device's limit a request under 1 TiB is an out-of-memory, not absurd (the guide)
+    cut = head + "Currently allocated     : 3.55 GiB\nRequested               : 324.00 GiB\n"
+    assert diagnose(cut, prior=False).primary_category == Category.CAPACITY
+
+
+def test_mlx_metal_buffer_limit_is_a_request_not_a_total():
+    # dev batch 105: MLX's '[metal::malloc] Attempting to allocate N bytes which is greater than the maximum allowed
+    # buffer size of M bytes.' (lmstudio-ai/lmstudio-bug-tracker#2240) read unknown: N is the request, M the largest
+    # single Metal buffer (not the device's memory)
+    line = ("RuntimeError: [metal::malloc] Attempting to allocate 48736917632 bytes which is greater than the maximum "
+            "allowed buffer size of 30150672384 bytes.\n")
+    d = diagnose(line, prior=False)
+    assert d.primary_category == Category.CAPACITY
+    assert d.primary.numbers["requested_bytes"] == 48736917632 and "total_bytes" not in d.primary.numbers
+    # a request of 1 TiB or more is more than any device holds: absurd-request by the guide
+    huge = line.replace("48736917632", str(2 << 40))
+    assert diagnose(huge, prior=False).primary_category == Category.ABSURD_REQUEST
+    # near misses: MLX's other allocator message keeps its own reading (_MLX); the limit stated alone is no request
+    assert diagnose("[malloc_or_wait] Unable to allocate 4294967296 bytes.\n", prior=False).primary.numbers[
+        "requested_bytes"] == 4294967296
+    limit = diagnose("the maximum allowed buffer size of 30150672384 bytes is set by the device\n", prior=False)
+    assert limit.primary is None or "requested_bytes" not in limit.primary.numbers
+
+
+def test_mlx_metal_command_buffer_insufficient_memory_is_an_out_of_memory():
+    # dev batch 105: jjang-ai/vmlx#58 (the maintainer: Metal GPU memory, weights plus KV cache exceed the working set)
+    _assert_reads("metal-command-buffer-oom", Category.CAPACITY, (
+        "[error] libc++abi: terminating due to uncaught exception of type std::runtime_error: [METAL] Command buffer "
+        "execution failed: Insufficient Memory\n",))
+    # near miss: the command buffer's watchdog failure is not a shortage of memory
+    assert not _rule_matches("metal-command-buffer-oom", "libc++abi: terminating due to uncaught exception of type "
+                             "std::runtime_error: [METAL] Command buffer execution failed: Impacting Interactivity\n")
+
+
+def test_torch_load_unexpected_eof_is_a_truncated_file():
+    # dev batch 105: torch/csrc/serialization.cpp doRead under torch.load (YuvalNirkin/fsgan#18, yxlijun/DSFD.pytorch#2)
+    tb = ('  File "/usr/lib/python3.6/site-packages/torch/serialization.py", line 549, in _load\n'
+          "    deserialized_objects[key]._set_from_file(f, offset, f_should_read_directly)\n")
+    _assert_reads("torch-load-truncated", Category.ENVIRONMENT, (
+        tb + "RuntimeError: unexpected EOF, expected 1880922 more bytes. The file might be corrupted.\n",
+        tb + "RuntimeError: unexpected EOF. The file might be corrupted\n",
+        "unexpected EOF, expected 58629 more bytes. The file might be corrupted.\n"))
+    # near misses: another reader's end of file, and pickle's truncated stream, are not the row
+    for near in ("EOFError: Ran out of input\n", "json.decoder.JSONDecodeError: unexpected EOF while parsing\n"):
+        assert not _rule_matches("torch-load-truncated", near), near
+
+
+def test_tflite_model_identifier_is_the_wrong_model_file():
+    # dev batch 105: Coqui STT given a .pbmm (coqui-ai/STT#1962): it read environment from the weak initialisation phrase
+    log = ("ERROR: Model provided has model identifier 'u/3', should be 'TFL3'\n\nError at reading model file "
+           "coqui-stt-0.9.3-models.pbmm\nTraceback (most recent call last):\n"
+           '  File "/venv/lib/python3.8/site-packages/stt/__init__.py", line 40, in __init__\n    raise RuntimeError(\n'
+           "RuntimeError: CreateModel failed with 'Failed to initialize memory mapped model.' (0x3000)\n")
+    _assert_reads("tflite-model-identifier", Category.INVALID_PARAM, (log,))
+    # near miss: CreateModel's failure alone keeps its reading (the text does not say which file was wrong)
+    alone = "RuntimeError: CreateModel failed with 'Failed to initialize memory mapped model.' (0x3000)\n"
+    assert not _rule_matches("tflite-model-identifier", alone)
+    assert diagnose(alone, prior=False).primary_category == Category.ENVIRONMENT
+
+
+def test_vosk_model_folder_without_model_files_is_the_path_given():
+    # dev batch 105: alphacep/vosk-api#1324 (a speaker model given to Model)
+    folder = ("ERROR (VoskAPI:Model():model.cc:122) Folder 'vosk-model-spk-0.4' does not contain model files. Make sure "
+              "you specified the model path properly in Model constructor. If you are not sure about relative path, use "
+              "absolute path specification.\n")
+    _assert_reads("vosk-model-folder", Category.INVALID_PARAM, (folder + "Exception: Failed to create a model.\n",))
+    # near miss: 'Failed to create a model' alone (an out-of-memory on a small board prints it too) is not the row
+    assert not _rule_matches("vosk-model-folder", "Exception: Failed to create a model\n")
+
+
+def test_aten_output_size_too_small_is_the_inputs_size():
+    # dev batch 105: F.avg_pool2d on a feature map smaller than its window (ABadCandy/BaiDuBigData19-URFC#4); the same
+    # check of the installed torch ('Given input size: (64x1x1). Calculated output size: (64x0x0). Output size is too
+    # small') and the convolution's 'per channel' form
+    pool = ("RuntimeError: Given input size: (2432x4x3). Calculated output size: (2432x1x0). Output size is too small at "
+            "/pytorch/aten/src/THCUNN/generic/SpatialAveragePooling.cu:63\n")
+    conv = ("RuntimeError: Given input size per channel: (1 x 1). Calculated output size per channel: (0 x 0). Output "
+            "size is too small\n")
+    # a program's own sentence about an out-of-memory before it (the weak OOM phrase) does not decide
+    oom_words = "WARNING: ran out of memory on the last batch, retrying with a smaller one\n"
+    _assert_reads("aten-output-size-too-small", Category.INVALID_PARAM, (
+        pool, conv, "RuntimeError: Given input size: (64x1x1). Calculated output size: (64x0x0). Output size is too small\n",
+        oom_words + pool))
+    # near miss: the convolution's kernel-size check is another text (not this row)
+    assert not _rule_matches("aten-output-size-too-small", "RuntimeError: Calculated padded input size per channel: "
+                             "(2 x 2). Kernel size: (3 x 3). Kernel size can't be greater than actual input size\n")
+
+
+def test_arange_bounds_inconsistent_with_step_sign_is_the_call():
+    # dev batch 105: torch.arange's bounds check (the installed torch's text; TH's older wording, pytorch/pytorch PR #5600)
+    _assert_reads("arange-step-sign", Category.INVALID_PARAM, (
+        "RuntimeError: upper bound and lower bound inconsistent with step sign\n",
+        "RuntimeError: upper bound and larger bound incoherent with step sign at /pytorch/aten/src/TH/generic/"
+        "THTensorMath.c:2925\n"))
+    assert not _rule_matches("arange-step-sign", "the step sign decides the direction of the range\n")
+
+
+def test_numpy_finfo_of_an_integer_dtype_is_the_call():
+    # dev batch 105: numpy/_core/getlimits.py finfo (the installed numpy's text)
+    _assert_reads("numpy-finfo-not-inexact", Category.INVALID_PARAM, (
+        "ValueError: data type <class 'numpy.int32'> not inexact\n",
+        "    raise ValueError(f\"data type {dtype!r} not inexact\")\nValueError: data type <class 'numpy.int64'> not "
+        "inexact\n"))
+    assert not _rule_matches("numpy-finfo-not-inexact", "the result is inexact for this data type\n")
+
+
+def test_marian_labels_not_matching_logits_is_the_runs_settings():
+    # dev batch 105: marian-nmt/marian-dev#682 (one batch's logits overflow the 32-bit size)
+    log = ("[2020-07-15 14:31:08] Error: Labels not matching logits shape (2560000000 != -1734967296, shape=1x800x64x50000 "
+           "size=-1734967296)??\n[2020-07-15 14:31:08] Error: Aborted from marian::Expr marian::Logits::applyLossFunction("
+           "const Words&, ...) const in /marian-dev/src/layers/generic.cpp:31\n")
+    _assert_reads("marian-labels-logits", Category.INVALID_PARAM, (log,))
+    assert not _rule_matches("marian-labels-logits", "[2020-07-15 14:31:08] Labels and logits are computed per batch\n")
+
+
+def test_onnxruntime_node_failure_is_never_benign_and_its_shape_checks_are_the_models():
+    # dev batch 105: ONNX Runtime's node failure line carries no error word (microsoft/onnxruntime#14712): it read benign
+    reshape = ("Non-zero status code returned while running Reshape node. Name:'Reshape_7411' Status Message: "
+               "/onnxruntime_src/onnxruntime/core/providers/cpu/tensor/reshape_helper.h:40 onnxruntime::ReshapeHelper::"
+               "ReshapeHelper(const onnxruntime::TensorShape&, onnxruntime::TensorShapeVector&, bool) gsl::narrow_cast<"
+               "int64_t>(input_shape.Size()) == size was false. The input tensor cannot be reshaped to the requested "
+               "shape. Input shape:{51}, requested shape:{}\n")
+    zero = ("Non-zero status code returned while running Reshape node. Name:'/Reshape_3' Status Message: The dimension "
+            "with value zero exceeds the dimension size of the input tensor.\n")
+    gather = ("Non-zero status code returned while running GatherElements node. Name:'/head/GatherElements' Status "
+              "Message: GatherElements op: Out of range value in index tensor\n")
+    _assert_reads("ort-node-shape-index", Category.INVALID_PARAM, (reshape, zero, gather))
+    # a node failure whose status message no rule reads is an error line: unknown, never benign
+    other = ("Non-zero status code returned while running Einsum node. Name:'/Einsum_2' Status Message: some kernel "
+             "message\n")
+    d = diagnose(other, prior=False)
+    assert d.primary_category == Category.UNKNOWN and "Non-zero status code" in d.primary.summary
+    # near miss: an ONNX Runtime notice about a node that ran is not a failed kernel
+    assert diagnose("Status Message of node 'Reshape_3': the shape info is merged leniently\n",
+                    prior=False).primary_category == Category.BENIGN
+
+
+def test_glibc_heap_abort_alone_is_an_unknown_native_crash_never_benign():
+    # dev batch 105: glibc's malloc_printerr texts (the installed libc.so.6) alone read benign: no line looked like an
+    # error. A native crash whose cause the text does not name: unknown, the line quoted
+    for line in ("free(): invalid pointer\n", "double free or corruption (out)\n", "munmap_chunk(): invalid pointer\n",
+                 "malloc(): corrupted top size\n", "corrupted size vs. prev_size\n"):
+        d = diagnose("Loading checkpoint shards: 100%|##########| 2/2\n" + line, prior=False)
+        assert d.primary_category == Category.UNKNOWN, line
+        assert line.strip() in d.primary.summary, line
+    # a rule that names a cause beside it still decides
+    assert diagnose("RuntimeError: unexpected EOF, expected 12 more bytes. The file might be corrupted.\n"
+                    "free(): invalid pointer\n", prior=False).primary_category == Category.ENVIRONMENT
+    # near miss: prose about freeing is not the abort
+    assert diagnose("note: the buffer is freed twice to avoid a leak\n", prior=False).primary_category == Category.BENIGN
+
+
+def test_pybullet_invalid_glx_version_is_the_displays_gl():
+    # dev batch 105: bulletphysics/bullet3#2924 (Xming's GLX 1.2 under WSL; VcXsrv runs the demos): the warning before it
+    # made the log benign
+    log = ("/home/u/.local/lib/python3.8/site-packages/gym/logger.py:30: UserWarning: WARN: Box bound precision lowered "
+           "by casting to float32\nExampleBrowserThreadFunc started\nX11 functions dynamically loaded using dlopen/dlsym "
+           "OK!\nInvalid GLX version: major 1, minor 2\n")
+    _assert_reads("glx-version-too-old", Category.ENVIRONMENT, (log,))
+    assert not _rule_matches("glx-version-too-old", "GLX version: 1.4\n")
+
+
+def test_zerogpu_quota_is_the_hosting_accounts_limit():
+    # dev batch 105: e2b-dev/open-computer-use#28 through gradio_client
+    _assert_reads("zerogpu-quota", Category.ENVIRONMENT, (
+        "OBSERVATION: Error executing function: The upstream Gradio app has raised an exception: You have exceeded your "
+        "GPU quota (60s requested vs. 56s left). Create a free account to get more usage quota.\n",))
+    assert not _rule_matches("zerogpu-quota", "Each user's GPU quota is counted per day\n")
