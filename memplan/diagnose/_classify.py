@@ -676,6 +676,32 @@ def _saved_config_kwarg(args: list[tuple[Evidence, str, int]]) -> list[tuple[Evi
     return [(ev, "environment", 2) if "saved_config" in ev.flags else (ev, c, s) for ev, c, s in args]
 
 
+# an installed package's file in a traceback frame (site-packages / dist-packages, either path separator), and NumPy's own
+_INSTALLED_FILE = re.compile(r"[/\\](?:site|dist)-packages[/\\]")
+_NUMPY_FILE = re.compile(r"[/\\](?:site|dist)-packages[/\\]numpy[/\\]")
+
+
+def _library_frame_cast(args: list[tuple[Evidence, str, int]],
+                        evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
+    """NumPy's same_kind cast refusal (row `numpy-ufunc-same-kind`, flag `ufunc_cast`) reads invalid-param: the caller's
+    in-place operation is wrong for its dtypes. Where the innermost traceback frame before it that is not NumPy's own is
+    an installed package's file (site-packages / dist-packages), the operation is that package's code, written for an
+    older NumPy than the installed one (NumPy 1.10 made in-place ufuncs cast by 'same_kind'): environment at strength 2
+    (dev batch 107: regreg's own paths.py under NumPy 1.10, https://github.com/regreg/regreg/issues/12). A frame of the
+    user's script, an IPython cell (no `File "..."` frame) or no frame keeps the row's reading."""
+    if not any("ufunc_cast" in ev.flags for ev, _, _ in args):
+        return args
+    frames = sorted((ev for ev in evidence if ev.kind == "frame"), key=lambda e: e.line)
+    out = []
+    for ev, c, s in args:
+        if "ufunc_cast" in ev.flags:
+            before = [f for f in frames if f.line < ev.line and not _NUMPY_FILE.search(str(f.numbers.get("file", "")))]
+            if before and _INSTALLED_FILE.search(str(before[-1].numbers.get("file", ""))):
+                c, s = "environment", 2
+        out.append((ev, c, s))
+    return out
+
+
 def _stall_before_failure(args: list[tuple[Evidence, str, int]],
                           evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     """Horovod's stall report (row `horovod-stall`, flag `horovod_stall`) is a warning: alone the job goes on. When a
@@ -739,7 +765,7 @@ def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     (torch_npu's "This error log can be ignored") never outranks an argument for a real failure: the allocator
     prints it when a device allocation failed, so an ACL memory code next to it is an out-of-memory."""
     args = _in_context(_argument_check(_unwrapped(_named_cuda_failure(_arguments(evidence)))), evidence)
-    args = _saved_config_kwarg(args)
+    args = _library_frame_cast(_saved_config_kwarg(args), evidence)
     args = _fault_before_unhandled_cuda(_fault_before_unavailable(_stall_before_failure(args, evidence)))
     ignored = _ignored_lines(evidence)
     args = [a for a in args if a[0].line not in ignored]  # an ignored finalizer's traceback argues for nothing

@@ -7636,3 +7636,64 @@ def test_zerogpu_quota_is_the_hosting_accounts_limit():
         "OBSERVATION: Error executing function: The upstream Gradio app has raised an exception: You have exceeded your "
         "GPU quota (60s requested vs. 56s left). Create a free account to get more usage quota.\n",))
     assert not _rule_matches("zerogpu-quota", "Each user's GPU quota is counted per day\n")
+
+
+def test_installers_own_version_conflict_is_the_environment():
+    # dev batch 107: setuptools' VersionConflict as setup.py install prints it (pypa/setuptools#496) and pip's dependency
+    # check after an install (pip/_internal/commands/install.py; pypa/pip#11468): both read unknown
+    setuptools = ("Processing dependencies for mypkg==0.3.0\n"
+                  "error: foo 1.2.0.dev0+abc.dirty is installed but foo>=1.2.0 is required by {'bar'}\n")
+    resolver = ("ERROR: pip's dependency resolver does not currently take into account all the packages that are "
+                "installed. This behaviour is the source of the following dependency conflicts.\n")
+    conflict = "alpha 2.0.1 requires beta<3,>=2.1, but you have beta 3.4.0 which is incompatible.\n"
+    legacy = "alpha 2.0.1 has requirement beta<3,>=2.1, but you'll have beta 3.4.0 which is incompatible.\n"
+    _assert_reads("installer-version-conflict", Category.ENVIRONMENT, (setuptools, resolver, resolver + conflict,
+                                                                      conflict, legacy))
+    # a failure with its own reading after the install output still decides
+    oom = ("RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 15.78 GiB total capacity; 14.50 GiB "
+           "already allocated; 10.19 MiB free; 14.60 GiB reserved in total by PyTorch)\n")
+    assert diagnose(resolver + conflict + oom, prior=False).primary_category == Category.CAPACITY
+    # near misses: a missing dependency and prose about requirements are not the row
+    assert not _rule_matches("installer-version-conflict",
+                             "alpha 2.0.1 requires beta, which is not installed.\n")
+    assert not _rule_matches("installer-version-conflict", "the package is installed but not imported by default\n")
+
+
+def test_numpy_same_kind_cast_reads_the_frame_it_was_raised_in():
+    # dev batch 107: NumPy's in-place ufunc cast refusal (numpy/_core/_exceptions.py _UFuncOutputCastingError; regreg#12,
+    # numpy#6464). In the caller's own code: invalid-param; in an installed package's frame: a NumPy newer than the
+    # package was written for, environment
+    err = ("TypeError: Cannot cast ufunc 'multiply' output from dtype('float64') to dtype('int64') with casting rule "
+           "'same_kind'\n")
+    user = ('Traceback (most recent call last):\n  File "/home/u/proj/train.py", line 12, in <module>\n'
+            "    weights *= scale\n" + err)
+    lib = ('Traceback (most recent call last):\n  File "/home/u/proj/train.py", line 12, in <module>\n'
+           "    model.fit(x)\n  File \"/opt/venv/lib/python3.9/site-packages/somepkg/core.py\", line 88, in fit\n"
+           "    acc *= w\n" + err)
+    win = ('Traceback (most recent call last):\n  File "C:\\Users\\u\\run.py", line 3, in <module>\n    f()\n'
+           '  File "C:\\Python39\\lib\\site-packages\\otherpkg\\ops.py", line 9, in f\n    a += b\n' + err)
+    _assert_reads("numpy-ufunc-same-kind", Category.INVALID_PARAM, (err, user))
+    _assert_reads("numpy-ufunc-same-kind", Category.ENVIRONMENT, (lib, win))
+    # the innermost frame that is NumPy's own does not count: the caller of numpy's function decides
+    via_numpy = (user.replace(err, "") + '  File "/opt/venv/lib/python3.9/site-packages/numpy/core/numeric.py", line '
+                 "5, in f\n    out += x\n" + err)
+    assert diagnose(via_numpy, prior=False).primary_category == Category.INVALID_PARAM
+    # NumPy 1.10's wording in a user's session reads the same
+    old = ("TypeError: ufunc 'true_divide' output (typecode 'd') could not be coerced to provided output parameter "
+           "(typecode 'l') according to the casting rule ''same_kind''\n")
+    _assert_reads("numpy-ufunc-same-kind", Category.INVALID_PARAM, (old,))
+    # near miss: another casting rule, or a cast between two named arrays, is not the row
+    assert not _rule_matches("numpy-ufunc-same-kind", "TypeError: Cannot cast array data from dtype('float64') to "
+                                                      "dtype('int64') according to the rule 'safe'\n")
+
+
+def test_tensorflow_kernel_found_but_attributes_did_not_match_is_a_missing_dtype():
+    # dev batch 107: tensorflow#22384 (complex128 Reciprocal on a GPU) read unknown
+    log = ("2020-01-01 10:00:00.000000: E tensorflow/core/common_runtime/executor.cc:697] Executor failed to create "
+           "kernel. Not found: No registered 'Sqrt' OpKernel for GPU devices compatible with node Sqrt = Sqrt[T=DT_INT32, "
+           "_device=\"/job:localhost/replica:0/task:0/device:GPU:0\"](x)\n\t (OpKernel was found, but attributes didn't "
+           "match)\n\t.  Registered:  device='GPU'; T in [DT_FLOAT]\n  device='CPU'; T in [DT_INT32]\n")
+    _assert_reads("tf-kernel-attrs-mismatch", Category.OP_NOT_SUPPORTED, (log,))
+    # near miss: no kernel of the op for the device at all is not the row
+    assert not _rule_matches("tf-kernel-attrs-mismatch",
+                             "Not found: No registered 'MyOp' OpKernel for GPU devices compatible with node MyOp\n")
