@@ -668,6 +668,8 @@ def _in_context(args: list[tuple[Evidence, str, int]], evidence: list[Evidence])
 # TensorFlow's dso_loader failure line for one of TensorRT's libraries (libnvinfer, libnvinfer_plugin; TF 1.14's I-level
 # 'Could not dlopen library', later W-level 'Could not load dynamic library'), which TF-TRT's notice after it covers
 _TRT_DLERROR = re.compile(r"\bCould not (?:load dynamic library|dlopen library) 'libnvinfer[\w.+-]*'; dlerror: ")
+
+
 def _saved_config_kwarg(args: list[tuple[Evidence, str, int]]) -> list[tuple[Evidence, str, int]]:
     """A constructor's TypeError for an unexpected keyword (row `init-unexpected-kwarg`) that the scanner marked
     `saved_config` (_parse.from_saved_config: an earlier line calls the same class's from_pretrained without passing

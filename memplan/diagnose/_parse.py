@@ -833,7 +833,8 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
                 return
         tcmalloc.see(no, line)
         line, prev = _with_previous(prev, line), line
-        if line and _PRETRAINED_CALL.search(line):
+        # every line is looked at: the plain substring test first, the regex only where it can match
+        if line and "from_pretrained(" in line and _PRETRAINED_CALL.search(line):
             yield Evidence(no, "pretrained-call", line[:500], None, 0, flags=frozenset({"from_pretrained"}))
         if not line or not _TRIGGER.search(line):
             continue
