@@ -704,6 +704,20 @@ def _library_frame_cast(args: list[tuple[Evidence, str, int]],
     return out
 
 
+def _module_call_frame(args: list[tuple[Evidence, str, int]],
+                       evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
+    """CPython's `TypeError: 'module' object is not callable` (row `py-module-not-callable`, flag `module_call`) reads
+    environment, weak: raised in a program's own file frame, the name called resolved to a package instead of its
+    function (a compiled extension not built, LaneATT's nms; a stale wrapper, another Python). With no `File "..."`
+    frame before it (an IPython / notebook cell, a bare line) the import is the caller's own, invalid-param at the same
+    strength (dev batch 108: 'import tqdm.notebook as tqdm' then 'tqdm(...)', https://github.com/tqdm/tqdm/issues/1452)."""
+    if not any("module_call" in ev.flags for ev, _, _ in args):
+        return args
+    frames = [ev.line for ev in evidence if ev.kind == "frame"]
+    return [(ev, "invalid-param", s) if "module_call" in ev.flags and not any(f < ev.line for f in frames)
+            else (ev, c, s) for ev, c, s in args]
+
+
 def _stall_before_failure(args: list[tuple[Evidence, str, int]],
                           evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     """Horovod's stall report (row `horovod-stall`, flag `horovod_stall`) is a warning: alone the job goes on. When a
@@ -767,7 +781,7 @@ def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     (torch_npu's "This error log can be ignored") never outranks an argument for a real failure: the allocator
     prints it when a device allocation failed, so an ACL memory code next to it is an out-of-memory."""
     args = _in_context(_argument_check(_unwrapped(_named_cuda_failure(_arguments(evidence)))), evidence)
-    args = _library_frame_cast(_saved_config_kwarg(args), evidence)
+    args = _module_call_frame(_library_frame_cast(_saved_config_kwarg(args), evidence), evidence)
     args = _fault_before_unhandled_cuda(_fault_before_unavailable(_stall_before_failure(args, evidence)))
     ignored = _ignored_lines(evidence)
     args = [a for a in args if a[0].line not in ignored]  # an ignored finalizer's traceback argues for nothing

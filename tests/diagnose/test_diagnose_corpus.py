@@ -346,6 +346,11 @@ DEV_UNSUPPORTED = {
                                     "op-not-supported; a row reading any non-torch namespace's op without a CUDA kernel "
                                     "as environment turned two held-out answers that read right wrong (rounds 6 and "
                                     "24, counts only) while fixing three, and was dropped",
+    # dev batch 108 (labelled from its thread before any rule; no rule reads it)
+    "cpu_env_hatch254.log": "dev batch 108: 'TypeError: Can't instantiate abstract class BuilderInterface with abstract "
+                            "method get_version_api' in Hatch's own tests run against an older Hatchling reads "
+                            "invalid-param (row py-abstract-class: the caller's incomplete subclass); that the installed "
+                            "Hatchling is of another version than the tests is in the thread, not the text",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]

@@ -2304,8 +2304,11 @@ def test_a_weights_file_that_is_a_git_lfs_pointer_or_cut_short_is_environment():
                 "safetensors_rust.SafetensorError: Error while deserializing header: MetadataIncompleteBuffer\n",
                 "safetensors_rust.SafetensorError: Error while deserializing header: header too large\n"):
         assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
-    # another first byte is a file saved in another format, not read by this row
-    assert diagnose("_pickle.UnpicklingError: invalid load key, '\\x0a'.\n", prior=False).primary_category == Category.UNKNOWN
+    # another first byte is a file saved in another format, not read by this row: since dev batch 108 row
+    # pickle-load-key-not-pickle reads it as the call's input (a .safetensors file given to torch.load)
+    other = "_pickle.UnpicklingError: invalid load key, '\\x0a'.\n"
+    assert not _rule_matches("ckpt-not-weights", other)
+    assert diagnose(other, prior=False).primary_category == Category.INVALID_PARAM
 
 
 def test_triton_missing_or_without_libcuda_is_environment():
@@ -7697,3 +7700,63 @@ def test_tensorflow_kernel_found_but_attributes_did_not_match_is_a_missing_dtype
     # near miss: no kernel of the op for the device at all is not the row
     assert not _rule_matches("tf-kernel-attrs-mismatch",
                              "Not found: No registered 'MyOp' OpKernel for GPU devices compatible with node MyOp\n")
+
+
+def test_comfy_module_without_the_plugins_function_is_host_version_skew():
+    # dev batch 108: a ComfyUI custom node reading or calling a function of the host's `comfy` package that the installed
+    # ComfyUI no longer has (guoyww/AnimateDiff#220, kijai/ComfyUI-KJNodes#510): both read unknown
+    node = ('  File "D:\\ComfyUI\\nodes.py", line 1900, in load_custom_node\n    module_spec.loader.exec_module(module)\n'
+            '  File "D:\\ComfyUI\\custom_nodes\\some-node\\patch.py", line 12, in <module>\n'
+            "    orig = comfy.sample.prepare_mask\n"
+            "AttributeError: module 'comfy.sample' has no attribute 'prepare_mask'\n")
+    call = ("custom_nodes\\other-node\\nodes.py\", line 40, in forward\n    x = comfy.ops.cast_to(x)\n"
+            "AttributeError: module 'comfy.ops' has no attribute 'cast_to'\n")
+    _assert_reads("comfy-host-missing-api", Category.ENVIRONMENT, (node, call))
+    # near misses: an object's attribute, and another package whose name starts with comfy, are not the row
+    assert not _rule_matches("comfy-host-missing-api",
+                             "AttributeError: 'ModelPatcher' object has no attribute 'get_model_object'\n")
+    assert not _rule_matches("comfy-host-missing-api", "AttributeError: module 'comfyui_helpers' has no attribute 'x'\n")
+
+
+def test_pytorch_lightning_module_without_the_attribute_is_version_skew():
+    # dev batch 108: PyTorch Lightning 1.7 removed pytorch_lightning.callbacks.base (HHousen/TransformerSum#78)
+    log = ('  File "/w/proj/src/helpers.py", line 51, in <module>\n'
+           "    class StepCheckpointCallback(pl.callbacks.base.Callback):\n"
+           "AttributeError: module 'pytorch_lightning.callbacks' has no attribute 'base'\n")
+    _assert_reads("lib-missing-api", Category.ENVIRONMENT, (log,))
+    # near miss: a LightningModule object's attribute is the caller's model, not the row
+    assert not _rule_matches("lib-missing-api", "AttributeError: 'LitModel' object has no attribute 'base'\n")
+
+
+def test_pickle_load_key_of_a_file_in_another_format_is_the_callers_input():
+    # dev batch 108: a .safetensors file given to torch.load (JoePenna/Dreambooth-Stable-Diffusion#196,
+    # tencent-ailab/IP-Adapter#332): CPython's _pickle.c 'invalid load key, '%c'.' on a first byte that is no pickle opcode
+    tb = ('  File "/opt/venv/lib/python3.10/site-packages/torch/serialization.py", line 1033, in _legacy_load\n'
+          "    magic_number = pickle_module.load(f, **pickle_load_args)\n")
+    logs = tuple(tb + f"_pickle.UnpicklingError: invalid load key, '{k}'.\n" for k in ("&", "\\xd8", "\\x08", "\\n"))
+    _assert_reads("pickle-load-key-not-pickle", Category.INVALID_PARAM, logs)
+    # a Git LFS pointer ('v') and an HTML page ('<') stay a failed download: row ckpt-not-weights, environment
+    for k in ("v", "<"):
+        log = tb + f"_pickle.UnpicklingError: invalid load key, '{k}'.\n"
+        assert not _rule_matches("pickle-load-key-not-pickle", log)
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    # near miss: the words in prose, without the quoted key, are not the row
+    assert not _rule_matches("pickle-load-key-not-pickle", "the loader reports an invalid load key for old files\n")
+
+
+def test_module_not_callable_reads_where_it_was_raised():
+    # dev batch 108: a file frame of the program (LaneATT's nms(...) on its compiled CUDA extension,
+    # lucastabelini/LaneATT#18) reads environment; a notebook cell's own 'import tqdm.notebook as tqdm' (tqdm/tqdm#1452)
+    # or a bare line reads invalid-param; both weak
+    err = "TypeError: 'module' object is not callable\n"
+    frame = ('Traceback (most recent call last):\n  File "/w/proj/lib/models/det.py", line 129, in nms\n'
+             "    keep, num, _ = nms(boxes, scores, overlap=0.5)\n" + err)
+    cell = "----> 4 bar = tqdm(loader, total=10)\n      5 for x in bar:\n" + err
+    _assert_reads("py-module-not-callable", Category.ENVIRONMENT, (frame,))
+    _assert_reads("py-module-not-callable", Category.INVALID_PARAM, (cell, err))
+    # a line with its own reading after it still decides (the row is weak)
+    oom = ("RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 15.78 GiB total capacity; 14.50 GiB "
+           "already allocated; 10.19 MiB free; 14.60 GiB reserved in total by PyTorch)\n")
+    assert diagnose(frame + oom, prior=False).primary_category == Category.CAPACITY
+    # near miss: another type's call is row py-not-callable, not this one
+    assert not _rule_matches("py-module-not-callable", "TypeError: 'function' object is not callable\n")
