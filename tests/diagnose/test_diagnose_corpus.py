@@ -346,15 +346,6 @@ DEV_UNSUPPORTED = {
                                     "op-not-supported; a row reading any non-torch namespace's op without a CUDA kernel "
                                     "as environment turned two held-out answers that read right wrong (rounds 6 and "
                                     "24, counts only) while fixing three, and was dropped",
-    # dev batch 109 (labelled from their threads before any rule; the first measurement's misses)
-    "cpu_param_pix2pixbegan8.log": "dev batch 109: multiprocessing's bootstrapping-phase RuntimeError reads unknown",
-    "cpu_param_tinkerhubcv80.log": "dev batch 109: multiprocessing's bootstrapping-phase RuntimeError reads unknown",
-    "jax_env_axlearn1156.log": "dev batch 109: JAX's 'Unrecognized config option' from a library's own code reads unknown",
-    "cpu_env_sklearn20288.log": "dev batch 109: an unpickled estimator's missing fitted attribute in sklearn's own method "
-                                "reads invalid-param",
-    "cuda_opns_tritonwindows30.log": "dev batch 109: Triton's 'fp8e4nv data type is not supported on CUDA arch < 89' "
-                                     "reads invalid-param",
-    "cuda_env_transformers32878.log": "dev batch 109: TransformerEngine's _load_library StopIteration reads unknown",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]
