@@ -652,6 +652,16 @@ _CONTEXT_READINGS = (
     # row next-parameters-frame): the module handed to that code has no parameters, the caller's argument; alone the
     # StopIteration stays unknown (dev batch 102)
     ("next_params", "stopiter", "invalid-param"),
+    # a bare StopIteration under an installed package's own '_load_library' frame (row installed-load-library-frame,
+    # TransformerEngine's loader globbing for its compiled framework extension): no such file beside the package, its
+    # compiled part not installed with the Python part imported: environment; alone it stays unknown (dev batch 109)
+    ("load_lib", "stopiter", "environment"),
+    # an AttributeError for a fitted attribute (trailing underscore, phrase ph-fitted-attr) inside an installed
+    # scikit-learn's own frame or after its unpickling version notice (rows sklearn-installed-frame,
+    # sklearn-unpickle-version): an estimator fitted and pickled by another scikit-learn release; alone (a user's own
+    # object) it keeps the AttributeError's invalid-param reading (dev batch 109)
+    ("sklearn_frame", "fitted_attr", "environment"),
+    ("sk_unpickle", "fitted_attr", "environment"),
 )
 
 

@@ -678,6 +678,10 @@ _TRIGGER = re.compile(
     r"|might be corrupted|model identifier|contain model files|Output size is too small|step sign|not inexact"
     r"|not matching logits|cannot be reshaped|dimension with value zero|value in index tensor|GPU quota"
     r"|invalid pointer|double free or|invalid size|corrupted size|corrupted double-linked|\(\): corrupted"
+    # dev batch 109: multiprocessing's spawn bootstrapping check (CPython Lib/multiprocessing/spawn.py), an installed
+    # scikit-learn's frame in IPython's traceback form and its unpickling version warning, vLLM's bfloat16 check (lines
+    # that may carry no other trigger word)
+    r"|bootstrapping phase|start a new process|-packages[/\\]sklearn[/\\]|unpickle estimator|Bfloat16 is only supported"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"

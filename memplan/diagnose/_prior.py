@@ -41,7 +41,10 @@ _EXC_WEIGHT = 3
 # (bitsandbytes' GPU report and CPU-library markers, torch elastic's exit-status report): what they argue is the
 # rules' (a context, a warning, an `unknown` incident that keeps the fallback out), not wording to learn; dev batch 104:
 # the scanner's from_pretrained context (`pretrained-call`, read on lines that had no trigger word before)
-_SKIP_KINDS = {"frame", "op", "numbers", "warning", "bnb-gpus", "bnb-cpu-lib", "elastic-exit", "pretrained-call"}
+# dev batch 109: the context rows on an installed library's frame (scikit-learn's own file, a package's _load_library)
+# and scikit-learn's unpickling notice: lines the scanner passed over before, whose reading is the rules'
+_SKIP_KINDS = {"frame", "op", "numbers", "warning", "bnb-gpus", "bnb-cpu-lib", "elastic-exit", "pretrained-call",
+               "library-frame", "unpickle-notice"}
 _WORD = re.compile(r"[a-z0-9]+|[\u4e00-\u9fff]+")
 _DIGIT = re.compile(r"\d")
 _TRACEBACK_HEAD = re.compile(r"Traceback \(most recent call last\)")

@@ -7760,3 +7760,114 @@ def test_module_not_callable_reads_where_it_was_raised():
     assert diagnose(frame + oom, prior=False).primary_category == Category.CAPACITY
     # near miss: another type's call is row py-not-callable, not this one
     assert not _rule_matches("py-module-not-callable", "TypeError: 'function' object is not callable\n")
+def test_multiprocessing_bootstrapping_phase_is_the_callers_script():
+    # dev batch 109: CPython's spawn check (Lib/multiprocessing/spawn.py _check_not_importing_main; taey16/pix2pixBEGAN
+    # .pytorch#8, tinkerhub ComputerVision-with-PyTorch-Learning-Program#80): a script without the main-module guard
+    # under the spawn start method read unknown
+    msg = ("RuntimeError: \n        An attempt has been made to start a new process before the\n"
+           "        current process has finished its bootstrapping phase.\n\n"
+           "        This probably means that you are not using fork to start your\n"
+           "        child processes and you have forgotten to use the proper idiom\n        in the main module:\n\n"
+           "            if __name__ == '__main__':\n                freeze_support()\n                ...\n")
+    frames = ('Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n'
+              '  File "C:\\Python39\\lib\\multiprocessing\\spawn.py", line 116, in spawn_main\n'
+              '    exitcode = _main(fd, parent_sentinel)\n')
+    _assert_reads("mp-spawn-bootstrap", Category.INVALID_PARAM, (msg, frames + msg))
+    # the second line alone (a log cut before the first) still reads
+    _assert_reads("mp-spawn-bootstrap", Category.INVALID_PARAM,
+                  ("        current process has finished its bootstrapping phase.\n",))
+    # near misses: multiprocessing's other start-method error and a serving engine's notice about spawn are not the row
+    assert not _rule_matches("mp-spawn-bootstrap", "RuntimeError: context has already been set\n")
+    assert not _rule_matches("mp-spawn-bootstrap", "WARNING 12-11 14:50:37 multiproc_worker_utils.py:281] CUDA was "
+                                                   "previously initialized. We must use the `spawn` multiprocessing "
+                                                   "start method.\n")
+
+
+def test_jax_unrecognized_config_option_is_another_jax_release():
+    # dev batch 109: jax/_src/config.py Config.update for an option the installed JAX lacks (apple/axlearn PR #1156,
+    # jax_spmd_mode after upstream removed it) read unknown
+    log = ('  File "/opt/lib/mylib/setup.py", line 47, in setup\n    jax.config.update("jax_foo_mode", "on")\n'
+           '  File "/opt/jax/jax/_src/config.py", line 111, in update\n'
+           '    raise AttributeError(f"Unrecognized config option: {name}")\n'
+           "AttributeError: Unrecognized config option: jax_foo_mode\n")
+    _assert_reads("jax-config-option-unknown", Category.ENVIRONMENT, (log,))
+    # strength 2: an out-of-memory later in the log still decides
+    oom = ("RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 15.78 GiB total capacity; 14.50 GiB "
+           "already allocated; 10.19 MiB free; 14.60 GiB reserved in total by PyTorch)\n")
+    assert diagnose(log + oom, prior=False).primary_category == Category.CAPACITY
+    # near misses: a name that is not one of JAX's and argparse's refusal are not the row
+    assert not _rule_matches("jax-config-option-unknown", "AttributeError: Unrecognized config option: batch_size\n")
+    assert not _rule_matches("jax-config-option-unknown", "train.py: error: unrecognized arguments: --jax_mode=1\n")
+
+
+def test_triton_fp8_type_the_architecture_lacks_is_not_supported():
+    # dev batch 109: Triton's cast assertion (woct0rdho/triton-windows#30) read invalid-param from the AssertionError;
+    # the later ValueError of dtype.to_ir (triton python/triton/language/core.py)
+    old = ('  File "/venv/lib/site-packages/triton/language/semantic.py", line 759, in cast\n'
+           '    assert builder.options.allow_fp8e4nv, "fp8e4nv data type is not supported on CUDA arch < 89"\n'
+           "AssertionError: fp8e4nv data type is not supported on CUDA arch < 89\n")
+    new = ("triton.compiler.errors.CompilationError: at 1:0:\ndef _quant_kernel(\n^\n"
+           "ValueError(\"type fp8e4nv not supported in this architecture. The supported fp8 dtypes are ('fp8e4b15', "
+           "'fp8e5')\")\n")
+    _assert_reads("triton-fp8-arch", Category.OP_NOT_SUPPORTED, (old, new))
+    # near miss: Triton's deprecation notice for an fp8 type is not the row
+    assert not _rule_matches("triton-fp8-arch", "UserWarning: fp8e4b15 is deprecated in this architecture and will be "
+                                                "removed in a future triton release\n")
+
+
+def test_vllm_bfloat16_compute_capability_check_is_not_supported():
+    # dev batch 109: vLLM's _check_if_gpu_supports_dtype (vllm-project/vllm PR #2374; issue #1284 on a P100) alone
+    log = ("ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla T4 GPU "
+           "has compute capability 7.5. You can use float16 instead by explicitly setting the `dtype` flag in CLI, for "
+           "example: --dtype=half.\n")
+    _assert_reads("bf16-device-check", Category.OP_NOT_SUPPORTED, (log,))
+    # near miss: a sentence about bfloat16 support that is no check's refusal
+    assert not _rule_matches("bf16-device-check", "Bfloat16 is only supported on the CPU backend in this build.\n")
+
+
+def test_fitted_attribute_missing_in_scikit_learns_own_frame_is_another_release():
+    # dev batch 109: an unpickled SVR's 'probA_' read in sklearn/svm/_base.py (scikit-learn#20288, IPython's traceback
+    # form) read invalid-param; the fitted attribute inside scikit-learn's own frame, or after its unpickling notice
+    # (sbslee/pypgx#112's wording), is an estimator fitted by another scikit-learn release
+    err = "AttributeError: 'SVR' object has no attribute 'probA_'\n"
+    ipy = ("AttributeError                            Traceback (most recent call last)\n"
+           "<ipython-input-14-301abaefbbff> in <module>\n---> 52     prediction = model.predict(X_norm)\n\n"
+           "/opt/conda/lib/python3.7/site-packages/sklearn/svm/_base.py in _dense_predict(self, X)\n"
+           "--> 337             self.probA_, self.probB_, svm_type=svm_type, kernel=kernel,\n\n" + err)
+    cpy = ('Traceback (most recent call last):\n  File "app.py", line 9, in <module>\n    model.predict(x)\n'
+           '  File "C:\\venv\\Lib\\site-packages\\sklearn\\linear_model\\_base.py", line 386, in predict\n'
+           "    return self._decision_function(X)\nAttributeError: 'Ridge' object has no attribute 'coef_'\n")
+    notice = ("/usr/lib/python3/dist-packages/sklearn/base.py:348: InconsistentVersionWarning: Trying to unpickle "
+              "estimator SVC from version 1.0.2 when using version 1.3.2. This might lead to breaking code or invalid "
+              "results. Use at your own risk.\n")
+    _assert_reads("ph-fitted-attr", Category.ENVIRONMENT, (ipy, cpy, notice + err))
+    assert _rule_matches("sklearn-installed-frame", ipy) and _rule_matches("sklearn-installed-frame", cpy)
+    assert _rule_matches("sklearn-unpickle-version", notice)
+    # alone (a user's own object) the AttributeError keeps its reading, and the notice alone is a warning
+    own = ('Traceback (most recent call last):\n  File "/home/u/model.py", line 30, in score\n    w = self.weights_\n'
+           "AttributeError: 'MyModel' object has no attribute 'weights_'\n")
+    _assert_reads("ph-fitted-attr", Category.INVALID_PARAM, (err, own))
+    assert diagnose(notice, prior=False).primary_category == Category.BENIGN
+    # near misses: an attribute without the trailing underscore (a wrong object handed to scikit-learn) and a private
+    # dunder name are not the phrase, so scikit-learn's frame does not re-read them
+    other = cpy.replace("'Ridge' object has no attribute 'coef_'", "'list' object has no attribute 'shape'")
+    assert not _rule_matches("ph-fitted-attr", other)
+    assert diagnose(other, prior=False).primary_category == Category.INVALID_PARAM
+    assert not _rule_matches("ph-fitted-attr", "AttributeError: 'Foo' object has no attribute '__len__'\n")
+
+
+def test_stopiteration_in_an_installed_library_loader_is_the_install():
+    # dev batch 109: TransformerEngine's _load_library globbing for its compiled extension (huggingface/transformers
+    # #32878) read unknown
+    log = ('Traceback (most recent call last):\n  File "/home/u/.local/lib/python3.10/site-packages/transformer_engine/'
+           'pytorch/__init__.py", line 22, in _load_library\n'
+           '    so_path = next(so_dir.glob(f"transformer_engine_torch.*.{extension}"))\nStopIteration\n')
+    assert _rule_matches("installed-load-library-frame", log) and _rule_matches("bare-stopiteration", log)
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    # near misses: a bare StopIteration alone, or under a '_load_library' of the user's own script, stays unknown
+    assert diagnose("Traceback (most recent call last):\n  File \"run.py\", line 3, in <module>\n    next(it)\n"
+                    "StopIteration\n", prior=False).primary_category == Category.UNKNOWN
+    own = log.replace("/home/u/.local/lib/python3.10/site-packages/transformer_engine/pytorch/__init__.py",
+                      "/home/u/proj/loader.py")
+    assert not _rule_matches("installed-load-library-frame", own)
+    assert diagnose(own, prior=False).primary_category == Category.UNKNOWN
