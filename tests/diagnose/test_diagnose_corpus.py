@@ -351,21 +351,6 @@ DEV_UNSUPPORTED = {
                             "method get_version_api' in Hatch's own tests run against an older Hatchling reads "
                             "invalid-param (row py-abstract-class: the caller's incomplete subclass); that the installed "
                             "Hatchling is of another version than the tests is in the thread, not the text",
-    # dev batch 110 (labelled from their threads before any rule; the first measurement's misses)
-    "cpu_comm_flower1212.log": "dev batch 110: gRPC's StatusCode.UNAVAILABLE 'failed to connect to all addresses' reads "
-                               "unknown",
-    "cpu_comm_mintfsclient22.log": "dev batch 110: gRPC's StatusCode.UNAVAILABLE 'failed to connect to all addresses' "
-                                   "reads unknown (the fallback guesses environment)",
-    "cpu_env_pytorchddp2.log": "dev batch 110: KeyError: 'RANK' from os.environ reads invalid-param",
-    "cpu_env_mmdetection1596.log": "dev batch 110: KeyError: 'RANK' from os.environ reads invalid-param",
-    "cpu_capacity_rppgtoolbox242.log": "dev batch 110: OpenCV's 'Failed to allocate N bytes' reads capacity without "
-                                       "its request",
-    "cpu_capacity_buildopencvtx2_26.log": "dev batch 110: OpenCV's 'Failed to allocate N bytes' reads capacity "
-                                          "without its request",
-    "cpu_param_dncnntensorflow22.log": "dev batch 110: ZeroDivisionError on a division by len(...) reads unknown",
-    "cpu_param_ibcln10.log": "dev batch 110: ZeroDivisionError in a dataset's __getitem__ reads unknown",
-    "rocm_env_sdwebui9402.log": "dev batch 110: the web UI launcher's 'Torch is not able to use GPU' check reads "
-                                "unknown",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]
