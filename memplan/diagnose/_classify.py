@@ -148,6 +148,7 @@ class OomState:
     allowance: int = GiB
     conf: float = 0.9
     guard: bool = False
+    one_buffer: bool = False
 
     @classmethod
     def read(cls, n: dict[str, Any], flags: set[str]) -> "OomState":
@@ -155,6 +156,7 @@ class OomState:
         s = cls(n.get("requested_bytes"), n.get("total_bytes"), n.get("allocated_bytes"), n.get("free_bytes"),
                 n.get("reserved_bytes"), n.get("reserved_unallocated_bytes"), n.get("process_in_use_bytes"),
                 list(n.get("processes", [])), device or "the device", "host" in flags or device == "cpu", {})
+        s.one_buffer = "one_buffer" in flags
         if s.reserved is None and s.alloc is not None and s.unalloc is not None:
             s.reserved = s.facts["reserved_bytes"] = s.alloc + s.unalloc
         if s.unalloc is None and s.reserved is not None and s.alloc is not None:
@@ -218,7 +220,14 @@ class OomState:
 def _special_case(s: OomState) -> Verdict | None:
     """Host RAM, an impossible size, or a device that was not short of memory."""
     req, total, free = s.req, s.total, s.free
-    if s.host and req is not None and req >= 64 * TiB:  # 1 PiB before dev batch 56 (a 127 TiB tcmalloc request)
+    # 1 PiB before dev batch 56 (a 127 TiB tcmalloc request); one image buffer (OpenCV's alloc.cpp, flag one_buffer) from
+    # 1 TiB, the line a DefaultCPUAllocator request is read by (dev batch 110)
+    if s.host and req is not None and s.one_buffer and TiB <= req < 64 * TiB:
+        return Verdict(Category.ABSURD_REQUEST, 0.9,
+                       f"One host buffer (one image or matrix) asked for {_fmt(req)} at once: no buffer a program means "
+                       "to hold is that large, so its size was computed wrongly (a resize or warp to a garbage shape, "
+                       "an overflowed length), not a memory shortage.", s.facts, {"host"})
+    if s.host and req is not None and req >= 64 * TiB:
         return Verdict(Category.ABSURD_REQUEST, 0.95,
                        f"One host allocation asked for {_fmt(req)} — more than any machine's RAM: a size computed "
                        "wrongly (an overflowed length, a garbage shape), not a memory shortage.", s.facts, {"host"})

@@ -237,6 +237,15 @@ _GLIB_ALLOC = re.compile(r"\bGLib-ERROR \*\*: .{0,300}?\bgmem\.c:\d+: failed to 
 # KERN_NO_SPACE: no room in the address space). The size decides between a shortage and a size bug (2^64 - k, a negative
 # size cast to size_t), as for GLib's line. Only the libmalloc text with its size: 'can't allocate region' alone is not read.
 _MACH_VM_MAP = re.compile(r"\bmach_vm_map\(size=(\d+)(?:, flags: [0-9a-fx]+)?\) failed \(error code=\d+\)")
+# OpenCV's allocator, as cv::error prints it from modules/core/src/alloc.cpp's OutOfMemoryError (error -4, 'Insufficient
+# memory'): 'cv2.error: OpenCV(4.5.2) .../alloc.cpp:73: error: (-4:Insufficient memory) Failed to allocate 921600 bytes
+# in function 'cv::OutOfMemoryError'' and, in 3.4, 'error: OpenCV(3.4.1-dev) .../alloc.cpp:55: error: (-4) Failed to
+# allocate 1610612736 bytes in function OutOfMemoryError' (dev batch 110: https://github.com/ubicomplab/rPPG-Toolbox/issues/242,
+# https://github.com/jetsonhacks/buildOpenCVTX2/issues/26): one host buffer (an image's or a matrix's data) of N bytes
+# that the allocator could not get. Flag one_buffer: the size of that one buffer decides between a shortage (capacity)
+# and a size bug (absurd-request from 1 TiB, the line a PyTorch DefaultCPUAllocator request is read by), as an image
+# size computed wrongly (a resize or warp to a garbage shape) asks for terabytes.
+_CV_ALLOC = re.compile(r"\bFailed to allocate (\d+) bytes in function '?(?:cv::)?OutOfMemoryError\b")
 # CuPy's memory pool (cupy/cupy cupy/cuda/memory.pyx OutOfMemoryError, raised by _try_malloc when cudaMalloc fails
 # after the pool freed its cached blocks; dev batch 74): CuPy 2-6 'out of memory to allocate N bytes (total M bytes[,
 # limit set to L bytes])', CuPy 7+ 'Out of memory allocating N bytes (allocated so far: M bytes[, limit set to: L
@@ -759,10 +768,19 @@ _TRT_FUNC_LINE = re.compile(r"\.cpp:\d+ In function \w+:?\s*$")
 _TRT_CODE_LINE = re.compile(r"^\s*\[\d{1,2}\] \S")
 
 
+# A ZeroDivisionError under the source line that raised it, where that line divides or takes a modulo by a
+# collection's length or a size ('avg_psnr = psnr_sum / len(test_files)', a dataset's __getitem__ doing
+# 'self.A1_paths[index % self.A1_size]'; dev batch 110: https://github.com/wbhu/DnCNN-tensorflow/issues/22,
+# https://github.com/JHL-HUST/IBCLN/issues/10): the two lines are read as one (row zerodiv-empty-collection), so the
+# divisor that was zero is seen with the error. A ZeroDivisionError under any other line is not this reading.
+_DIV_BY_SIZE_LINE = re.compile(r"(?://?|%)\s*\(?\s*(?:len\(|[\w.]*?_size\b)")
+_ZERODIV_LINE = re.compile(r"^\s*ZeroDivisionError\b")
+
+
 # (previous line, this line): a line read together with the one before it (MuJoCo's mj_stackAlloc message puts its
 # numbers on the line after its first, dev batch 51)
 _TWO_LINE_MESSAGES = ((_PROMPT_IMPORT.match, _CRASH_LINE.match), (_TRT_FUNC_LINE.search, _TRT_CODE_LINE.match),
-                      (_MJ_STACK_HEAD.search, _MJ_STACK_NUMBERS.match))
+                      (_MJ_STACK_HEAD.search, _MJ_STACK_NUMBERS.match), (_DIV_BY_SIZE_LINE.search, _ZERODIV_LINE.match))
 
 
 def _with_previous(prev: str, line: str) -> str:
@@ -1036,15 +1054,17 @@ def _arrayfire_oom(no: int, line: str) -> Evidence | None:
 
 def _host_request(no: int, line: str) -> Evidence | None:
     """One refused host allocation whose line states its size: mmap's ENOMEM, GLib's g_malloc, macOS libmalloc's
-    mach_vm_map (dev batch 82), and Android ART's Java heap, which also states the heap's free bytes (_ART_OOM; dev
-    batch 74)."""
-    m = _MMAP.search(line) or _GLIB_ALLOC.search(line) or _MACH_VM_MAP.search(line) or _ART_OOM.search(line)
+    mach_vm_map (dev batch 82), Android ART's Java heap, which also states the heap's free bytes (_ART_OOM; dev
+    batch 74), and OpenCV's alloc.cpp (_CV_ALLOC, flag one_buffer; dev batch 110)."""
+    m = (_MMAP.search(line) or _GLIB_ALLOC.search(line) or _MACH_VM_MAP.search(line) or _ART_OOM.search(line)
+         or _CV_ALLOC.search(line))
     if m is None:
         return None
     numbers = {"requested_bytes": int(m.group(1)), "device": "cpu"}
     if m.re is _ART_OOM:
         numbers["free_bytes"] = int(m.group(2))
-    return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=frozenset({"host"}), numbers=numbers)
+    flags = frozenset({"host", "one_buffer"}) if m.re is _CV_ALLOC else frozenset({"host"})
+    return Evidence(no, "host-oom", line[:2000], "memory", 3, flags=flags, numbers=numbers)
 
 
 def _tflm_arena_oom(no: int, line: str) -> Evidence | None:

@@ -7871,3 +7871,114 @@ def test_stopiteration_in_an_installed_library_loader_is_the_install():
                       "/home/u/proj/loader.py")
     assert not _rule_matches("installed-load-library-frame", own)
     assert diagnose(own, prior=False).primary_category == Category.UNKNOWN
+
+
+def test_grpc_failed_to_connect_to_all_addresses_is_a_transport_failure():
+    # dev batch 110: gRPC's UNAVAILABLE with 'failed to connect to all addresses' from a client that cannot reach its
+    # server (flwrlabs/flower#1212, zendesk/min-tfs-client#22) read unknown (the fallback guessed environment)
+    flower = ('  File "/venv/lib/python3.7/site-packages/grpc/_channel.py", line 809, in _next\n    raise self\n'
+              "grpc._channel._MultiThreadedRendezvous: <_MultiThreadedRendezvous of RPC that terminated with:\n"
+              "        status = StatusCode.UNAVAILABLE\n"
+              '        details = "failed to connect to all addresses"\n')
+    debug = ('\tdebug_error_string = "{"created":"@1591037123.946424100","description":"Failed to pick subchannel",'
+             '"file":"src/core/ext/filters/client_channel/client_channel.cc","file_line":3962,"referenced_errors":'
+             '[{"created":"@1591037123.946421258","description":"failed to connect to all addresses","file":'
+             '"src/core/ext/filters/client_channel/lb_policy/pick_first/pick_first.cc","file_line":394,'
+             '"grpc_status":14}]}"\n')
+    _assert_reads("grpc-connect-all-addresses", Category.COMM, (flower, debug))
+    # strength 2: an out-of-memory in the same log still decides
+    oom = ("RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 15.78 GiB total capacity; 14.50 GiB "
+           "already allocated; 10.19 MiB free; 14.60 GiB reserved in total by PyTorch)\n")
+    assert diagnose(flower + oom, prior=False).primary_category == Category.CAPACITY
+    # near misses: UNAVAILABLE with other details, and a client of a separate service (redis-py), are not the row
+    other = flower.replace("failed to connect to all addresses", "Trying to connect an http1.x server")
+    assert not _rule_matches("grpc-connect-all-addresses", other)
+    redis = "redis.exceptions.ConnectionError: Error 111 connecting to localhost:6379. Connection refused.\n"
+    assert not _rule_matches("grpc-connect-all-addresses", redis)
+    assert diagnose(redis, prior=False).primary_category == Category.ENVIRONMENT
+
+
+def test_launcher_variable_missing_from_os_environ_is_the_environment():
+    # dev batch 110: os.environ['RANK'] without torchrun / torch.distributed.launch (The-AI-Summer/pytorch-ddp#2,
+    # open-mmlab/mmdetection#1596) read invalid-param from the KeyError
+    tb = ('Traceback (most recent call last):\n  File "tools/train.py", line 72, in main\n'
+          "    init_dist(args.launcher, **cfg.dist_params)\n"
+          '  File "/home/u/mmdet/apis/env.py", line 28, in _init_dist_pytorch\n'
+          "    rank = int(os.environ['RANK'])\n"
+          '  File "/usr/lib/python3.7/os.py", line 678, in __getitem__\n    raise KeyError(key) from None\n')
+    logs = tuple(tb + f"KeyError: '{name}'\n" for name in ("RANK", "LOCAL_RANK", "WORLD_SIZE", "MASTER_ADDR"))
+    _assert_reads("launcher-env-var-missing", Category.ENVIRONMENT, logs)
+    # near misses: a KeyError for another key (a dict's lower-case 'rank', a config key) keeps its invalid-param
+    # reading, and the variable's name in a sentence is not the exception line
+    for other in ("KeyError: 'rank'\n", "KeyError: 'model'\n", "KeyError: 'RANK_ID'\n"):
+        assert not _rule_matches("launcher-env-var-missing", tb + other)
+        assert diagnose(tb + other, prior=False).primary_category == Category.INVALID_PARAM
+    assert not _rule_matches("launcher-env-var-missing", "Note: KeyError: 'RANK' means the launcher was not used\n")
+
+
+def test_opencv_failed_to_allocate_reads_its_request():
+    # dev batch 110: OpenCV's '(-4:Insufficient memory) Failed to allocate N bytes in function 'cv::OutOfMemoryError''
+    # (ubicomplab/rPPG-Toolbox#242, jetsonhacks/buildOpenCVTX2#26) read capacity without its size
+    new = ("cv2.error: OpenCV(4.5.2) C:\\build\\opencv\\modules\\core\\src\\alloc.cpp:73: error: (-4:Insufficient "
+           "memory) Failed to allocate {n} bytes in function 'cv::OutOfMemoryError'\n")
+    old = ("error: OpenCV(3.4.1-dev) /home/nvidia/opencv/modules/core/src/alloc.cpp:55: error: (-4) Failed to allocate "
+           "{n} bytes in function OutOfMemoryError\n")
+    for form in (new, old):
+        small = diagnose(form.format(n=921600), prior=False)
+        assert small.primary_category == Category.CAPACITY
+        assert small.primary.numbers["requested_bytes"] == 921600
+        # one buffer of terabytes: a size computed wrongly, from the 1 TiB line a DefaultCPUAllocator request reads by
+        huge = diagnose(form.format(n=18763551991050), prior=False)
+        assert huge.primary_category == Category.ABSURD_REQUEST
+        assert huge.primary.numbers["requested_bytes"] == 18763551991050
+    # just under 1 TiB is still a shortage
+    assert diagnose(new.format(n=(1 << 40) - 1), prior=False).primary_category == Category.CAPACITY
+    # near misses: another host allocator's terabyte request keeps the host line (64 TiB), and a 'Failed to allocate
+    # N bytes' of another library is not OpenCV's
+    glib = "(prog:1): GLib-ERROR **: ../glib/gmem.c:105: failed to allocate 2199023255552 bytes\n"
+    assert diagnose(glib, prior=False).primary_category == Category.CAPACITY
+    other = "ERROR: Failed to allocate 2199023255552 bytes for blob read\n"
+    assert "requested_bytes" not in (diagnose(other, prior=False).primary.numbers or {})
+
+
+def test_zero_division_by_an_empty_collections_size_is_the_data_path():
+    # dev batch 110: a ZeroDivisionError under a division or modulo by len(...) or a *_size (wbhu/DnCNN-tensorflow#22,
+    # JHL-HUST/IBCLN#10: the data folder held no files) read unknown
+    err = "ZeroDivisionError: integer division or modulo by zero\n"
+    by_len = "avg_psnr = psnr_sum / len(test_files)\n" + err
+    getitem = ('  File "/IBCLN/data/resize_natural_3_dataset.py", line 126, in __getitem__\n'
+               "    A1_path = self.A1_paths[index % self.A1_size] # make sure index is within then range\n" + err)
+    floor = "    steps = len(self.images) // self.batch_size\n" + err
+    _assert_reads("zerodiv-empty-collection", Category.INVALID_PARAM, (by_len, getitem, floor))
+    # near misses: a division by zero under any other line stays as it reads (unknown), and the error alone too
+    other = '  File "train.py", line 40, in step\n    lr = base_lr / warmup\n' + err
+    assert not _rule_matches("zerodiv-empty-collection", other)
+    assert diagnose(other, prior=False).primary_category == Category.UNKNOWN
+    assert diagnose(err, prior=False).primary_category == Category.UNKNOWN
+    # a len(...) on a line that does not divide by it is not the reading either
+    assert not _rule_matches("zerodiv-empty-collection", "n = len(files) + 1\n" + err)
+
+
+def test_sd_webui_launcher_gpu_check_is_the_environment():
+    # dev batch 110: the AUTOMATIC1111 launcher's torch.cuda.is_available() check (AUTOMATIC1111/stable-diffusion-webui
+    # #9402, ai-dock/stable-diffusion-webui#6) read unknown
+    line = ("RuntimeError: Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS variable to "
+            "disable this check\n")
+    cmd = ("Command: \"/home/u/stable-diffusion-webui/venv/bin/python3\" -c \"import torch; assert "
+           "torch.cuda.is_available(), 'Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS "
+           "variable to disable this check'\"\nError code: 1\n")
+    _assert_reads("sdwebui-torch-gpu-check", Category.ENVIRONMENT, (line, cmd))
+    # near miss: the option named in the launcher's arguments line is not the check
+    assert not _rule_matches("sdwebui-torch-gpu-check",
+                             "Launching Web UI with arguments: --skip-torch-cuda-test --precision full --no-half\n")
+
+
+def test_optuna_categorical_dynamic_value_space_is_the_objective():
+    # dev batch 110: Optuna's check that a parameter keeps one categorical search space (optuna/optuna#2564)
+    log = ('    CategoricalDistribution.__name__ + " does not support dynamic value space."\n'
+           "ValueError: CategoricalDistribution does not support dynamic value space.\n")
+    _assert_reads("optuna-categorical-dynamic", Category.INVALID_PARAM, (log,))
+    # near miss: Optuna's warning about a categorical choice's type is not the row
+    assert not _rule_matches("optuna-categorical-dynamic",
+                             "UserWarning: Choices for a categorical distribution should be a tuple of None, bool, "
+                             "int, float and str for persistent storage but contains [1] which is of type list.\n")
