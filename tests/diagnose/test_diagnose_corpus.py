@@ -351,25 +351,12 @@ DEV_UNSUPPORTED = {
                             "method get_version_api' in Hatch's own tests run against an older Hatchling reads "
                             "invalid-param (row py-abstract-class: the caller's incomplete subclass); that the installed "
                             "Hatchling is of another version than the tests is in the thread, not the text",
-    # dev batch 111 (labelled from its thread before any rule; strict xfails for the seven the rules then missed)
+    # dev batch 111 (labelled from its thread before any rule; the rules then written read five of its seven misses)
     "cpu_opns_llamacpp10104.log": "dev batch 111: llama.cpp's 'unknown model architecture: 'sd3'' reads environment (row "
                                   "gguf-unknown-arch: an architecture newer than the loader); that sd3 is a diffusion "
                                   "model, which no llama.cpp release loads, is in the thread, not the text",
-    "mps_opns_mlxlm806.log": "dev batch 111: mlx_lm's 'ValueError: Model type glm4_moe_lite not supported.' is no row; the "
-                             "ModuleNotFoundError for mlx_lm.models.glm4_moe_lite before it reads environment",
-    "cuda_opns_tensorflow18123.log": "dev batch 111: an excerpt that starts inside TensorFlow's registered-kernel list "
-                                     "(device='GPU'; T in [...]) without the 'No OpKernel was registered' line: no row "
-                                     "reads the list, the log reads benign",
-    "cuda_env_cal4.log": "dev batch 111: 'No OpKernel was registered to support Op 'CudnnRNN'' with 'Registered devices: "
-                         "[CPU]' and no kernels reads op-not-supported (row tf-no-opkernel); that TensorFlow registered "
-                         "no GPU device is not read",
-    "cuda_env_deepfacelab5296.log": "dev batch 111: 'No OpKernel was registered to support Op 'DepthToSpace'' with "
-                                    "'Registered devices: [CPU]' and device='GPU' kernels listed reads op-not-supported "
-                                    "(row tf-no-opkernel); that TensorFlow registered no GPU device is not read",
     "cpu_env_commavq12.log": "dev batch 111: onnxruntime's INVALID_PROTOBUF 'Protobuf parsing failed' reads invalid-param; "
                              "that the file is a Git LFS pointer (git lfs pull forgotten) is in the thread, not the text",
-    "cpu_param_protobuffuzzing6.log": "dev batch 111: libprotobuf's 'String field ... contains invalid UTF-8 data when "
-                                      "serializing a protocol buffer' is no row: unknown",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]
