@@ -737,6 +737,36 @@ def _module_call_frame(args: list[tuple[Evidence, str, int]],
             else (ev, c, s) for ev, c, s in args]
 
 
+# a TensorFlow kernel-list line for a GPU kernel (row tf-kernel-list), the list's 'no kernels at all', and the failure
+# naming one of TensorFlow's cuDNN ops (CudnnRNN, CudnnRNNCanonicalToParams, ...: kernels that exist only for GPUs)
+_TF_GPU_KERNEL = re.compile(r"^\s*device='GPU';")
+_TF_NO_KERNELS = re.compile(r"^\s*<no registered kernels>")
+_TF_CUDNN_OP = re.compile(r"\bOp '(?:Cudnn\w+)'")
+
+
+def _tf_gpu_unregistered(args: list[tuple[Evidence, str, int]],
+                         evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
+    """TensorFlow's kernel look-up failure (rows tf-no-opkernel and tf-kernel-list, flag `tf_kernel`) reads
+    op-not-supported: no kernel of the op for the node's device and dtype. Where the incident's 'Registered devices:
+    [...]' names no GPU device (row tf-registered-devices-no-gpu, flag `tf_no_gpu`) while the op's kernel list has a
+    device='GPU' kernel, or the op is one of TensorFlow's cuDNN ops ('CudnnRNN', GPU-only) with no kernels registered at
+    all, the op has a GPU implementation that this TensorFlow could not use because it registered no GPU: its GPU
+    support is not installed or did not load, environment at the same strength (dev batch 111:
+    https://github.com/xl-sr/CAL/issues/4, the reporter's tensorflow-gpu not properly configured;
+    https://github.com/iperov/DeepFaceLab/issues/5296). A device list with a GPU, a kernel list of CPU kernels only, or
+    '<no registered kernels>' for another op (an op a mobile build's selective registration dropped, dev batch 53's
+    'LessEqual') keeps op-not-supported."""
+    if not any("tf_no_gpu" in ev.flags for ev in evidence):
+        return args
+    kernel_lines = [ev.text for ev in evidence if "tf_kernel" in ev.flags]
+    gpu_kernel = any(_TF_GPU_KERNEL.search(t) for t in kernel_lines)
+    cudnn_without_kernels = (any(_TF_NO_KERNELS.search(t) for t in kernel_lines)
+                             and any(_TF_CUDNN_OP.search(t) for t in kernel_lines))
+    if not (gpu_kernel or cudnn_without_kernels):
+        return args
+    return [(ev, "environment", s) if "tf_kernel" in ev.flags else (ev, c, s) for ev, c, s in args]
+
+
 def _stall_before_failure(args: list[tuple[Evidence, str, int]],
                           evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     """Horovod's stall report (row `horovod-stall`, flag `horovod_stall`) is a warning: alone the job goes on. When a
@@ -801,6 +831,7 @@ def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     prints it when a device allocation failed, so an ACL memory code next to it is an out-of-memory."""
     args = _in_context(_argument_check(_unwrapped(_named_cuda_failure(_arguments(evidence)))), evidence)
     args = _module_call_frame(_library_frame_cast(_saved_config_kwarg(args), evidence), evidence)
+    args = _tf_gpu_unregistered(args, evidence)
     args = _fault_before_unhandled_cuda(_fault_before_unavailable(_stall_before_failure(args, evidence)))
     ignored = _ignored_lines(evidence)
     args = [a for a in args if a[0].line not in ignored]  # an ignored finalizer's traceback argues for nothing

@@ -43,8 +43,10 @@ _EXC_WEIGHT = 3
 # the scanner's from_pretrained context (`pretrained-call`, read on lines that had no trigger word before)
 # dev batch 109: the context rows on an installed library's frame (scikit-learn's own file, a package's _load_library)
 # and scikit-learn's unpickling notice: lines the scanner passed over before, whose reading is the rules'
+# dev batch 111: TensorFlow's registered-kernel list lines and its registered-device list (rows tf-kernel-list,
+# tf-registered-devices-no-gpu): lines the scanner passed over before, whose reading is the rules'
 _SKIP_KINDS = {"frame", "op", "numbers", "warning", "bnb-gpus", "bnb-cpu-lib", "elastic-exit", "pretrained-call",
-               "library-frame", "unpickle-notice"}
+               "library-frame", "unpickle-notice", "tf-kernel-list", "tf-devices"}
 _WORD = re.compile(r"[a-z0-9]+|[\u4e00-\u9fff]+")
 _DIGIT = re.compile(r"\d")
 _TRACEBACK_HEAD = re.compile(r"Traceback \(most recent call last\)")

@@ -351,6 +351,12 @@ DEV_UNSUPPORTED = {
                             "method get_version_api' in Hatch's own tests run against an older Hatchling reads "
                             "invalid-param (row py-abstract-class: the caller's incomplete subclass); that the installed "
                             "Hatchling is of another version than the tests is in the thread, not the text",
+    # dev batch 111 (labelled from its thread before any rule; the rules then written read five of its seven misses)
+    "cpu_opns_llamacpp10104.log": "dev batch 111: llama.cpp's 'unknown model architecture: 'sd3'' reads environment (row "
+                                  "gguf-unknown-arch: an architecture newer than the loader); that sd3 is a diffusion "
+                                  "model, which no llama.cpp release loads, is in the thread, not the text",
+    "cpu_env_commavq12.log": "dev batch 111: onnxruntime's INVALID_PROTOBUF 'Protobuf parsing failed' reads invalid-param; "
+                             "that the file is a Git LFS pointer (git lfs pull forgotten) is in the thread, not the text",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]

@@ -7982,3 +7982,82 @@ def test_optuna_categorical_dynamic_value_space_is_the_objective():
     assert not _rule_matches("optuna-categorical-dynamic",
                              "UserWarning: Choices for a categorical distribution should be a tuple of None, bool, "
                              "int, float and str for persistent storage but contains [1] which is of type list.\n")
+def test_tensorflow_kernel_list_without_the_nodes_dtype_is_not_supported():
+    # dev batch 111: an excerpt that starts inside TensorFlow's registered-kernel list (tensorflow/tensorflow#18123,
+    # BatchMatMul without a GPU half kernel) read benign; the list of tensorflow/tpu#100 (Conv2D, no bfloat16 kernel)
+    cut = ("  device='GPU'; T in [DT_FLOAT]\n  device='GPU'; T in [DT_DOUBLE]\n  device='CPU'; T in [DT_HALF]\n"
+           "  device='CPU'; T in [DT_FLOAT]\n\n\t [[Node: MatMul = BatchMatMul[T=DT_HALF, adj_x=false, adj_y=false, "
+           "_device=\"/device:GPU:0\"](Const, Const_1)]]\n")
+    full = ("InvalidArgumentError (see above for traceback): No OpKernel was registered to support Op 'Conv2D' with these "
+            "attrs.  Registered devices: [CPU,GPU], Registered kernels:\n  device='CPU'; T in [DT_FLOAT]\n"
+            "  device='GPU'; T in [DT_FLOAT]\n  device='GPU'; T in [DT_HALF]\n\n\t [[Node: cg/conv2d/Conv2D = "
+            "Conv2D[T=DT_BFLOAT16, data_format=\"NHWC\"](cg/Pad, Cast)]]\n")
+    _assert_reads("tf-kernel-list", Category.OP_NOT_SUPPORTED, (cut, full))
+    # strength 2: an out-of-memory in the same log still decides
+    oom = ("RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 15.78 GiB total capacity; 14.50 GiB "
+           "already allocated; 10.19 MiB free; 14.60 GiB reserved in total by PyTorch)\n")
+    assert diagnose(cut + oom, prior=False).primary_category == Category.CAPACITY
+    # near misses: op_kernel.cc's INFO listing of a kernel and a Python device keyword are not the row
+    assert not _rule_matches("tf-kernel-list", "2017-04-25 18:19:08.435049: I tensorflow/core/framework/op_kernel.cc:996] "
+                                               "OpKernel ('op: \"BiasAdd\" device_type: \"CPU\" constraint { name: \"T\" "
+                                               "allowed_values { list { type: DT_FLOAT } } }')\n")
+    assert not _rule_matches("tf-kernel-list", "    model = load_model(path, device='cpu'); T in [0, 1]\n")
+
+
+def test_tensorflow_without_a_registered_gpu_is_the_environment():
+    # dev batch 111: 'No OpKernel was registered' where TensorFlow registered no GPU device while the op has GPU kernels
+    # (iperov/DeepFaceLab#5296) or none at all (xl-sr/CAL#4, CudnnRNN) read op-not-supported
+    gpu_listed = ("Error: No OpKernel was registered to support Op 'DepthToSpace' used by node DepthToSpace (defined at "
+                  "/dfl/core/leras/ops/__init__.py:336)  with these attrs: [T=DT_FLOAT, data_format=\"NCHW\", "
+                  "block_size=2]\nRegistered devices: [CPU]\nRegistered kernels:\n  device='GPU'; T in [DT_HALF]\n"
+                  "  device='GPU'; T in [DT_FLOAT]\n  device='CPU'; T in [DT_FLOAT]; data_format in [\"NHWC\"]\n")
+    none = ("tensorflow.python.framework.errors_impl.InvalidArgumentError: No OpKernel was registered to support Op "
+            "'CudnnRNN' with these attrs.  Registered devices: [CPU, XLA_CPU], Registered kernels:\n"
+            "  <no registered kernels>\n\n\t [[Node: cu_dnngru_6/CudnnRNN = CudnnRNN[T=DT_FLOAT]()]]\n")
+    _assert_reads("tf-registered-devices-no-gpu", Category.ENVIRONMENT, (gpu_listed, none))
+    # near misses: a device list with a GPU keeps op-not-supported, and so does a CPU-only device list whose kernel list
+    # has CPU kernels only (a dtype the CPU lacks)
+    with_gpu = gpu_listed.replace("Registered devices: [CPU]", "Registered devices: [CPU, GPU]")
+    assert diagnose(with_gpu, prior=False).primary_category == Category.OP_NOT_SUPPORTED
+    assert not _rule_matches("tf-registered-devices-no-gpu", "Registered devices: [CPU,GPU], Registered kernels:\n")
+    cpu_only = ("No OpKernel was registered to support Op 'FloorMod' with these attrs.  Registered devices: [CPU], "
+                "Registered kernels:\n  device='CPU'; T in [DT_INT32]\n  device='CPU'; T in [DT_FLOAT]\n\n"
+                "\t [[Node: FloorMod = FloorMod[T=DT_HALF]()]]\n")
+    assert diagnose(cpu_only, prior=False).primary_category == Category.OP_NOT_SUPPORTED
+    # ... and no kernels at all for an op that is not one of the cuDNN ops (dev batch 53's Java case: an op a mobile
+    # build's selective registration dropped)
+    dropped = ("java.lang.IllegalArgumentException: No OpKernel was registered to support Op 'LessEqual' with these "
+               "attrs.  Registered devices: [CPU], Registered kernels:\n  <no registered kernels>\n")
+    assert diagnose(dropped, prior=False).primary_category == Category.OP_NOT_SUPPORTED
+
+
+def test_mlx_lm_model_type_not_supported_is_the_engine_lacking_the_architecture():
+    # dev batch 111: mlx_lm/utils.py _get_classes (ml-explore/mlx-lm#806, glm4_moe_lite) read environment from the
+    # ModuleNotFoundError of its import
+    log = ("ERROR:root:Model type glm4_moe_lite not supported.\nTraceback (most recent call last):\n"
+           '  File "/venv/lib/python3.12/site-packages/mlx_lm/utils.py", line 71, in _get_classes\n'
+           '    arch = importlib.import_module(f"mlx_lm.models.{model_type}")\n'
+           "ModuleNotFoundError: No module named 'mlx_lm.models.glm4_moe_lite'\n\n"
+           "During handling of the above exception, another exception occurred:\n"
+           "ValueError: Model type glm4_moe_lite not supported.\n")
+    _assert_reads("mlx-lm-model-type", Category.OP_NOT_SUPPORTED, (log, "ValueError: Model type deepseek_v4 not supported.\n"))
+    # near misses: the missing module alone keeps its environment reading; transformers' wordings are not the row
+    assert diagnose("ModuleNotFoundError: No module named 'mlx_lm'\n", prior=False).primary_category == Category.ENVIRONMENT
+    assert not _rule_matches("mlx-lm-model-type", "ValueError: Unrecognized configuration class <class 'X'> for this kind "
+                                                  "of AutoModel: AutoModelForCausalLM. Model type should be one of "
+                                                  "BartConfig, BertConfig.\n")
+    assert not _rule_matches("mlx-lm-model-type", "ValueError: The checkpoint you are trying to load has model type "
+                                                  "`mllama` but Transformers does not recognize this architecture.\n")
+
+
+def test_protobuf_invalid_utf8_when_serializing_is_the_callers_data():
+    # dev batch 111: libprotobuf's UTF-8 check while serializing (bruce30262/libprotobuf-mutator_fuzzing_learning#6,
+    # protocolbuffers/protobuf#14228) read unknown
+    log = ("[libprotobuf ERROR google/protobuf/wire_format_lite.cc:577] String field 'xxxxx' contains invalid UTF-8 data "
+           "when serializing a protocol buffer. Use the 'bytes' type if you intend to send raw bytes.\n")
+    _assert_reads("protobuf-utf8-serialize", Category.INVALID_PARAM, (log,))
+    # near miss: the parsing direction (bytes another writer produced) is not the row
+    assert not _rule_matches("protobuf-utf8-serialize",
+                             "[libprotobuf ERROR google/protobuf/wire_format_lite.cc:581] String field 'a.B.name' contains "
+                             "invalid UTF-8 data when parsing a protocol buffer. Use the 'bytes' type if you intend to "
+                             "send raw bytes.\n")
