@@ -8,9 +8,11 @@ the committed one (`keep_or_switch`, unchanged). The number of draws `diagnose_p
 from this table: the fewest for which the decision is the same for every seed family.
 
     python benchmarks/diagnose_threshold_stability.py     # writes benchmarks/results/diagnose_threshold_stability.{json,md}
+    python benchmarks/diagnose_threshold_stability.py --draws 1000 --out /tmp/stability1000   # other counts, elsewhere
 """
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -25,9 +27,9 @@ FAMILIES = tuple(cv.SEED + 1000 * k for k in range(6))
 RESULTS = os.path.join(cv.ROOT, "benchmarks", "results", "diagnose_threshold_stability")
 
 
-def study(rows, trainer, committed: float) -> list[dict]:
+def study(rows, trainer, committed: float, draws=REPEATS_TRIED) -> list[dict]:
     out = []
-    for repeats in REPEATS_TRIED:
+    for repeats in draws:
         for seed in FAMILIES:
             t0 = time.time()
             choice = cv.pooled_choice(rows, trainer, committed, repeats, seed)[2]
@@ -51,16 +53,20 @@ def markdown(rep: dict) -> str:
 
 
 def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--draws", type=int, nargs="+", default=list(REPEATS_TRIED), help="numbers of pooled draws to try")
+    ap.add_argument("--out", default=RESULTS, help="results path without extension")
+    args = ap.parse_args()
     trainer = cv._trainer()
     rows = cv.all_rows(trainer)
     committed = trainer.chosen_threshold() or None
     rep = {"commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=cv.ROOT, capture_output=True,
                                     text=True).stdout.strip(),
-           "dev_logs": len(rows), "committed": committed, "runs": study(rows, trainer, committed)}
-    with open(RESULTS + ".json", "w", encoding="utf-8") as fh:
+           "dev_logs": len(rows), "committed": committed, "runs": study(rows, trainer, committed, args.draws)}
+    with open(args.out + ".json", "w", encoding="utf-8") as fh:
         json.dump(rep, fh, indent=1, sort_keys=True)
         fh.write("\n")
-    with open(RESULTS + ".md", "w", encoding="utf-8") as fh:
+    with open(args.out + ".md", "w", encoding="utf-8") as fh:
         fh.write(markdown(rep))
     print(markdown(rep))
     return 0
