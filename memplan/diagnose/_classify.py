@@ -767,6 +767,27 @@ def _tf_gpu_unregistered(args: list[tuple[Evidence, str, int]],
     return [(ev, "environment", s) if "tf_kernel" in ev.flags else (ev, c, s) for ev, c, s in args]
 
 
+# tiny-cuda-nn's warning that its fully fused networks do not support the GPU's architecture (row tcnn-perf-warning)
+_TCNN_ARCH_WARNING = re.compile(r"\bFullyFusedMLP is not supported for the selected architecture \d+")
+
+
+def _tcnn_arch_cutlass(args: list[tuple[Evidence, str, int]],
+                       evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
+    """tiny-cuda-nn's CUTLASS status failure (row tcnn-cutlass-error, flag `tcnn_cutlass`: 'Got cutlass error: Error
+    Internal at: N', 'cutlass_matmul.h:N status failed with error Error Internal') names no cause alone. After
+    tiny-cuda-nn's own warning that FullyFusedMLP is not supported for the selected architecture (the networks fell back
+    to CutlassMLP on this GPU), the fallback's kernel failed on an architecture the library's fused kernels do not
+    support: op-not-supported at strength 3 (dev batch 112: https://github.com/NVlabs/instant-ngp/issues/60,
+    architecture 61). Without the warning the line adds nothing."""
+    failures = [ev for ev in evidence if "tcnn_cutlass" in ev.flags]
+    if not failures:
+        return args
+    warned_at = [ev.line for ev in evidence if _TCNN_ARCH_WARNING.search(ev.text)]
+    if not warned_at:
+        return args
+    return args + [(ev, "op-not-supported", 3) for ev in failures if any(w < ev.line for w in warned_at)]
+
+
 def _stall_before_failure(args: list[tuple[Evidence, str, int]],
                           evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     """Horovod's stall report (row `horovod-stall`, flag `horovod_stall`) is a warning: alone the job goes on. When a
@@ -831,7 +852,7 @@ def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     prints it when a device allocation failed, so an ACL memory code next to it is an out-of-memory."""
     args = _in_context(_argument_check(_unwrapped(_named_cuda_failure(_arguments(evidence)))), evidence)
     args = _module_call_frame(_library_frame_cast(_saved_config_kwarg(args), evidence), evidence)
-    args = _tf_gpu_unregistered(args, evidence)
+    args = _tcnn_arch_cutlass(_tf_gpu_unregistered(args, evidence), evidence)
     args = _fault_before_unhandled_cuda(_fault_before_unavailable(_stall_before_failure(args, evidence)))
     ignored = _ignored_lines(evidence)
     args = [a for a in args if a[0].line not in ignored]  # an ignored finalizer's traceback argues for nothing

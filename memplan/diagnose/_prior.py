@@ -46,7 +46,7 @@ _EXC_WEIGHT = 3
 # dev batch 111: TensorFlow's registered-kernel list lines and its registered-device list (rows tf-kernel-list,
 # tf-registered-devices-no-gpu): lines the scanner passed over before, whose reading is the rules'
 _SKIP_KINDS = {"frame", "op", "numbers", "warning", "bnb-gpus", "bnb-cpu-lib", "elastic-exit", "pretrained-call",
-               "library-frame", "unpickle-notice", "tf-kernel-list", "tf-devices"}
+               "library-frame", "unpickle-notice", "tf-kernel-list", "tf-devices", "tcnn-cutlass"}
 _WORD = re.compile(r"[a-z0-9]+|[\u4e00-\u9fff]+")
 _DIGIT = re.compile(r"\d")
 _TRACEBACK_HEAD = re.compile(r"Traceback \(most recent call last\)")

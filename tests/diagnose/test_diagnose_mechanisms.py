@@ -8061,3 +8061,71 @@ def test_protobuf_invalid_utf8_when_serializing_is_the_callers_data():
                              "[libprotobuf ERROR google/protobuf/wire_format_lite.cc:581] String field 'a.B.name' contains "
                              "invalid UTF-8 data when parsing a protocol buffer. Use the 'bytes' type if you intend to "
                              "send raw bytes.\n")
+
+
+def test_optional_package_assertion_is_the_environment():
+    # dev batch 112: a library's own assertion that an optional package is missing (timm's create_optimizer,
+    # mahdi65/roadDamageDetection2020#2; spikingjelly's check_backend) read invalid-param as a bare AssertionError
+    timm = ('  File "/venv/lib/python3.8/site-packages/timm/optim/optim_factory.py", line 63, in create_optimizer\n'
+            "    assert has_apex and torch.cuda.is_available(), 'APEX and CUDA required for fused optimizers'\n"
+            "AssertionError: APEX and CUDA required for fused optimizers\n")
+    cupy = ('  File "/venv/lib/python3.8/site-packages/spikingjelly/clock_driven/neuron.py", line 30, in check_backend\n'
+            "    assert cupy is not None, 'CuPy is not installed! You can install it from \"https://github.com/cupy/cupy\".'\n"
+            'AssertionError: CuPy is not installed! You can install it from "https://github.com/cupy/cupy".\n')
+    lava = ('AssertionError: Lava-DL is not installed! You can install it from "https://github.com/lava-nc/lava-dl".\n')
+    _assert_reads("assert-optional-missing", Category.ENVIRONMENT, (timm, cupy, lava))
+    # near misses: a user's own assertion about their inputs keeps invalid-param, and the assert's source line alone
+    # (no AssertionError under it) is not the row
+    own = ('  File "train.py", line 40, in main\n    assert args.batch_size % 8 == 0, "batch size must be divisible by 8"\n'
+           "AssertionError: batch size must be divisible by 8\n")
+    assert diagnose(own, prior=False).primary_category == Category.INVALID_PARAM
+    assert not _rule_matches("assert-optional-missing",
+                             "    assert cupy is not None, 'CuPy is not installed! You can install it from \"x\".'\n")
+    assert not _rule_matches("assert-optional-missing", "AssertionError: the model is not installed in the registry\n")
+
+
+def test_faiss_cannot_serialize_the_index_is_the_callers_call():
+    # dev batch 112: FAISS's index writer (huggingface/datasets#2350, a GPU index; facebookresearch/faiss#1054) read
+    # unknown; a GPU index is moved to the CPU before write_index (facebookresearch/faiss#38)
+    log = ("RuntimeError: Error in void faiss::write_index(const faiss::Index*, faiss::IOWriter*) at "
+           "/work/faiss/impl/index_write.cpp:453: don't know how to serialize this type of index\n")
+    _assert_reads("faiss-serialize-index", Category.INVALID_PARAM, (log,))
+    # strength 2: an out-of-memory in the same log decides
+    oom = ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 15.78 GiB total capacity; "
+           "13.50 GiB already allocated; 1.00 GiB free; 14.00 GiB reserved in total by PyTorch)\n")
+    assert diagnose(log + oom, prior=False).primary_category != Category.INVALID_PARAM
+    # near miss: pickle's refusal of an object is not the row
+    assert not _rule_matches("faiss-serialize-index", "TypeError: cannot pickle 'SwigPyObject' object\n")
+
+
+def test_storage_not_allocated_while_tracing_is_op_not_supported():
+    # dev batch 112: c10's TensorImpl check under torch.compile (tenstorrent/tt-xla#1586, wrapped by its log) read unknown
+    wrapped = ('[FakeTensor(..., size=(1,), dtype=torch.float64)]), **{}): got RuntimeError("The tensor\n'
+               "has a non-zero number of elements, but its data is not allocated\n"
+               "yet.\\nIf you're using torch.compile/export/fx, it is likely that we are\n"
+               "erroneously tracing into a custom kernel.\n")
+    one_line = ("RuntimeError: The tensor has a non-zero number of elements, but its data is not allocated yet.\n"
+                "If you're using torch.compile/export/fx, it is likely that we are erroneously tracing into a custom "
+                "kernel. To fix this, please wrap the custom kernel into an opaque custom op.\n")
+    _assert_reads("torch-data-not-allocated", Category.OP_NOT_SUPPORTED, (wrapped, one_line))
+    # near miss: Caffe2's older wording is not the row
+    assert not _rule_matches("torch-data-not-allocated",
+                             "The tensor is of non-zero shape, but its data is not allocated yet. Caffe2 uses a lazy "
+                             "allocation, so you will need to call mutable_data() or raw_mutable_data()\n")
+
+
+def test_tiny_cuda_nn_cutlass_failure_after_the_architecture_warning_is_op_not_supported():
+    # dev batch 112: tiny-cuda-nn's CUTLASS status failure after its FullyFusedMLP architecture warning
+    # (NVlabs/instant-ngp#60, architecture 61) read unknown
+    warning = ("Warning: FullyFusedMLP is not supported for the selected architecture 61. Falling back to CutlassMLP. "
+               "For maximum performance, raise the target GPU architecture to 75+.\n")
+    for failure in ("Got cutlass error: Error Internal at: 394\n",
+                    "RuntimeError: /tmp/pip-req-build-x/include/tiny-cuda-nn/cutlass_matmul.h:332 status failed with "
+                    "error Error Internal\n"):
+        assert _rule_matches("tcnn-cutlass-error", failure)
+        assert diagnose(warning + failure, prior=False).primary_category == Category.OP_NOT_SUPPORTED, failure
+        # near misses: the failure alone names no cause, and the warning printed after it does not speak for it
+        assert diagnose(failure, prior=False).primary_category != Category.OP_NOT_SUPPORTED, failure
+        assert diagnose(failure + warning, prior=False).primary_category != Category.OP_NOT_SUPPORTED, failure
+    # the warning alone stays benign (row tcnn-perf-warning)
+    assert diagnose(warning, prior=False).primary_category == Category.BENIGN
