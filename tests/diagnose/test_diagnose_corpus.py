@@ -371,22 +371,11 @@ DEV_UNSUPPORTED = {
                                 "sure you GPUs with compute capability 8.0 or higher.' reads invalid-param (a bare "
                                 "AssertionError); the message names a GPU generation, which a GPU too old would also "
                                 "print, and that the installed wheel lacked the kernel is in the thread, not the text",
-    # dev batch 113 (labelled from their threads before any rule; first measured 1/8, jarvis636 by a weak wording)
-    "cpu_env_whisperx490.log": "dev batch 113: pyannote.audio's 'Could not download ... pipeline ... gated' notice "
-                               "reads benign (no exception follows in the excerpt)",
-    "cpu_env_lazyslide52.log": "dev batch 113: huggingface_hub's GatedRepoError 'Cannot access gated repo' reads unknown",
-    "cpu_env_towhee2620.log": "dev batch 113: Windows's 'A required privilege is not held by the client' from "
-                              "pathlib's symlink_to reads unknown",
-    "cpu_env_lk21x6.log": "dev batch 113: a SyntaxError in an installed package (dist-packages) under Python 3.7 "
-                          "reads unknown",
-    "cpu_env_wifite98.log": "dev batch 113: a SyntaxError at a walrus operator in a module the tool imports reads "
-                            "unknown",
+    # dev batch 113 (labelled from their threads before any rule; first measured 1/8; the rules then written read six more)
     "cuda_opns_ckksgpucore2.log": "dev batch 113: 'no kernel image is available for execution on the device' from "
                                   "the library's own Context.cu reads environment (CUDA code 209's row, as the "
                                   "corpus's build-architecture mismatches); that the kernels need compute capability "
                                   "7.0 is the maintainer's question in the thread, not the text",
-    "cuda_opns_cutlass2802.log": "dev batch 113: CuTe DSL's 'OpError: expects arch to be one of [...], but got "
-                                 "sm_121a' reads unknown",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]
