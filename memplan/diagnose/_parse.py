@@ -691,6 +691,9 @@ _TRIGGER = re.compile(
     # scikit-learn's frame in IPython's traceback form and its unpickling version warning, vLLM's bfloat16 check (lines
     # that may carry no other trigger word)
     r"|bootstrapping phase|start a new process|-packages[/\\]sklearn[/\\]|unpickle estimator|Bfloat16 is only supported"
+    # dev batch 113: Hugging Face's gated-model refusals (huggingface_hub's GatedRepoError, pyannote.audio's printed
+    # notice), Windows's ERROR_PRIVILEGE_NOT_HELD text and the assignment expression a SyntaxError's source line quotes
+    r"|gated repo|pipeline is gated|or gated|required privilege|:="
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"
@@ -844,6 +847,7 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
     prev = ""
     vram: dict[int, int] = {}  # ggml's device sizes, as ggml_cuda_init printed them
     tcmalloc = _TcmallocDeath()
+    syntax = _SyntaxContext()
     while True:
         if pushback:
             no, line = pushback.pop()
@@ -913,7 +917,36 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
                 yield Evidence(no, "host-oom", line[:2000], "memory", 3,
                                numbers={"requested_bytes": val, "device": "cpu"}, flags=frozenset({"host"}))
                 break
-        yield from _scan_line(no, line)
+        yield from syntax.scan(no, line)
+
+
+# dev batch 113: CPython's 'SyntaxError: invalid syntax' names no cause alone (a typo in the user's own script is the
+# caller's). Right after its location line in an installed package's file (row py-installed-syntax-location, flag
+# `installed_syntax`: code its own release supports parses) or after a quoted if / elif / while condition holding an
+# assignment expression (row py-walrus-source-line, flag `walrus_src`: valid syntax from Python 3.8, PEP 572), the
+# interpreter is older than the code: environment at strength 3 (kind `syntax-newer`, kept out of the statistical
+# fallback's words: the line's own error-line evidence keeps them; https://github.com/lucasbuilds/lk21/issues/6,
+# https://github.com/kimocoder/wifite2/issues/98). CPython prints the location, the source line and the caret, then
+# the SyntaxError: the context is at most this many lines before it.
+_SYNTAX_CONTEXT_FLAGS = frozenset({"installed_syntax", "walrus_src"})
+_PY_SYNTAX_ERROR = re.compile(r"^\s*SyntaxError: invalid syntax\s*$")
+_SYNTAX_CONTEXT_SPAN = 4
+
+
+class _SyntaxContext:
+    """A line's evidence (_scan_line), and the `syntax-newer` reading of a SyntaxError line that follows a context row
+    closely enough to be its own location / source line."""
+
+    def __init__(self) -> None:
+        self.line = 0  # the last line of a context row
+
+    def scan(self, no: int, line: str) -> Iterator[Evidence]:
+        for ev in _scan_line(no, line):
+            if _SYNTAX_CONTEXT_FLAGS & ev.flags:
+                self.line = no
+            yield ev
+        if self.line and 0 < no - self.line <= _SYNTAX_CONTEXT_SPAN and _PY_SYNTAX_ERROR.search(line):
+            yield Evidence(no, "syntax-newer", line[:500], "environment", 3, flags=frozenset({"syntax_newer"}))
 
 
 def _ggml_oom(no: int, line: str, vram: dict[int, int]) -> Evidence | None:

@@ -45,8 +45,10 @@ _EXC_WEIGHT = 3
 # and scikit-learn's unpickling notice: lines the scanner passed over before, whose reading is the rules'
 # dev batch 111: TensorFlow's registered-kernel list lines and its registered-device list (rows tf-kernel-list,
 # tf-registered-devices-no-gpu): lines the scanner passed over before, whose reading is the rules'
+# dev batch 113: the scanner's reading of a SyntaxError after a newer-syntax context (`syntax-newer`; the same line's
+# error-line evidence keeps its words) and the context rows on its location / source lines (kind library-frame)
 _SKIP_KINDS = {"frame", "op", "numbers", "warning", "bnb-gpus", "bnb-cpu-lib", "elastic-exit", "pretrained-call",
-               "library-frame", "unpickle-notice", "tf-kernel-list", "tf-devices", "tcnn-cutlass"}
+               "library-frame", "unpickle-notice", "tf-kernel-list", "tf-devices", "tcnn-cutlass", "syntax-newer"}
 _WORD = re.compile(r"[a-z0-9]+|[\u4e00-\u9fff]+")
 _DIGIT = re.compile(r"\d")
 _TRACEBACK_HEAD = re.compile(r"Traceback \(most recent call last\)")

@@ -371,6 +371,11 @@ DEV_UNSUPPORTED = {
                                 "sure you GPUs with compute capability 8.0 or higher.' reads invalid-param (a bare "
                                 "AssertionError); the message names a GPU generation, which a GPU too old would also "
                                 "print, and that the installed wheel lacked the kernel is in the thread, not the text",
+    # dev batch 113 (labelled from their threads before any rule; first measured 1/8; the rules then written read six more)
+    "cuda_opns_ckksgpucore2.log": "dev batch 113: 'no kernel image is available for execution on the device' from "
+                                  "the library's own Context.cu reads environment (CUDA code 209's row, as the "
+                                  "corpus's build-architecture mismatches); that the kernels need compute capability "
+                                  "7.0 is the maintainer's question in the thread, not the text",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]

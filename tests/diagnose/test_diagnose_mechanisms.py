@@ -8129,3 +8129,71 @@ def test_tiny_cuda_nn_cutlass_failure_after_the_architecture_warning_is_op_not_s
         assert diagnose(failure + warning, prior=False).primary_category != Category.OP_NOT_SUPPORTED, failure
     # the warning alone stays benign (row tcnn-perf-warning)
     assert diagnose(warning, prior=False).primary_category == Category.BENIGN
+
+
+def test_gated_hugging_face_model_is_environment():
+    # dev batch 113: huggingface_hub's GatedRepoError (rendeirolab/LazySlide#52) read unknown, pyannote.audio's printed
+    # notice before it returns None (m-bain/whisperX#490) read benign: the account has not accepted the model's
+    # conditions or passed no token
+    hub = ("GatedRepoError: 401 Client Error. (Request ID: Root=1-6800c1a8-69511c6166fc8c3076cf474d)\n\n"
+           "Cannot access gated repo for url https://huggingface.co/MahmoodLab/uni/resolve/main/config.json.\n"
+           "Access to model MahmoodLab/UNI is restricted. You must have access to it and be authenticated to access it. "
+           "Please log in.\n")
+    notice = ("Could not download 'pyannote/speaker-diarization' pipeline.\n"
+              "It might be because the pipeline is private or gated so make\n"
+              "sure to authenticate. Visit https://hf.co/settings/tokens to\ncreate your access token and retry with:\n"
+              "If this still does not work, it might be because the pipeline is gated:\n"
+              "visit https://hf.co/pyannote/speaker-diarization to accept the user conditions.\n")
+    _assert_reads("hf-gated-repo", Category.ENVIRONMENT, (hub, notice))
+    # near misses: a repository that does not exist, and the word 'gated' in another sense, are not the row
+    assert not _rule_matches("hf-gated-repo", "404 Client Error. Repository Not Found for url: "
+                                              "https://huggingface.co/x/y/resolve/main/config.json.\n")
+    assert not _rule_matches("hf-gated-repo", "the MLP is gated by a sigmoid (GLU variant)\n")
+
+
+def test_windows_privilege_not_held_is_environment():
+    # dev batch 113: ERROR_PRIVILEGE_NOT_HELD (1314) creating a cache symlink without admin rights / Developer Mode
+    # (towhee-io/towhee#2620 read unknown; isair/jarvis#636, localized, read environment only weakly)
+    english = ("OSError: [WinError 1314] A required privilege is not held by the client: 'C:\\\\Users\\\\u\\\\.cache"
+               "\\\\huggingface\\\\hub\\\\models--x\\\\snapshots\\\\abc\\\\hyperparams.yaml' -> 'pretrained\\\\hyperparams.yaml'\n")
+    towhee = ('"Error Code 1314 - A required privilege is not held by the client"\n')
+    localized = ("Failed to load Whisper model: [WinError 1314] Gereken ayrıcalık istemci tarafından sağlanmıyor: "
+                 "'..\\\\..\\\\blobs\\\\x' -> 'C:\\\\Users\\\\u\\\\vocabulary.txt'\n")
+    _assert_reads("win-privilege-not-held", Category.ENVIRONMENT, (english, towhee, localized))
+    # near miss: another Windows error code is not the row
+    assert not _rule_matches("win-privilege-not-held", "OSError: [WinError 1455] The paging file is too small\n")
+    assert not _rule_matches("win-privilege-not-held", "OSError: [WinError 13140] something else\n")
+
+
+def test_syntax_error_from_newer_code_than_the_interpreter_is_environment():
+    # dev batch 113: a walrus operator under Python 3.7 in an installed package (lucasbuilds/lk21#6) and in a module a
+    # tool imports (kimocoder/wifite2#98) read unknown
+    installed = ('File "/usr/local/lib/python3.7/dist-packages/lk21/lk21.py", line 69\n'
+                 '    if (name := soup.find(class_="package-header__name")):\n             ^\nSyntaxError: invalid syntax\n')
+    imported = ('Traceback (most recent call last):\n  File "./Wifite.py", line 6, in <module>\n'
+                '    from wifite import __main__\n  File "/home/u/wifite2/wifite/config.py", line 365\n'
+                '    if cracked_targets := CrackResult.load_all():\n                        ^\nSyntaxError: invalid syntax\n')
+    installed_other = ('  File "/opt/conda/lib/python3.5/site-packages/pkg/mod.py", line 12\n'
+                       '    print(f"{x}")\n               ^\nSyntaxError: invalid syntax\n')
+    for log in (installed, imported, installed_other):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    assert _rule_matches("py-installed-syntax-location", installed.splitlines()[0])
+    assert _rule_matches("py-walrus-source-line", imported.splitlines()[4])
+    # near misses: a typo in the user's own script; an installed package's ordinary traceback frame (', in f');
+    # Go's short variable declaration; a SyntaxError far below the context
+    typo = ('  File "train.py", line 3\n    print "x"\n              ^\nSyntaxError: invalid syntax\n')
+    assert diagnose(typo, prior=False).primary_category != Category.ENVIRONMENT
+    assert not _rule_matches("py-installed-syntax-location",
+                             '  File "/usr/lib/python3.7/site-packages/lk21/lk21.py", line 69, in search\n')
+    assert not _rule_matches("py-walrus-source-line", "\tif err := run(); err != nil {\n")
+    far = ('File "/usr/lib/python3.7/site-packages/pkg/a.py", line 1\n' + "note\n" * 5 + "SyntaxError: invalid syntax\n")
+    assert diagnose(far, prior=False).primary_category != Category.ENVIRONMENT
+
+
+def test_cute_dsl_op_on_another_architecture_is_op_not_supported():
+    # dev batch 113: CuTe DSL's arch check of a tcgen05 MMA op on a DGX Spark (NVIDIA/cutlass#2802, sm_121a) read unknown
+    log = ("cutlass.cute.nvgpu.common.OpError: OpError: expects arch to be one of ['sm_100a', 'sm_100f'], but got "
+           "sm_121a\nError Code: MmaF16BF16Op error\n")
+    _assert_reads("cute-dsl-arch", Category.OP_NOT_SUPPORTED, (log,))
+    # near miss: the same ops' parameter checks are not the row
+    assert not _rule_matches("cute-dsl-arch", "OpError: expects the 'ab_dtype' Op parameter to be Float4E2M1FN\n")
