@@ -40,7 +40,7 @@ def study(rows, trainer, committed: float, draws=REPEATS_TRIED) -> list[dict]:
 
 def markdown(rep: dict) -> str:
     lines = ["# `memplan diagnose` fallback: how stable the threshold's keep-or-switch test is", "",
-             f"Command: `python benchmarks/diagnose_threshold_stability.py`. Commit `{rep['commit']}`, {rep['dev_logs']} "
+             f"Command: `{rep.get('command', 'python benchmarks/diagnose_threshold_stability.py')}`. Commit `{rep['commit']}`, {rep['dev_logs']} "
              f"dev logs, committed threshold {rep['committed']}; switching needs {cv.SWITCH_CONFIDENCE:.0%} of "
              f"{cv.BOOTSTRAP} bootstrap resamples. `diagnose_prior_cv.py` pools {cv.REPEATS} draws.", "",
              "| draws pooled | seed family | best threshold | beats the committed one in | decision |",
@@ -63,6 +63,8 @@ def main() -> int:
     rep = {"commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=cv.ROOT, capture_output=True,
                                     text=True).stdout.strip(),
            "dev_logs": len(rows), "committed": committed, "runs": study(rows, trainer, committed, args.draws)}
+    if tuple(args.draws) != REPEATS_TRIED:
+        rep["command"] = "python benchmarks/diagnose_threshold_stability.py --draws " + " ".join(map(str, args.draws))
     with open(args.out + ".json", "w", encoding="utf-8") as fh:
         json.dump(rep, fh, indent=1, sort_keys=True)
         fh.write("\n")
