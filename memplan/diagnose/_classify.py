@@ -788,6 +788,11 @@ def _tcnn_arch_cutlass(args: list[tuple[Evidence, str, int]],
     return args + [(ev, "op-not-supported", 3) for ev in failures if any(w < ev.line for w in warned_at)]
 
 
+
+# Readings of one argument that depend on the rest of the incident (frames before it, a context line elsewhere), each
+# `(args, evidence) -> args`, applied in this order by `_weighed`
+_INCIDENT_READINGS = (_library_frame_cast, _module_call_frame, _tf_gpu_unregistered, _tcnn_arch_cutlass)
+
 def _stall_before_failure(args: list[tuple[Evidence, str, int]],
                           evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     """Horovod's stall report (row `horovod-stall`, flag `horovod_stall`) is a warning: alone the job goes on. When a
@@ -851,8 +856,9 @@ def _weighed(evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     (torch_npu's "This error log can be ignored") never outranks an argument for a real failure: the allocator
     prints it when a device allocation failed, so an ACL memory code next to it is an out-of-memory."""
     args = _in_context(_argument_check(_unwrapped(_named_cuda_failure(_arguments(evidence)))), evidence)
-    args = _module_call_frame(_library_frame_cast(_saved_config_kwarg(args), evidence), evidence)
-    args = _tcnn_arch_cutlass(_tf_gpu_unregistered(args, evidence), evidence)
+    args = _saved_config_kwarg(args)
+    for reading in _INCIDENT_READINGS:
+        args = reading(args, evidence)
     args = _fault_before_unhandled_cuda(_fault_before_unavailable(_stall_before_failure(args, evidence)))
     ignored = _ignored_lines(evidence)
     args = [a for a in args if a[0].line not in ignored]  # an ignored finalizer's traceback argues for nothing
