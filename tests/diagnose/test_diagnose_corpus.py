@@ -376,19 +376,6 @@ DEV_UNSUPPORTED = {
                                   "the library's own Context.cu reads environment (CUDA code 209's row, as the "
                                   "corpus's build-architecture mismatches); that the kernels need compute capability "
                                   "7.0 is the maintainer's question in the thread, not the text",
-    # dev batch 114 (labelled from their threads before any rule; first measured 2/6)
-    "cpu_param_masr62.log": "dev batch 114: torch.jit.load's 'PytorchStreamReader failed locating file constants.pkl: "
-                            "file not found' (a file that is not a TorchScript export) matches no rule and reads "
-                            "environment by the fallback's words",
-    "cpu_param_djl2802.log": "dev batch 114: DJL's 'PytorchStreamReader failed locating file constants.pkl: file not "
-                             "found' (a YOLOv5 .pt that is not a TorchScript model) matches no rule and reads "
-                             "environment by the fallback's words",
-    "cpu_env_mlcllm3180.log": "dev batch 114: TVM's 'Binary was created using {relax.Executable} but a loader of that "
-                              "name is not registered' (a model library built for another runtime version) matches no "
-                              "rule and reads benign from the log-level lines",
-    "cuda_env_jax25718.log": "dev batch 114: XLA's 'The NVIDIA driver's CUDA version is 12.4 which is older than the PTX "
-                             "compiler version' warning reads benign as a warning; the driver / PTX compiler mismatch "
-                             "it names is environment",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]
