@@ -8224,18 +8224,6 @@ def test_tvm_module_without_a_registered_loader_is_environment():
     assert not _rule_matches("tvm-loader-not-registered", "INFO: no data loader of that name is registered yet\n")
 
 
-def test_xla_driver_older_than_its_ptx_compiler_is_environment():
-    # dev batch 114: XLA's notice that the driver is older than the PTX compiler (jax-ml/jax#25718) read benign
-    _assert_reads("xla-driver-older-than-ptx-compiler", Category.ENVIRONMENT, (
-        "The NVIDIA driver's CUDA version is 12.4 which is older than the PTX compiler version (12.6.85). Because the "
-        "driver is older than the PTX compiler version, XLA is disabling parallel compilation, which may slow down "
-        "compilation. You should update your NVIDIA driver or use the NVIDIA-provided CUDA forward compatibility "
-        "packages.\n",))
-    # near miss: nvidia-smi's version banner is not this row
-    assert not _rule_matches("xla-driver-older-than-ptx-compiler",
-                             "| NVIDIA-SMI 550.78    Driver Version: 550.78    CUDA Version: 12.4 |\n")
-
-
 def test_xla_ptxas_older_holds_only_where_the_version_is_older():
     # dev batch 114: XLA's ptxas version check; TensorFlow 1.12's faulty comparison printed a newer ptxas as older
     # (tensorflow/tensorflow#23874, benign): the row holds only where the first version is really the older one
