@@ -694,6 +694,9 @@ _TRIGGER = re.compile(
     # dev batch 113: Hugging Face's gated-model refusals (huggingface_hub's GatedRepoError, pyannote.audio's printed
     # notice), Windows's ERROR_PRIVILEGE_NOT_HELD text and the assignment expression a SyntaxError's source line quotes
     r"|gated repo|pipeline is gated|or gated|required privilege|:="
+    # dev batch 114: TorchScript's constants record, TVM's module loaders, XLA's ptxas version notice (lines with no
+    # other trigger word)
+    r"|constants\.pkl|loader of that name|using ptxas"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"
@@ -1210,6 +1213,21 @@ def _other_oom(no: int, line: str) -> Evidence | None:
     return None
 
 
+# dev batch 114: a row flagged `version_older` ('You are using ptxas X, which is older than Y', row xla-ptxas-older) holds
+# only where X is really older than Y: TensorFlow 1.12 printed 'You are using ptxas 10.0.145, which is older than
+# 9.2.88' from a faulty comparison (https://github.com/tensorflow/tensorflow/issues/23874, fixed later), a notice that
+# names nothing wrong.
+_OLDER_THAN = re.compile(r"\b(\d+(?:\.\d+)*), which is older than (\d+(?:\.\d+)*)")
+
+
+def _states_older(line: str) -> bool:
+    m = _OLDER_THAN.search(line)
+    if not m:
+        return False
+    have, need = (tuple(int(p) for p in g.split(".")) for g in m.groups())
+    return have < need
+
+
 def _scan_line(no: int, line: str) -> Iterator[Evidence]:
     codes = codes_in_context(line)
     codes.extend(_CANN.findall(line))
@@ -1226,6 +1244,8 @@ def _scan_line(no: int, line: str) -> Iterator[Evidence]:
     else:
         rules = matching_rules(line)
     for rule in rules:
+        if "version_older" in rule.flags and not _states_older(line):
+            continue
         matched = matched or bool(rule.category)
         yield Evidence(no, rule.kind, line[:2000], rule.category, rule.strength, flags=rule.flags)
     # a code that argues for a category speaks for its line; a code no catalog knows (a misspelt enum such as

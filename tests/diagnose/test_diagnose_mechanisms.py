@@ -8197,3 +8197,41 @@ def test_cute_dsl_op_on_another_architecture_is_op_not_supported():
     _assert_reads("cute-dsl-arch", Category.OP_NOT_SUPPORTED, (log,))
     # near miss: the same ops' parameter checks are not the row
     assert not _rule_matches("cute-dsl-arch", "OpError: expects the 'ab_dtype' Op parameter to be Float4E2M1FN\n")
+
+
+def test_torchscript_loader_given_another_file_is_invalid_param():
+    # dev batch 114: torch.jit.load / DJL's PyTorch engine given a file that is not a TorchScript export
+    # (yeyupiaoling/MASR#62, deepjavalibrary/djl#2802) read environment by the fallback's words
+    _assert_reads("torchscript-not-archive", Category.INVALID_PARAM, (
+        "  File \"/opt/conda/lib/python3.7/site-packages/torch/jit/_serialization.py\", line 162, in load\n"
+        "    cpp_module = torch._C.import_ir_module(cu, str(f), map_location, _extra_files)\n"
+        "RuntimeError: PytorchStreamReader failed locating file constants.pkl: file not found\n",
+        "nested exception is ai.djl.engine.EngineException: PytorchStreamReader failed locating file constants.pkl: "
+        "file not found\n"))
+    # near miss: an archive cut short keeps row download-corrupt's reading
+    cut = "RuntimeError: PytorchStreamReader failed reading zip archive: failed finding central directory\n"
+    assert not _rule_matches("torchscript-not-archive", cut)
+    assert diagnose(cut, prior=False).primary_category == Category.ENVIRONMENT
+
+
+def test_tvm_module_without_a_registered_loader_is_environment():
+    # dev batch 114: a model library built for another TVM runtime (mlc-ai/mlc-llm#3180) read benign
+    _assert_reads("tvm-loader-not-registered", Category.ENVIRONMENT, (
+        " /w/mlc-llm/3rdparty/tvm/src/runtime/library_module.cc:122: Binary was created using {relax.Executable} but a "
+        "loader of that name is not registered. Available loaders are opencl, relax.VMExecutable. Perhaps you need to "
+        "recompile with this runtime enabled.\n",))
+    # near miss: a line about loaders that names no module type is not this row
+    assert not _rule_matches("tvm-loader-not-registered", "INFO: no data loader of that name is registered yet\n")
+
+
+def test_xla_ptxas_older_holds_only_where_the_version_is_older():
+    # dev batch 114: XLA's ptxas version check; TensorFlow 1.12's faulty comparison printed a newer ptxas as older
+    # (tensorflow/tensorflow#23874, benign): the row holds only where the first version is really the older one
+    older = "*** WARNING *** You are using ptxas 9.1.85, which is older than 9.2.88\n"
+    assert diagnose(older, prior=False).primary_category == Category.ENVIRONMENT
+    assert diagnose("2022-01-01 10:00:00.000: W xla/asm_compiler.cc:111] " + older,
+                    prior=False).primary_category == Category.ENVIRONMENT
+    # near miss: the spurious notice (10.0.145 is newer than 9.2.88) reads benign
+    spurious = '"*** WARNING *** You are using ptxas 10.0.145, which is older than 9.2.88"\n'
+    assert _rule_matches("xla-ptxas-older", spurious)
+    assert diagnose(spurious, prior=False).primary_category == Category.BENIGN
