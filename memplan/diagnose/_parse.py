@@ -694,6 +694,8 @@ _TRIGGER = re.compile(
     # dev batch 113: Hugging Face's gated-model refusals (huggingface_hub's GatedRepoError, pyannote.audio's printed
     # notice), Windows's ERROR_PRIVILEGE_NOT_HELD text and the assignment expression a SyntaxError's source line quotes
     r"|gated repo|pipeline is gated|or gated|required privilege|:="
+    # dev batch 115: Hydra's advice under a refused command-line override (no other trigger word on its line)
+    r"|To append to your"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"

@@ -376,17 +376,11 @@ DEV_UNSUPPORTED = {
                                   "the library's own Context.cu reads environment (CUDA code 209's row, as the "
                                   "corpus's build-architecture mismatches); that the kernels need compute capability "
                                   "7.0 is the maintainer's question in the thread, not the text",
-    # dev batch 115 (labelled from their threads before any rule; first measured 3/8 rules alone, 4/8 through the CLI)
-    "cpu_param_hydra1912.log": "dev batch 115: Hydra's 'Could not override ... Key ... is not in struct' from a "
-                               "command-line override reads benign (no rule for Hydra's composition errors)",
-    "cpu_env_splade50.log": "dev batch 115: 'TypeError: main() got an unexpected keyword argument 'version_base'' "
-                            "below '@hydra.main(...)' reads invalid-param (an unexpected keyword argument)",
+    # dev batch 115 (labelled from their threads before any rule; first measured 3/8 rules alone, 4/8 through the CLI;
+    # the rules then written read three more)
     "cuda_env_dsc2.log": "dev batch 115: mmcv's 'X is not in the models registry' reads invalid-param (the module "
                          "never imported, row mm-registry-missing); that the installed mmdet is another one than the "
                          "repository's, without the class, is the author's answer in the thread, not the text",
-    "cuda_opns_sglang1058.log": "dev batch 115: FlashInfer's own 'CUDA Error: no kernel image is available ... (209) "
-                                ".../flashinfer/...: line N at function ...' on a T4 reads environment (CUDA code "
-                                "209's row)",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]
