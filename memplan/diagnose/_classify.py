@@ -789,9 +789,24 @@ def _tcnn_arch_cutlass(args: list[tuple[Evidence, str, int]],
 
 
 
+def _library_arch_line(args: list[tuple[Evidence, str, int]],
+                       evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
+    """A kernel library's own report of cudaErrorNoKernelImageForDevice from its source (row flashinfer-no-kernel-image,
+    flag `lib_arch`: FlashInfer's 'CUDA Error: no kernel image is available for execution on the device (209)
+    .../flashinfer/...: line N at function ...') says which library has no kernel for this GPU: on that line the row's
+    op-not-supported reading decides, and the code 209 it quotes (environment, PyTorch's wheel without the card's
+    architecture) argues nothing (dev batch 115: https://github.com/sgl-project/sglang/issues/1058, a T4). Other lines
+    keep their arguments."""
+    lines = {ev.line for ev in evidence if "lib_arch" in ev.flags}
+    if not lines:
+        return args
+    return [a for a in args if a[0].line not in lines or "lib_arch" in a[0].flags]
+
+
 # Readings of one argument that depend on the rest of the incident (frames before it, a context line elsewhere), each
 # `(args, evidence) -> args`, applied in this order by `_weighed`
-_INCIDENT_READINGS = (_library_frame_cast, _module_call_frame, _tf_gpu_unregistered, _tcnn_arch_cutlass)
+_INCIDENT_READINGS = (_library_frame_cast, _module_call_frame, _tf_gpu_unregistered, _tcnn_arch_cutlass,
+                      _library_arch_line)
 
 def _stall_before_failure(args: list[tuple[Evidence, str, int]],
                           evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:

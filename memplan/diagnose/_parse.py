@@ -697,6 +697,8 @@ _TRIGGER = re.compile(
     # dev batch 114: TorchScript's constants record, TVM's module loaders, XLA's ptxas version notice (lines with no
     # other trigger word)
     r"|constants\.pkl|loader of that name|using ptxas"
+    # dev batch 115: Hydra's advice under a refused command-line override (no other trigger word on its line)
+    r"|To append to your"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"

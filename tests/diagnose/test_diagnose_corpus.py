@@ -385,6 +385,11 @@ DEV_UNSUPPORTED = {
                              "A row reading the wording environment fixed this log and turned a held-out answer that "
                              "read right (benign) wrong (counts only; no floor failed): the text does not tell the two "
                              "apart, the row was removed",
+    # dev batch 115 (labelled from their threads before any rule; first measured 3/8 rules alone, 4/8 through the CLI;
+    # the rules then written read three more)
+    "cuda_env_dsc2.log": "dev batch 115: mmcv's 'X is not in the models registry' reads invalid-param (the module "
+                         "never imported, row mm-registry-missing); that the installed mmdet is another one than the "
+                         "repository's, without the class, is the author's answer in the thread, not the text",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]

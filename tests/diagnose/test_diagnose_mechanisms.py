@@ -8235,3 +8235,54 @@ def test_xla_ptxas_older_holds_only_where_the_version_is_older():
     spurious = '"*** WARNING *** You are using ptxas 10.0.145, which is older than 9.2.88"\n'
     assert _rule_matches("xla-ptxas-older", spurious)
     assert diagnose(spurious, prior=False).primary_category == Category.BENIGN
+def test_hydra_refused_command_line_override_is_invalid_param():
+    # dev batch 115: Hydra's ConfigCompositionException text for an override whose key the config lacks
+    # (hydra-ecosystem/hydra#1912, 'perferences' for 'preferences') read benign: its lines carried no trigger word
+    log = ("Could not override 'perferences.trait'.\nTo append to your config use +perferences.trait=i_like_stars\n"
+           "Key 'perferences' is not in struct\n    full_key: perferences\n    object_type=dict\n")
+    # the Defaults List form of the same advice (hydra-ecosystem/hydra#620)
+    group = "Could not override 'db'. No match in the defaults list.\nTo append to your default list use +db=mysql\n"
+    _assert_reads("hydra-override-missing-key", Category.INVALID_PARAM, (log, group))
+    # near misses: OmegaConf's bare struct-mode miss and other prose about appending are not the row
+    assert not _rule_matches("hydra-override-missing-key",
+                             "Key 'perferences' is not in struct\n    full_key: perferences\n    object_type=dict\n")
+    assert not _rule_matches("hydra-override-missing-key", "To append to your list use list.append(x)\n")
+
+
+def test_hydra_main_without_version_base_is_environment():
+    # dev batch 115: '@hydra.main(..., version_base="1.2")' under a hydra-core older than the parameter
+    # (naver/splade#50; the maintainer: update hydra-core) read invalid-param as an unexpected keyword argument
+    log = ('  File "/home/usr/s/splade/splade/index.py", line 13, in <module>\n'
+           '    @hydra.main(config_path=CONFIG_PATH, config_name=CONFIG_NAME, version_base="1.2")\n'
+           "TypeError: main() got an unexpected keyword argument 'version_base'\n")
+    _assert_reads("hydra-main-version-base", Category.ENVIRONMENT, (log,))
+    # near misses: another keyword of a main(), and version_base refused by another function, are not the row
+    assert not _rule_matches("hydra-main-version-base", "TypeError: main() got an unexpected keyword argument 'cfg'\n")
+    assert not _rule_matches("hydra-main-version-base",
+                             "TypeError: initialize() got an unexpected keyword argument 'version_base'\n")
+
+
+def test_transformers_incorrect_path_or_model_id_is_invalid_param():
+    # dev batch 115: transformers' cached_file re-raising HFValidationError (AILab-CVC/YOLO-World#358) read unknown;
+    # the same reading as huggingface_hub's own 'Repo id must be in the form' (row hf-repo-id-invalid)
+    log = ("OSError: Incorrect path_or_model_id: '../pretrained_models/clip-vit-base-patch32-projection'. Please provide "
+           "either the path to a local folder or the repo_id of a model on the Hub.\n")
+    _assert_reads("hf-path-or-model-id", Category.INVALID_PARAM, (log,))
+    # near miss: another 'incorrect path' message is not the row
+    assert not _rule_matches("hf-path-or-model-id", "OSError: Incorrect path to the config file: 'a.yaml'\n")
+
+
+def test_flashinfer_no_kernel_image_is_op_not_supported():
+    # dev batch 115: FlashInfer's own CUDA-call check on a T4 (sgl-project/sglang#1058) read environment by code 209
+    log = ("CUDA Error: no kernel image is available for execution on the device (209) /tmp/build-via-sdist-iemil769/"
+           "flashinfer-0.1.4+cu121torch2.4/include/flashinfer/attention/handler.cuh: line 169 at function "
+           "cudaOccupancyMaxActiveBlocksPerMultiprocessor(&num_blocks_per_sm, kernel, num_threads, smem_size)\n")
+    _assert_reads("flashinfer-no-kernel-image", Category.OP_NOT_SUPPORTED, (log,))
+    # near misses: PyTorch's own 'no kernel image' (a wheel without the card's architecture) and another library's
+    # source location keep code 209's environment reading
+    torch_wheel = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    other_lib = ("CUDA Error: no kernel image is available for execution on the device (209) /src/mylib/kernels.cuh: "
+                 "line 12 at function cudaLaunchKernel(f)\n")
+    for near in (torch_wheel, other_lib):
+        assert not _rule_matches("flashinfer-no-kernel-image", near)
+        assert diagnose(near, prior=False).primary_category == Category.ENVIRONMENT, near
