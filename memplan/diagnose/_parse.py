@@ -699,6 +699,9 @@ _TRIGGER = re.compile(
     r"|constants\.pkl|loader of that name|using ptxas"
     # dev batch 115: Hydra's advice under a refused command-line override (no other trigger word on its line)
     r"|To append to your"
+    # dev batch 116: llama-cpp-python's prompt-over-context refusal printed without its exception name (a debugger's
+    # 'Exception has occurred: ValueError' header above it; no other trigger word on its line)
+    r"|exceed context window"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"

@@ -390,17 +390,6 @@ DEV_UNSUPPORTED = {
     "cuda_env_dsc2.log": "dev batch 115: mmcv's 'X is not in the models registry' reads invalid-param (the module "
                          "never imported, row mm-registry-missing); that the installed mmdet is another one than the "
                          "repository's, without the class, is the author's answer in the thread, not the text",
-    # dev batch 116 (labelled from their threads before any rule; first measured 3/8, rules alone and CLI)
-    "cuda_param_llamaindex8046.log": "dev batch 116: llama-cpp-python's 'Requested tokens (N) exceed context window of "
-                                     "M' under llama_index reads unknown: no rule knows the prompt-over-context wording",
-    "cpu_param_llamaindexbook18.log": "dev batch 116: 'ValueError: Requested tokens (8265) exceed context window of "
-                                      "8192' alone reads unknown (capacity through the fallback's words): no rule",
-    "cpu_benign_gpt4all2606.log": "dev batch 116: GPT4All's backend probe 'Failed to load "
-                                  "libllamamodel-mainline-cuda.so: dlopen: libcuda.so.1: cannot open shared object "
-                                  "file' on a CPU run reads environment (the missing-library rows)",
-    "cuda_param_mambaclip4.log": "dev batch 116: timm's 'RuntimeError: Unknown model (simba_l)' reads unknown: no rule",
-    "cpu_param_compacttransformers40.log": "dev batch 116: timm's 'RuntimeError: Unknown model (custom_vit_2_4_32)' "
-                                           "reads unknown: no rule",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]

@@ -8286,3 +8286,60 @@ def test_flashinfer_no_kernel_image_is_op_not_supported():
     for near in (torch_wheel, other_lib):
         assert not _rule_matches("flashinfer-no-kernel-image", near)
         assert diagnose(near, prior=False).primary_category == Category.ENVIRONMENT, near
+
+
+def test_llm_prompt_over_context_window_is_invalid_param():
+    # dev batch 116: llama-cpp-python's refusal of a prompt longer than the model's context (n_ctx), under llama_index
+    # (run-llama/llama_index#8046, printed under a debugger's header without its exception name: no trigger word, read
+    # unknown) and alone (PacktPublishing/Building-Data-Driven-Applications-with-LlamaIndex#18: read capacity through
+    # the fallback's words 'requested' and a count)
+    debugger = ("Exception has occurred: ValueError       (note: full exception trace is shown but execution is paused "
+                "at: <module>)\nRequested tokens (2043) exceed context window of 2043\n"
+                '  File "F:\\Projects\\SharikAI\\.venv\\Lib\\site-packages\\llama_cpp\\llama.py", line 947, in '
+                "_create_completion\n    raise ValueError(\n")
+    bare = "ValueError: Requested tokens (8265) exceed context window of 8192\n"
+    _assert_reads("llm-prompt-over-context", Category.INVALID_PARAM, (debugger, bare))
+    # near misses: llama.cpp's load lines that print the context size, and tokens that fit, are not the row
+    assert not _rule_matches("llm-prompt-over-context", "llama_new_context_with_model: n_ctx      = 3904\n")
+    assert not _rule_matches("llm-prompt-over-context", "Requested tokens (512) fit the context window of 2048\n")
+
+
+def test_qiskit_aer_gpu_device_unsupported_is_environment():
+    # dev batch 116: Qiskit Aer asked for device='GPU' by an install whose GPU build does not run here
+    # (Qiskit/qiskit-aer#1416: qiskit-aer and qiskit-aer-gpu side by side); the bare RuntimeError form read
+    # op-not-supported by its words 'not supported'
+    log = ('ERROR: Failed to load qobj: Simulation device "GPU" is not supported on this system\n')
+    bare = 'RuntimeError: Simulation device "GPU" is not supported on this system\n'
+    _assert_reads("qiskit-aer-gpu-unsupported", Category.ENVIRONMENT, (log, bare))
+    # near miss: another device or a method Aer refuses is not the row
+    assert not _rule_matches("qiskit-aer-gpu-unsupported",
+                             'RuntimeError: Simulation method "unitary" is not supported on this system\n')
+
+
+def test_gpt4all_cuda_backend_probe_on_a_cpu_run_is_benign():
+    # dev batch 116: GPT4All's loader trying its CUDA builds on a CPU run (nomic-ai/gpt4all#2606, device='cpu', no
+    # NVIDIA driver; the model loads on the CPU) read environment by the dlerror it quotes
+    log = (">>> x = GPT4All('orca-mini-3b-gguf2-q4_0.gguf', device='cpu')\n"
+           "Failed to load libllamamodel-mainline-cuda-avxonly.so: dlopen: libcuda.so.1: cannot open shared object file: "
+           "No such file or directory\n"
+           "Failed to load libllamamodel-mainline-cuda.so: dlopen: libcuda.so.1: cannot open shared object file: "
+           "No such file or directory\n")
+    _assert_reads("gpt4all-cuda-backend-probe", Category.BENIGN, (log,))
+    # near misses: a library the run needs that does not load (ctransformers' CUDA build, marella/ctransformers#140)
+    # is not the row and stays environment, alone and after the probe's lines
+    missing = "OSError: libcudart.so.12: cannot open shared object file: No such file or directory\n"
+    assert not _rule_matches("gpt4all-cuda-backend-probe", missing)
+    for text in (missing, log + missing):
+        assert diagnose(text, prior=False).primary_category == Category.ENVIRONMENT, text
+
+
+def test_timm_unknown_model_is_invalid_param():
+    # dev batch 116: timm's create_model for a name its registry does not hold (raytrun/mamba-clip#4, the module that
+    # registers it never imported; SHI-Labs/Compact-Transformers#40) read unknown
+    log = ('  File "/home/hdy/anaconda3/envs/vmamba/lib/python3.11/site-packages/timm/models/factory.py", line 78, in '
+           "create_model\n    raise RuntimeError('Unknown model (%s)' % model_name)\nRuntimeError: Unknown model (simba_l)\n")
+    other = "RuntimeError: Unknown model (custom_vit_2_4_32)\n"
+    _assert_reads("timm-unknown-model", Category.INVALID_PARAM, (log, other))
+    # near misses: another library's 'unknown model' wording is not the row
+    assert not _rule_matches("timm-unknown-model", "ValueError: Unknown model type: llama4\n")
+    assert not _rule_matches("timm-unknown-model", "KeyError: 'Unknown model'\n")
