@@ -578,6 +578,9 @@ _TRIGGER = re.compile(
     # aws-ofi-nccl, NVENC, MatX, the CPU-only asserts of PyG's extensions, torch.compile's platform checks
     r"|OpenCL|\bCL_[A-Z_]{4,}|\bcl[A-Z][A-Za-z]+ failed|HAILO_|HEF format|Validation FAILED|IsOpSupported|validateOpConfig"
     r"|GPU delegate|on the GPU, and|NET/OFI|NVENC|nvenc|libnvidia-encode|matxOutOfMemory|must be CPU tensor|torch\.compile"
+    # dev batch 117: TFLite's op resolver ('Didn't find op for builtin opcode', 'unresolved custom op'; lines with no
+    # other trigger word)
+    r"|builtin opcode|unresolved custom op|custom op for name"
     # dev batch 56: the DataLoader iterator's ignored __del__ exception, tcmalloc's large-alloc report, Arrow's 2 GiB
     # array limit, onnxruntime-web's buffer allocation, TorchSharp's device initialisation
     r"|Exception ignored in|large alloc|ArrowCapacityError|Unrecognized (?:index|query) name|cannot contain more than|allocate a buffer of"

@@ -390,6 +390,19 @@ DEV_UNSUPPORTED = {
     "cuda_env_dsc2.log": "dev batch 115: mmcv's 'X is not in the models registry' reads invalid-param (the module "
                          "never imported, row mm-registry-missing); that the installed mmdet is another one than the "
                          "repository's, without the class, is the author's answer in the thread, not the text",
+    # dev batch 117 (labelled from their threads before any rule; first measured 1/8 rules alone, 2/8 through the CLI;
+    # the rules then written read four more, and these two stay)
+    "cpu_param_myria3d60.log": "dev batch 117: Hydra's 'Cannot find primary config 'configs/config.yaml'. Check that "
+                               "it's in your config search path.' reads benign (no rule for the wording). A row "
+                               "reading the wording invalid-param (the config name the caller gave) fixed this log and "
+                               "Seg-Zero's, and turned two held-out answers that read right wrong (counts only; two "
+                               "floors failed): labels from threads read the wording otherwise than the caller's config "
+                               "name where the thread finds another cause, which the text alone does not settle; the "
+                               "row was removed",
+    "cpu_param_segzero76.log": "dev batch 117: Hydra's MissingConfigException 'Cannot find primary config "
+                               "'sam2.1_hiera_t.yaml'' under the search path pkg://sam2 reads unknown (environment "
+                               "through the fallback); the row that read it invalid-param was removed (see "
+                               "cpu_param_myria3d60.log)",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]

@@ -8343,3 +8343,43 @@ def test_timm_unknown_model_is_invalid_param():
     # near misses: another library's 'unknown model' wording is not the row
     assert not _rule_matches("timm-unknown-model", "ValueError: Unknown model type: llama4\n")
     assert not _rule_matches("timm-unknown-model", "KeyError: 'Unknown model'\n")
+def test_tflite_unresolved_op_is_op_not_supported():
+    # dev batch 117: TFLite's interpreter with no kernel for an op of the model (EdjeElectronics/TensorFlow-Lite-Object-
+    # Detection-on-Android-and-Raspberry-Pi#6, tensorflow#44424) read unknown; op_resolver.cc's builtin / custom texts
+    logs = ("RuntimeError: Encountered unresolved custom op: AddV2.Node number 0 (AddV2) failed to prepare.\n",
+            "ERROR: Encountered unresolved custom op: TensorListReserve.\n"
+            "ERROR: Node number 1 (TensorListReserve) failed to prepare.\n",
+            "E/tflite: Didn't find op for builtin opcode 'FULLY_CONNECTED' version '12'\n",
+            "Didn't find custom op for name 'TFLite_Detection_PostProcess' with version 1\n")
+    _assert_reads("tflite-unresolved-op", Category.OP_NOT_SUPPORTED, logs)
+    # near misses: an op's Prepare failing a shape check, and the out-of-range builtin code, are not the row
+    assert not _rule_matches("tflite-unresolved-op", "RuntimeError: Node number 189 (ADD) failed to prepare.\n")
+    assert not _rule_matches("tflite-unresolved-op",
+                             "ERROR: Op builtin_code out of range: 150. Are you using old TFLite binary with newer model?\n")
+
+
+def test_slurm_submission_refused_is_invalid_param():
+    # dev batch 117: sbatch refusing the job's own request (ArjunaCluster/ArjunaUsers#112: -n 56 on 54 usable cores;
+    # AaltoSciComp/scicomp-docs#792: a partition name sinfo does not list) read unknown; slurm_errno.c's texts
+    logs = ("sbatch: error: Batch job submission failed: Requested node configuration is not available\n",
+            "sbatch: error: invalid partition specified: gpu-v100-32GB \n"
+            "sbatch: error: Batch job submission failed: Invalid partition name specified\n",
+            "sbatch: error: Batch job submission failed: Invalid feature specification\n")
+    _assert_reads("slurm-submission-refused", Category.INVALID_PARAM, logs)
+    # near misses: a controller that does not answer, and a machine without Slurm, are not the row
+    assert not _rule_matches("slurm-submission-refused",
+                             "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation\n")
+    assert not _rule_matches("slurm-submission-refused", "bash: srun: command not found\n")
+    assert diagnose("bash: srun: command not found\n", prior=False).primary_category != Category.INVALID_PARAM
+
+
+def test_onnxruntime_cpu_build_provider_choice_is_environment():
+    # dev batch 117: an app whose --execution-provider choices are onnxruntime's available providers
+    # (hacksider/Deep-Live-Cam#1136) read invalid-param by argparse-usage: only 'azure', 'cpu' is the CPU wheel
+    log = ("usage: run.py [-h] [--execution-provider {azure,cpu} [{azure,cpu} ...]]\n"
+           "run.py: error: argument --execution-provider: invalid choice: 'cuda' (choose from 'azure', 'cpu')\n")
+    _assert_reads("ort-cpu-build-provider-choice", Category.ENVIRONMENT, (log,))
+    # near miss: another list of choices keeps argparse-usage's reading
+    other = "train.py: error: argument --device: invalid choice: 'cuda' (choose from 'cpu', 'mps')\n"
+    assert not _rule_matches("ort-cpu-build-provider-choice", other)
+    assert diagnose(other, prior=False).primary_category == Category.INVALID_PARAM
