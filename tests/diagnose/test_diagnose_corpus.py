@@ -403,14 +403,6 @@ DEV_UNSUPPORTED = {
                                "'sam2.1_hiera_t.yaml'' under the search path pkg://sam2 reads unknown (environment "
                                "through the fallback); the row that read it invalid-param was removed (see "
                                "cpu_param_myria3d60.log)",
-    # dev batch 118 (labelled from their threads before any rule; first measured 3/8 rules alone, 5/8 through the CLI)
-    "cuda_env_chempropir3.log": "dev batch 118: argparse's 'argument --gpu: invalid choice: 0 (choose from )' reads "
-                                "invalid-param (row argparse-usage); the EMPTY choice list, built from the GPUs torch "
-                                "can see, says no GPU is visible",
-    "cpu_env_wandbofflinesynchook96.log": "dev batch 118: Lightning's ValueError('Expected a parent') under a Hydra "
-                                          "InstantiationException reads unknown (no rule for the wording)",
-    "cpu_param_brainflow340.log": "dev batch 118: BrainFlow's 'INVALID_ARGUMENTS_ERROR:13 unable to prepare "
-                                  "streaming session' reads unknown (no rule; environment through the fallback)",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]
