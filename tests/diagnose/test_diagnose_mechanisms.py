@@ -8398,9 +8398,9 @@ def test_newer_oom_layout_cache_covers_request_free_does_not_is_fragmentation():
                        "Including non-PyTorch memory, this process has 53.16 GiB memory in use.")
     assert diagnose(same, prior=False).primary_category == Category.FRAGMENTATION
     # near miss: the cache and the free memory together fall short of the request: capacity
-    short = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 22.00 GiB. GPU 0 has a total capacity of "
-             "31.47 GiB of which 12.00 GiB is free. Including non-PyTorch memory, this process has 19.00 GiB memory in "
-             "use. Of the allocated memory 9.00 GiB is allocated by PyTorch, and 9.50 GiB is reserved by PyTorch but "
+    short = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 10.00 GiB. GPU 0 has a total capacity of "
+             "23.65 GiB of which 4.00 GiB is free. Including non-PyTorch memory, this process has 19.00 GiB memory in "
+             "use. Of the allocated memory 14.00 GiB is allocated by PyTorch, and 5.00 GiB is reserved by PyTorch but "
              "unallocated.\n")
     assert diagnose(short, prior=False).primary_category == Category.CAPACITY
 
@@ -8454,7 +8454,7 @@ def test_brainflow_invalid_arguments_is_invalid_param():
     logs = ("    raise BrainFlowError('unable to prepare streaming session', res)\n"
             "brainflow.board_shim.BrainFlowError: INVALID_ARGUMENTS_ERROR:13 unable to prepare streaming session\n",)
     _assert_reads("brainflow-invalid-arguments", Category.INVALID_PARAM, logs)
-    # near miss: a port that does not open is not the row (a wrong name, permissions, a driver)
-    port = "brainflow.exit_codes.BrainFlowError: UNABLE_TO_OPEN_PORT_ERROR:2 unable to prepare streaming session\n"
+    # near miss: another exit code is not the row (brainflow-dev/brainflow#726's title: a board that does not answer)
+    port = "brainflow.exit_codes.BrainFlowError: BOARD_WRITE_ERROR:4 unable to prepare streaming session\n"
     assert not _rule_matches("brainflow-invalid-arguments", port)
     assert diagnose(port, prior=False).primary_category != Category.INVALID_PARAM
