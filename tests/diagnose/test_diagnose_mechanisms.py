@@ -8383,3 +8383,78 @@ def test_onnxruntime_cpu_build_provider_choice_is_environment():
     other = "train.py: error: argument --device: invalid choice: 'cuda' (choose from 'cpu', 'mps')\n"
     assert not _rule_matches("ort-cpu-build-provider-choice", other)
     assert diagnose(other, prior=False).primary_category == Category.INVALID_PARAM
+
+
+def test_newer_oom_layout_cache_covers_request_free_does_not_is_fragmentation():
+    # dev batch 118 (issue 13 item 3): PyTorch >= 2.1's layout, the one listed process being this job
+    # (Tianhao-Qi/Mask2DiT#4): reserved - allocated = 40.69 GiB covers the 35.60 GiB request, the 26.16 GiB free does not
+    log = ("CUDA out of memory. Tried to allocate 35.60 GiB. GPU 0 has a total capacity of 79.33 GiB of which 26.16 GiB "
+           "is free. Process 76883 has 53.16 GiB memory in use. Of the allocated memory 11.97 GiB is allocated by "
+           "PyTorch, and 40.69 GiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large "
+           "try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.\n")
+    assert diagnose(log, prior=False).primary_category == Category.FRAGMENTATION
+    # the same with "Including non-PyTorch memory, this process has ..." instead of the listed process
+    same = log.replace("Process 76883 has 53.16 GiB memory in use.",
+                       "Including non-PyTorch memory, this process has 53.16 GiB memory in use.")
+    assert diagnose(same, prior=False).primary_category == Category.FRAGMENTATION
+    # near miss: the cache and the free memory together fall short of the request: capacity
+    short = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 10.00 GiB. GPU 0 has a total capacity of "
+             "23.65 GiB of which 4.00 GiB is free. Including non-PyTorch memory, this process has 19.00 GiB memory in "
+             "use. Of the allocated memory 14.00 GiB is allocated by PyTorch, and 5.00 GiB is reserved by PyTorch but "
+             "unallocated.\n")
+    assert diagnose(short, prior=False).primary_category == Category.CAPACITY
+
+
+def test_argparse_empty_device_choices_is_environment():
+    # dev batch 118: '--gpu' choices built from range(torch.cuda.device_count()) (gfm-collab/chemprop-IR#3): an empty
+    # list means torch sees no GPU; read invalid-param by argparse-usage before
+    logs = ("train.py: error: argument --gpu: invalid choice: 0 (choose from )\n",
+            "predict.py: error: argument --gpu: invalid choice: '1' (choose from )\n")
+    _assert_reads("argparse-empty-device-choices", Category.ENVIRONMENT, logs)
+    # near misses: a list that lacks the value, and an empty list for an argument that names no device
+    lacks = "train.py: error: argument --gpu: invalid choice: 2 (choose from 0, 1)\n"
+    assert not _rule_matches("argparse-empty-device-choices", lacks)
+    assert diagnose(lacks, prior=False).primary_category == Category.INVALID_PARAM
+    other = "run.py: error: argument --model: invalid choice: 'base' (choose from )\n"
+    assert not _rule_matches("argparse-empty-device-choices", other)
+    assert diagnose(other, prior=False).primary_category == Category.INVALID_PARAM
+
+
+def test_mne_3d_backend_missing_is_environment():
+    # dev batch 118: mne-python#9606 (pyvista installed, pyvistaqt missing) read unknown
+    _assert_reads("mne-3d-backend-missing", Category.ENVIRONMENT,
+                  ("RuntimeError: Could not load any valid 3D backend: pyvista, mayavi, notebook\n",))
+    # near miss: a backend that loads and then fails is not the row
+    assert not _rule_matches("mne-3d-backend-missing", "AttributeError: 'NoneType' object has no attribute '_Renderer'\n")
+
+
+def test_openmm_no_compatible_cuda_device_is_environment():
+    # dev batch 118: openmm/openmm#5196's testInstallation output read unknown
+    _assert_reads("openmm-no-compatible-cuda-device", Category.ENVIRONMENT,
+                  ("3 CUDA - Error computing forces with CUDA platform\n\n"
+                   "CUDA platform error: No compatible CUDA device is available\n",))
+    # near miss: a platform name OpenMM does not know is not the row
+    assert not _rule_matches("openmm-no-compatible-cuda-device",
+                             "openmm.OpenMMException: There is no registered Platform called \"CUDA\"\n")
+
+
+def test_lightning_expected_a_parent_is_environment():
+    # dev batch 118: a pytorch_lightning callback in a lightning.pytorch Trainer (klieret/wandb-offline-sync-hook#96)
+    # read unknown; is_overridden's check fails for an object of the other Lightning package
+    logs = ("hydra.errors.InstantiationException: Error in call to target 'lightning.pytorch.trainer.trainer.Trainer':\n"
+            "ValueError('Expected a parent')\nfull_key: trainer\n",
+            "    raise ValueError(\"Expected a parent\")\nValueError: Expected a parent\n")
+    _assert_reads("lightning-expected-a-parent", Category.ENVIRONMENT, logs)
+    # near miss: another ValueError about a parent is not the row
+    assert not _rule_matches("lightning-expected-a-parent", "ValueError: expected parent node to be set\n")
+
+
+def test_brainflow_invalid_arguments_is_invalid_param():
+    # dev batch 118: brainflow-dev/brainflow#340 (IP arguments for a board that takes a serial port) read unknown
+    logs = ("    raise BrainFlowError('unable to prepare streaming session', res)\n"
+            "brainflow.board_shim.BrainFlowError: INVALID_ARGUMENTS_ERROR:13 unable to prepare streaming session\n",)
+    _assert_reads("brainflow-invalid-arguments", Category.INVALID_PARAM, logs)
+    # near miss: another exit code is not the row (brainflow-dev/brainflow#726's title: a board that does not answer)
+    port = "brainflow.exit_codes.BrainFlowError: BOARD_WRITE_ERROR:4 unable to prepare streaming session\n"
+    assert not _rule_matches("brainflow-invalid-arguments", port)
+    assert diagnose(port, prior=False).primary_category != Category.INVALID_PARAM
