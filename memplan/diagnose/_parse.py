@@ -581,6 +581,8 @@ _TRIGGER = re.compile(
     # dev batch 117: TFLite's op resolver ('Didn't find op for builtin opcode', 'unresolved custom op'; lines with no
     # other trigger word)
     r"|builtin opcode|unresolved custom op|custom op for name"
+    # dev batch 119: Ray Data's map_batches check, printed as a string broken over lines with no other trigger word
+    r"|when requesting GPUs"
     # dev batch 56: the DataLoader iterator's ignored __del__ exception, tcmalloc's large-alloc report, Arrow's 2 GiB
     # array limit, onnxruntime-web's buffer allocation, TorchSharp's device initialisation
     r"|Exception ignored in|large alloc|ArrowCapacityError|Unrecognized (?:index|query) name|cannot contain more than|allocate a buffer of"

@@ -403,6 +403,14 @@ DEV_UNSUPPORTED = {
                                "'sam2.1_hiera_t.yaml'' under the search path pkg://sam2 reads unknown (environment "
                                "through the fallback); the row that read it invalid-param was removed (see "
                                "cpu_param_myria3d60.log)",
+    # dev batch 119 (labelled from their threads before any rule; first measured 3/8 rules alone and through the CLI;
+    # its rules fixed four, this one stays)
+    "cuda_benign_trellis34.log": "dev batch 119: onnxruntime's TensorRT provider failing to load, then 'Falling back "
+                                 "to ['CUDAExecutionProvider', 'CPUExecutionProvider'] and retrying.' with nothing "
+                                 "failing after it reads environment from the LoadLibrary failure; a benign "
+                                 "reading needs the fallback judged against what follows it (cuda_env_rembg668.log "
+                                 "falls back the same way and its CUDA provider then fails: environment), which no "
+                                 "row does yet",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]

@@ -8458,3 +8458,57 @@ def test_brainflow_invalid_arguments_is_invalid_param():
     port = "brainflow.exit_codes.BrainFlowError: BOARD_WRITE_ERROR:4 unable to prepare streaming session\n"
     assert not _rule_matches("brainflow-invalid-arguments", port)
     assert diagnose(port, prior=False).primary_category != Category.INVALID_PARAM
+def test_physx_gpu_buffer_overflow_is_invalid_param():
+    # dev batch 119: PhysX's GPU narrow phase asking for a larger buffer of the scene description (isaac-sim/IsaacLab
+    # #176, the patch buffer; #2528, collisionStackSize) read unknown (kernel-fault through the fallback)
+    logs = ("2023-12-19 20:04:05 [5,983,110ms] [Error] [omni.physx.plugin] PhysX error: Patch buffer overflow detected, "
+            "please increase its size to at least 219146 in the scene desc!\n"
+            ", FILE /buildAgent/work/74336105e89c4a74/source/gpunarrowphase/src/PxgNarrowphaseCore.cpp, LINE 1240\n",
+            "PhysX error: PxgDynamicsMemoryConfig::collisionStackSize buffer overflow detected, please increase its "
+            "size to at least 1484688128 in the scene desc!\n")
+    _assert_reads("physx-gpu-buffer-overflow", Category.INVALID_PARAM, logs)
+    # near misses: glibc's fortify abort and another PhysX error are not the row
+    assert not _rule_matches("physx-gpu-buffer-overflow", "*** buffer overflow detected ***: terminated\nAborted (core dumped)\n")
+    assert not _rule_matches("physx-gpu-buffer-overflow",
+                             "[Error] [omni.physx.plugin] PhysX error: memcpy failed fail!\n  700, FILE "
+                             "/buildAgent/work/16dcef52b68a730f/source/gpunarrowphase/src/PxgNarrowphaseCore.cpp, LINE 2077\n")
+
+
+def test_ray_data_gpu_batch_size_is_invalid_param():
+    # dev batch 119: Ray Data's map_batches check when GPUs are requested without a batch_size (ray-project/ray #42340,
+    # PR #34588) read capacity from the advice words 'running out of memory' inside the message
+    logs = ('> ValueError(\n>             "`batch_size` must be provided to `map_batches` when requesting GPUs. "\n'
+            '>             "It is recommended to use the largest batch size that doesn\'t result "\n'
+            '>             "in your GPU device running out of memory. You can view the GPU memory "\n>         )\n',
+            "ValueError: `batch_size` must be provided to `map_batches` when requesting GPUs. The optimal batch size "
+            "depends on the model, data, and GPU used. It is recommended to use the largest batch size that doesn't "
+            "result in your GPU device running out of memory.\n")
+    _assert_reads("ray-data-gpu-batch-size", Category.INVALID_PARAM, logs)
+    # near miss: another batch_size check is not the row
+    assert not _rule_matches("ray-data-gpu-batch-size", "ValueError: batch_size must be a positive integer, got 0\n")
+
+
+def test_timm_block_drop_path_is_environment():
+    # dev batch 119: code written for one timm's Block attribute names under another timm (isl-org/ZoeDepth #26;
+    # the rename drop_path -> drop_path1 / drop_path2, isl-org/MiDaS PR #234) read invalid-param as an AttributeError
+    logs = ("AttributeError: 'Block' object has no attribute 'drop_path'\n",
+            "AttributeError: 'Block' object has no attribute 'drop_path1'\n")
+    _assert_reads("timm-block-drop-path", Category.ENVIRONMENT, logs)
+    # near miss: another missing attribute keeps the AttributeError's reading
+    other = "AttributeError: 'Block' object has no attribute 'attn_mask'\n"
+    assert not _rule_matches("timm-block-drop-path", other)
+    assert diagnose(other, prior=False).primary_category == Category.INVALID_PARAM
+
+
+def test_deepep_config_chunk_assert_is_invalid_param():
+    # dev batch 119: DeepEP's host assertion on its buffer Config's chunk sizes (deepseek-ai/DeepEP #114, 16 servers)
+    # read unknown
+    log = ("RuntimeError: Failed: Assertion error /workspace/DeepEP/csrc/kernels/internode.cu:1713 "
+           "'num_max_nvl_chunked_recv_tokens / num_rdma_ranks > std::max(num_max_rdma_chunked_send_tokens, "
+           "num_max_nvl_chunked_send_tokens)'\n")
+    _assert_reads("deepep-config-chunk-assert", Category.INVALID_PARAM, (log,))
+    # near misses: another DeepEP assertion, and its CUDA error line, are not the row
+    assert not _rule_matches("deepep-config-chunk-assert",
+                             "RuntimeError: Failed: Assertion error csrc/kernels/internode.cu:100 'x.is_contiguous()'\n")
+    assert not _rule_matches("deepep-config-chunk-assert",
+                             "  what():  Failed: CUDA error /workspace/DeepEP/csrc/deep_ep.cpp:83 'unspecified launch failure'\n")
