@@ -707,6 +707,9 @@ _TRIGGER = re.compile(
     # dev batch 116: llama-cpp-python's prompt-over-context refusal printed without its exception name (a debugger's
     # 'Exception has occurred: ValueError' header above it; no other trigger word on its line)
     r"|exceed context window"
+    # dev batch 120: PowerShell's parser error on a bash-style '--option' command line, and the NTSTATUS name of a
+    # missing DLL in a table of exit codes (no other trigger word on their lines)
+    r"|unary operator '--'|STATUS_DLL_NOT_FOUND"
     # the weak layer (`phrases.tsv`): informal and Chinese wordings, fatal-line prefixes, MindIE codes
     r"|(?i:illegal|time ?out|tiling|mismatch|not found|cannot find|could not find|no such file|shared object"
     r"|permission|address already|listen|connection|broken pipe|bad_alloc|not enough|insufficient|exhausted"

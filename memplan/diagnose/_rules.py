@@ -436,6 +436,20 @@ _CUFFT_NUMBER = (r"(?:== CUFFT_SUCCESS \(|\bfailed to create cuFFT (?:batched )?
                  r"|\bcufft[A-Z]\w* (?:returns|returned|failed with(?: error)?(?: code)?) )")
 
 
+# cuBLAS's cublasStatus_t by number (cublas_api.h: CUBLAS_STATUS_SUCCESS 0, NOT_INITIALIZED 1, ALLOC_FAILED 3,
+# INVALID_VALUE 7, ARCH_MISMATCH 8, MAPPING_ERROR 11, EXECUTION_FAILED 13, INTERNAL_ERROR 14, NOT_SUPPORTED 15,
+# LICENSE_ERROR 16; the same values in public bindings of the header, e.g. CuPy's cublas enum) where a program prints
+# the number instead of the name (dev batch 120): ggml's CUBLAS_CHECK, 'cuBLAS error 15 at ggml-cuda.cu:7956: the
+# requested functionality is not supported' (the status number, the file and line, then cublasGetStatusString's
+# text; ollama/ollama PR #1874, compute capability 5.2 cards); dorado's '[error] CuBLAS error 15'
+# (nanoporetech/dorado #82). Each number reads as its name's row in cuda_lib_status.tsv.
+_CUBLAS_CODES = {"CUBLAS_STATUS_NOT_INITIALIZED": 1, "CUBLAS_STATUS_ALLOC_FAILED": 3, "CUBLAS_STATUS_INVALID_VALUE": 7,
+                 "CUBLAS_STATUS_ARCH_MISMATCH": 8, "CUBLAS_STATUS_MAPPING_ERROR": 11,
+                 "CUBLAS_STATUS_EXECUTION_FAILED": 13, "CUBLAS_STATUS_INTERNAL_ERROR": 14,
+                 "CUBLAS_STATUS_NOT_SUPPORTED": 15, "CUBLAS_STATUS_LICENSE_ERROR": 16}
+_CUBLAS_NUMBER = r"(?i:\bcuBLAS error)\s+"
+
+
 def _library_status_rules() -> list[TextRule]:
     """One rule per CUDA library status name (`CUBLAS_STATUS_ALLOC_FAILED`, `CUDNN_STATUS_NOT_INITIALIZED`):
     a specific code (strength 2), a catch-all internal error only weakly (1)."""
@@ -449,6 +463,10 @@ def _library_status_rules() -> list[TextRule]:
         if value is not None:
             out.append(TextRule(f"lib-{r['name']}-number", "cufft-status", cat, strength,
                                 frozenset({"cuda"}), re.compile(_CUFFT_NUMBER + str(value) + r"(?![\d.])"), r["name"]))
+        value = _CUBLAS_CODES.get(r["name"])
+        if value is not None:
+            out.append(TextRule(f"lib-{r['name']}-number", "cublas-status", cat, strength,
+                                frozenset({"cuda"}), re.compile(_CUBLAS_NUMBER + str(value) + r"(?![\d.])"), r["name"]))
     return out
 
 

@@ -411,15 +411,6 @@ DEV_UNSUPPORTED = {
                                  "reading needs the fallback judged against what follows it (cuda_env_rembg668.log "
                                  "falls back the same way and its CUDA provider then fails: environment), which no "
                                  "row does yet",
-    # dev batch 120 (labelled from their threads before any rule; first measured 1/6 rules alone, 2/6 through the CLI)
-    "cpu_env_wingetpkgs243398.log": "dev batch 120: a Windows process's exit code -1073741515 (0xC0000135, "
-                                    "STATUS_DLL_NOT_FOUND) with no error wording around it reads benign; no row reads "
-                                    "the NTSTATUS exit code",
-    "cuda_opns_dorado82.log": "dev batch 120: 'CuBLAS error 15' prints cuBLAS's status by number "
-                              "(CUBLAS_STATUS_NOT_SUPPORTED); no row reads cuBLAS's numbered statuses",
-    "cpu_param_funiegan4.log": "dev batch 120: PowerShell's parser error on a bash-style '--option' command line "
-                               "('Missing expression after unary operator '--''); no row reads it",
-    "cpu_param_impulse64.log": "dev batch 120: the same PowerShell parser error on '--method'; no row reads it",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]

@@ -8512,3 +8512,45 @@ def test_deepep_config_chunk_assert_is_invalid_param():
                              "RuntimeError: Failed: Assertion error csrc/kernels/internode.cu:100 'x.is_contiguous()'\n")
     assert not _rule_matches("deepep-config-chunk-assert",
                              "  what():  Failed: CUDA error /workspace/DeepEP/csrc/deep_ep.cpp:83 'unspecified launch failure'\n")
+
+
+def test_windows_dll_not_found_exit_is_environment():
+    # dev batch 120: a Windows process ended by the loader with STATUS_DLL_NOT_FOUND (0xC0000135; -1073741515 signed)
+    # read benign or unknown (ollama/ollama #6804, microsoft/winget-pkgs PR #243398)
+    logs = ("Error: llama runner process has terminated: exit status 0xc0000135\n",
+            "Executable C:\\Users\\validator\\AppData\\Local\\Microsoft\\WinGet\\Links\\lua-language-server.exe "
+            "returned exit code: -1073741515\n",
+            " | C0000135 | -1073741515 | 3221225781 | STATUS_DLL_NOT_FOUND | Possibly due to a missing dependency. |\n")
+    _assert_reads("win-dll-not-found-exit", Category.ENVIRONMENT, logs)
+    # near misses: another exit status (ollama/ollama #8770's title), and the number as a bare figure, are not the row
+    other = "Error: llama runner process has terminated: exit status 2\n"
+    assert not _rule_matches("win-dll-not-found-exit", other)
+    assert diagnose(other, prior=False).primary_category != Category.ENVIRONMENT
+    assert not _rule_matches("win-dll-not-found-exit", "exit code: -10737415150\n")
+
+
+def test_cublas_numbered_status_reads_as_its_name():
+    # dev batch 120: ggml's CUBLAS_CHECK and dorado print cuBLAS's status by number (ollama/ollama PR #1874, compute
+    # capability 5.2 cards; nanoporetech/dorado #82); 15 is CUBLAS_STATUS_NOT_SUPPORTED (cublas_api.h)
+    logs = ("cuBLAS error 15 at ggml-cuda.cu:7956: the requested functionality is not supported\n",
+            "[2023-01-20 16:25:38.007] [error] CuBLAS error 15\n")
+    _assert_reads("lib-CUBLAS_STATUS_NOT_SUPPORTED-number", Category.OP_NOT_SUPPORTED, logs)
+    # other numbers read as their names' rows (whisper.cpp #1374's title: 7, CUBLAS_STATUS_INVALID_VALUE)
+    _assert_reads("lib-CUBLAS_STATUS_INVALID_VALUE-number", Category.INVALID_PARAM,
+                  ("cuBLAS error 7 at ggml-cuda.cu:5155\n",))
+    _assert_reads("lib-CUBLAS_STATUS_EXECUTION_FAILED-number", Category.KERNEL_FAULT, ("cuBLAS error 13 at gemm.cu:42\n",))
+    # near misses: another library's numbered error, and a longer number, are not a cuBLAS status
+    assert not any(_rule_matches(f"lib-{n}-number", "cuSOLVER error 15 at solver.cu:88\n")
+                   for n in ("CUBLAS_STATUS_NOT_SUPPORTED", "CUBLAS_STATUS_INVALID_VALUE"))
+    assert not _rule_matches("lib-CUBLAS_STATUS_NOT_SUPPORTED-number", "cuBLAS error 150 at gemm.cu:42\n")
+
+
+def test_powershell_dashdash_parse_error_is_invalid_param():
+    # dev batch 120: a bash-style '--option' command line given to PowerShell (rowantseng/FUnIE-GAN-PyTorch #4,
+    # LimerBoy/Impulse #64) read unknown
+    logs = ("At line:2 char:3\n+ --save-path \"/model_saver\" \\\n+   ~\nMissing expression after unary operator '--'.\n",
+            "At line:1 char:3\n+ --method\n+   ~\nMissing expression after unary operator '--'.\n"
+            "    + FullyQualifiedErrorId : MissingExpressionAfterOperator\n")
+    _assert_reads("powershell-unary-dashdash", Category.INVALID_PARAM, logs)
+    # near miss: the single-dash form, a script's own parse error (phillips321/adaudit #2), is not the row
+    assert not _rule_matches("powershell-unary-dashdash", "Missing expression after unary operator '-'.\n")
