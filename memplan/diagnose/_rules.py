@@ -438,7 +438,7 @@ _CUFFT_NUMBER = (r"(?:== CUFFT_SUCCESS \(|\bfailed to create cuFFT (?:batched )?
 
 # cuBLAS's cublasStatus_t by number (cublas_api.h: CUBLAS_STATUS_SUCCESS 0, NOT_INITIALIZED 1, ALLOC_FAILED 3,
 # INVALID_VALUE 7, ARCH_MISMATCH 8, MAPPING_ERROR 11, EXECUTION_FAILED 13, INTERNAL_ERROR 14, NOT_SUPPORTED 15,
-# LICENSE_ERROR 16; the same values in public bindings of the header, e.g. CuPy's cublas enum) where a program prints
+# LICENSE_ERROR 16; the same values as read in several public bindings of the header) where a program prints
 # the number instead of the name (dev batch 120): ggml's CUBLAS_CHECK, 'cuBLAS error 15 at ggml-cuda.cu:7956: the
 # requested functionality is not supported' (the status number, the file and line, then cublasGetStatusString's
 # text; ollama/ollama PR #1874, compute capability 5.2 cards); dorado's '[error] CuBLAS error 15'
