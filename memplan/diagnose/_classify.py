@@ -788,7 +788,6 @@ def _tcnn_arch_cutlass(args: list[tuple[Evidence, str, int]],
     return args + [(ev, "op-not-supported", 3) for ev in failures if any(w < ev.line for w in warned_at)]
 
 
-
 def _library_arch_line(args: list[tuple[Evidence, str, int]],
                        evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     """A kernel library's own report of cudaErrorNoKernelImageForDevice from its source (row flashinfer-no-kernel-image,
@@ -807,6 +806,7 @@ def _library_arch_line(args: list[tuple[Evidence, str, int]],
 # `(args, evidence) -> args`, applied in this order by `_weighed`
 _INCIDENT_READINGS = (_library_frame_cast, _module_call_frame, _tf_gpu_unregistered, _tcnn_arch_cutlass,
                       _library_arch_line)
+
 
 def _stall_before_failure(args: list[tuple[Evidence, str, int]],
                           evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:

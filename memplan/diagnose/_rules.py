@@ -449,24 +449,24 @@ _CUBLAS_CODES = {"CUBLAS_STATUS_NOT_INITIALIZED": 1, "CUBLAS_STATUS_ALLOC_FAILED
                  "CUBLAS_STATUS_NOT_SUPPORTED": 15, "CUBLAS_STATUS_LICENSE_ERROR": 16}
 _CUBLAS_NUMBER = r"(?i:\bcuBLAS error)\s+"
 
+# the libraries whose status numbers are read: (number by status name, the text a printed number follows)
+_NUMBERED_STATUSES = ((_CUFFT_CODES, _CUFFT_NUMBER), (_CUBLAS_CODES, _CUBLAS_NUMBER))
+
 
 def _library_status_rules() -> list[TextRule]:
     """One rule per CUDA library status name (`CUBLAS_STATUS_ALLOC_FAILED`, `CUDNN_STATUS_NOT_INITIALIZED`):
-    a specific code (strength 2), a catch-all internal error only weakly (1)."""
+    a specific code (strength 2), a catch-all internal error only weakly (1); and one per status number a program
+    prints instead of the name (`_NUMBERED_STATUSES`), reading as the name does."""
     out = []
     for r in cat_mod.cuda_lib_rows():
-        cat = r["category"]
+        cat, kind = r["category"], f"{r['library']}-status"
         strength = 1 if cat == "unknown" else 2
-        out.append(TextRule(f"lib-{r['name']}", f"{r['library']}-status", cat, strength,
+        out.append(TextRule(f"lib-{r['name']}", kind, cat, strength,
                             frozenset({"cuda"}), re.compile(r"\b" + re.escape(r["name"]) + r"\b"), r["name"]))
-        value = _CUFFT_CODES.get(r["name"])
-        if value is not None:
-            out.append(TextRule(f"lib-{r['name']}-number", "cufft-status", cat, strength,
-                                frozenset({"cuda"}), re.compile(_CUFFT_NUMBER + str(value) + r"(?![\d.])"), r["name"]))
-        value = _CUBLAS_CODES.get(r["name"])
-        if value is not None:
-            out.append(TextRule(f"lib-{r['name']}-number", "cublas-status", cat, strength,
-                                frozenset({"cuda"}), re.compile(_CUBLAS_NUMBER + str(value) + r"(?![\d.])"), r["name"]))
+        for codes, prefix in _NUMBERED_STATUSES:
+            if r["name"] in codes:
+                out.append(TextRule(f"lib-{r['name']}-number", kind, cat, strength, frozenset({"cuda"}),
+                                    re.compile(prefix + str(codes[r["name"]]) + r"(?![\d.])"), r["name"]))
     return out
 
 
