@@ -47,8 +47,8 @@ class TextRule:
 
     @functools.cached_property
     def need(self) -> tuple[str, ...] | None:
-        """The texts one of which every match contains (`_required_text`), worked out once per rule."""
-        return _required_text(self.rx)
+        """The texts one of which every match contains (`required_text`), worked out once per rule."""
+        return required_text(self.rx)
 
 
 @dataclass(frozen=True)
@@ -327,7 +327,7 @@ def _hedge() -> re.Pattern[str] | None:
 _HEDGE_REACH = 24
 
 
-def _required_text(rx: re.Pattern[str]) -> tuple[str, ...] | None:
+def required_text(rx: re.Pattern[str]) -> tuple[str, ...] | None:
     """Texts (lower case) one of which every match of `rx` contains: the longest run of ASCII literals in the
     pattern's top-level sequence or its groups, else the longest run of each branch of a top-level alternation;
     None where no such text of 3+ characters exists. A cheap necessary condition: an ASCII line whose lower-case
@@ -368,21 +368,26 @@ def _literal_runs(seq) -> list[str]:
     return [*runs, run]
 
 
+# The non-ASCII letters that `re`'s case-insensitive matching equates with an ASCII letter although `str.lower()` does
+# not give that letter: U+0130 and U+0131 (dotted capital and dotless small i) and U+017F (long s); U+212A (Kelvin sign)
+# lowers to 'k' itself. Checked against every code point (tests/diagnose/test_diagnose_mechanisms.py).
+_FOLD_TO_ASCII = {0x130: "i", 0x131: "i", 0x17F: "s"}
+
+
 @functools.lru_cache(maxsize=8)
-def _folded(line: str) -> str | None:
-    """The line in lower case where it is ASCII; None otherwise (Unicode case-insensitive matching has equivalences,
-    such as the dotless i, that lower-casing does not reproduce, so such a line always runs the regexes)."""
-    return line.lower() if line.isascii() else None
+def folded(line: str) -> str:
+    """The line in lower case, with the letters of `_FOLD_TO_ASCII` replaced first on a non-ASCII line: every ASCII
+    text one of a rule's matches contains, lower-cased, is then a substring of it (a case-insensitive match of an ASCII
+    literal is that letter in either case or one of those three), so a needed text it lacks rules the rule out."""
+    return line.lower() if line.isascii() else line.translate(_FOLD_TO_ASCII).lower()
 
 
 def rule_matches(rule: TextRule, line: str) -> bool:
     """Whether the rule argues on this line: any match for a sentence or a code; for a weak phrase, a match that
     does not follow a hedge (`such as`, `e.g.`) within a few characters."""
     need = rule.need
-    if need is not None:
-        folded = _folded(line)
-        if folded is not None and not any(text in folded for text in need):
-            return False
+    if need is not None and not any(text in folded(line) for text in need):
+        return False
     return _argues(rule, line)
 
 
@@ -391,15 +396,36 @@ def matching_rules(line: str) -> list[TextRule]:
     each text the rules need looked up once per line however many rules share it (`_need_index`), and only the rules
     whose text the line holds running their regexes."""
     rules = text_rules()
-    folded = _folded(line)
-    if folded is None:
-        return [r for r in rules if rule_matches(r, line)]
+    line_text = folded(line)
     always, by_text = _need_index()
     picked = set(always)
     for text, which in by_text:
-        if text in folded:
+        if text in line_text:
             picked.update(which)
     return [rules[i] for i in sorted(picked) if _argues(rules[i], line)]
+
+
+def holds_needed_text(line: str) -> bool:
+    """Whether the line holds a text some rule needs (`TextRule.need`): without one, no rule that has a needed text can
+    match it (the rules with none, `_need_index()[0]`, are the scanner's own trigger words' to let through). Looked up
+    by the text's first three characters (every needed text has 3+), a few microseconds a line, so the scanner can
+    ask it of every line of a large log."""
+    line_text = folded(line)
+    grams = _need_grams()
+    for i in range(len(line_text) - 2):
+        texts = grams.get(line_text[i:i + 3])
+        if texts and any(line_text.startswith(t, i) for t in texts):
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=None)
+def _need_grams() -> dict[str, tuple[str, ...]]:
+    """Every needed text of `text_rules()`, keyed by its first three characters."""
+    grams: dict[str, list[str]] = {}
+    for text, _ in _need_index()[1]:
+        grams.setdefault(text[:3], []).append(text)
+    return {k: tuple(v) for k, v in grams.items()}
 
 
 @functools.lru_cache(maxsize=None)

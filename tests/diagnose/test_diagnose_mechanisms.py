@@ -10,8 +10,18 @@ from memplan.diagnose import _catalog as cat_mod
 from memplan.diagnose import diagnose
 from memplan.diagnose._catalog import code_category
 from memplan.diagnose._classify import classify_oom
-from memplan.diagnose._parse import _TRIGGER, parse_size_text
-from memplan.diagnose._rules import code_contexts, codes_in_context, matching_rules, rule_matches, text_rules
+from memplan.diagnose._parse import _TRIGGER, parse_size_text, scan
+from memplan.diagnose._rules import (
+    _argues,
+    _need_index,
+    code_contexts,
+    codes_in_context,
+    folded,
+    holds_needed_text,
+    matching_rules,
+    rule_matches,
+    text_rules,
+)
 from memplan.diagnose._types import Category
 
 from corpus_helpers import LOGS, corpus_rows
@@ -179,10 +189,12 @@ def test_every_message_rule_has_a_source_and_a_valid_category():
         assert r["source"] and r["category"] in valid, r["name"]
 
 
-def test_trigger_lets_through_every_line_a_rule_matches():
-    """`_TRIGGER` is a speed filter: on every line of the dev corpus, a line some rule matches must pass it (so
-    every line the filter stops is checked against every rule; a line it lets through needs no check)."""
+def test_every_line_a_rule_matches_is_scanned():
+    """The scanner's first filter (`_parse._worth_scanning`) never stops a line a rule matches: a rule with a needed text
+    is reached through `holds_needed_text` (a necessary condition, checked here on every dev line), a rule with none
+    through the trigger words (checked here on every dev line it matches); both sides of the trigger are exercised."""
     rules = text_rules()
+    needless = [rules[i] for i in _need_index()[0]]
     passed = stopped = 0
     for r in corpus_rows():
         for line in (LOGS / r["file"]).read_text(encoding="utf-8", errors="replace").splitlines():
@@ -190,20 +202,74 @@ def test_trigger_lets_through_every_line_a_rule_matches():
                 passed += 1
                 continue
             stopped += 1
-            assert not (any(rule.rx.search(line) for rule in rules) or codes_in_context(line)), line
-    assert passed > 1000 and stopped > 1000   # both sides of the filter are exercised
+            assert not any(rule.rx.search(line) for rule in needless), line
+            if not holds_needed_text(line):
+                assert not any(rule.rx.search(line) for rule in rules), line
+    assert passed > 1000 and stopped > 1000
+
+
+def test_a_rule_is_scanned_without_a_trigger_word():
+    # session 31: a line a rule matches is scanned even when it holds none of `_TRIGGER`'s words (until then each dev
+    # batch added its rules' words to `_TRIGGER` by hand, and a held-out line a rule matched could be stopped)
+    line = "Maybe the last training process is running\n"
+    assert not _TRIGGER.search(line) and _rule_matches("device-open-failed", line)
+    assert [ev.kind for ev in scan([line])] == [next(r.kind for r in text_rules() if r.id == "device-open-failed")]
+    # near miss: a line holding the rule's needed text that the rule does not match is still not scanned
+    other = "the last training process is running\n"
+    assert not _TRIGGER.search(other) and not list(scan([other]))
+
+
+def test_holds_needed_text_is_the_need_index():
+    # the gram index answers exactly `any(text in folded(line) for every needed text)`, on dev lines and odd ones
+    texts = [t for t, _ in _need_index()[1]]
+    lines = ["", "ab", "Maybe the last training process is running", "MAYBE THE LAST TRAINING", "\u0130\u0131\u017f"]
+    for r in corpus_rows()[::7]:
+        lines += (LOGS / r["file"]).read_text(encoding="utf-8", errors="replace").splitlines()
+    for line in lines:
+        assert holds_needed_text(line) == any(t in folded(line) for t in texts), line
+
+
+def test_folded_maps_every_case_insensitive_ascii_match():
+    # a case-insensitive match of an ASCII letter is that letter in either case, or one of three non-ASCII letters
+    # (U+0130, U+0131, U+017F; U+212A lowers to 'k' itself): `folded` turns each into the lower-case ASCII letter, so
+    # a needed text is a necessary condition on non-ASCII lines too
+    letters = re.compile("(?i)[a-z]")
+    for code in range(128, 0x110000):
+        ch = chr(code)
+        if letters.fullmatch(ch):
+            low = folded(ch)
+            assert len(low) == 1 and low.isascii() and re.fullmatch("(?i)" + low, ch), hex(code)
+
+
+def test_message_patterns_name_every_parser():
+    # every pattern of `_parse` is a message parser (its needed texts open the filter) or a named helper / context one,
+    # so a new OOM layout cannot be forgotten by the filter
+    import memplan.diagnose._parse as parse
+    helpers = {"_HEADLESS_REQ", "_OOM_START", "_OOM_HINT", "_OOM_DONE", "_NEW_RECORD", "_MPS_OTHER", "_PROC", "_DEV",
+               "_ZERO", "_GGML_VRAM", "_TCMALLOC_NOTICE", "_PROCESS_DIED", "_CANN", "_ERRNPU", "_NAMES", "_TRIGGER",
+               "_GLIBC_ABORT", "_ERROR_LIKE", "_FRAME", "_OP", "_NUMS", "_PROMPT_IMPORT", "_CRASH_LINE", "_TRT_FUNC_LINE",
+               "_TRT_CODE_LINE", "_DIV_BY_SIZE_LINE", "_ZERODIV_LINE", "_PRETRAINED_CALL", "_INIT_KWARG",
+               "_PY_SYNTAX_ERROR", "_OLDER_THAN"}
+    parsers = set(map(id, parse._MESSAGE_PATTERNS))
+    for name, value in vars(parse).items():
+        pats = [value] if isinstance(value, re.Pattern) else [v for v in value if isinstance(v, re.Pattern)] \
+            if isinstance(value, (list, tuple)) else []
+        if pats and name not in helpers:
+            assert all(id(p) in parsers for p in pats), name
 
 
 def test_matching_rules_is_rule_matches_on_every_rule():
-    """The scanner's indexed lookup (`matching_rules`) picks exactly the rules of `text_rules()` that `rule_matches`
-    accepts, in order, on the lines of every fifth dev log and on non-ASCII lines (which bypass the index)."""
+    """The scanner's indexed lookup (`matching_rules`) picks exactly the rules of `text_rules()` whose regex argues on
+    the line (`_argues`: the regex, and the hedge for a weak phrase), in order, on the lines of every fifth dev log and
+    on non-ASCII lines, whose case-insensitive matches include three non-ASCII letters (`folded`)."""
     rules = text_rules()
-    lines = ["显存不足 out of memory", "CUDA error: out of memory \u00e9", "RuntimeError: CUDA error: an illegal memory access"]
+    lines = ["显存不足 out of memory", "CUDA error: out of memory \u00e9", "RuntimeError: CUDA error: an illegal memory access",
+             "CUDA ERROR: OUT OF MEMORY \u0130", "Cuda error: out of memory\u017f", "RuntimeError: \u0130llegal memory access"]
     for r in corpus_rows()[::5]:
         lines += (LOGS / r["file"]).read_text(encoding="utf-8", errors="replace").splitlines()
     hits = 0
     for line in lines:
-        want = [rule for rule in rules if rule_matches(rule, line)]
+        want = [rule for rule in rules if _argues(rule, line)]
         assert matching_rules(line) == want, line
         hits += bool(want)
     assert hits > 300
@@ -4635,27 +4701,28 @@ def test_grappler_optimizer_failure_notice_is_benign():
 
 def test_required_text_prefilter_is_a_necessary_condition():
     # session 19 (speed): a rule's regex runs only on an ASCII line holding one of the texts every match contains
-    from memplan.diagnose._rules import TextRule, _required_text, rule_matches
-    assert _required_text(re.compile("foo(?:bar|baz)quux")) == ("fooba",)         # the parser factors out 'ba'
-    assert _required_text(re.compile("foo(?:x|yz)quux")) == ("quux",)             # the longest top-level run
-    assert _required_text(re.compile("(?i)Out of Memory")) == ("out of memory",)  # lower case, compared lowered
-    assert _required_text(re.compile("alpha|beta")) == ("alpha", "beta")           # one per branch
-    assert _required_text(re.compile("ab|cde")) is None                            # a branch without 3 characters
-    assert _required_text(re.compile("x*foo?bar")) == ("bar",)                     # a repeated 'o' ends the run
-    assert _required_text(re.compile("(?:abc)?defg")) == ("defg",)                 # an optional group is not needed
+    from memplan.diagnose._rules import TextRule, required_text, rule_matches
+    assert required_text(re.compile("foo(?:bar|baz)quux")) == ("fooba",)         # the parser factors out 'ba'
+    assert required_text(re.compile("foo(?:x|yz)quux")) == ("quux",)             # the longest top-level run
+    assert required_text(re.compile("(?i)Out of Memory")) == ("out of memory",)  # lower case, compared lowered
+    assert required_text(re.compile("alpha|beta")) == ("alpha", "beta")           # one per branch
+    assert required_text(re.compile("ab|cde")) is None                            # a branch without 3 characters
+    assert required_text(re.compile("x*foo?bar")) == ("bar",)                     # a repeated 'o' ends the run
+    assert required_text(re.compile("(?:abc)?defg")) == ("defg",)                 # an optional group is not needed
 
     def rule(pattern, flags=0):
         return TextRule("t", "test", "unknown", 1, frozenset(), re.compile(pattern, flags), "")
     r = rule("failed to allocate", re.I)
     assert rule_matches(r, "RuntimeError: FAILED TO ALLOCATE 2 GiB")
     assert not rule_matches(r, "RuntimeError: allocation failed")
-    # a non-ASCII line runs the regex (Unicode case folding: the dotless i matches 'i' when case is ignored)
+    # a non-ASCII line is folded first (Unicode case folding: the dotless i matches 'i' when case is ignored)
     assert rule_matches(r, "faıled to allocate")
+    assert not rule_matches(r, "fa\u00efled to allocate")
     # every rule of the data files, on real lines (every 15th dev log): a match always holds one of its texts
     lines = [ln for f in sorted(LOGS.glob("*.log"))[::15]
              for ln in f.read_text(encoding="utf-8", errors="replace").splitlines() if ln.isascii()]
     for tr in text_rules():
-        need = _required_text(tr.rx)
+        need = required_text(tr.rx)
         for ln in lines if need is not None else ():
             if tr.rx.search(ln):
                 assert any(t in ln.lower() for t in need), (tr.id, ln)
