@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from typing import Sequence
 
 try:  # the regex parser, to find the literal text every match of a rule must contain (Python 3.11+ / older)
     from re import _parser as _sre_parse
@@ -393,39 +394,52 @@ def rule_matches(rule: TextRule, line: str) -> bool:
 
 def matching_rules(line: str) -> list[TextRule]:
     """The rules of `text_rules()` for which `rule_matches` holds on this line, in their order: the same answer, with
-    each text the rules need looked up once per line however many rules share it (`_need_index`), and only the rules
-    whose text the line holds running their regexes."""
+    only the rules whose needed text the line holds (`NeedIndex`) running their regexes."""
     rules = text_rules()
-    line_text = folded(line)
-    always, by_text = _need_index()
-    picked = set(always)
-    for text, which in by_text:
-        if text in line_text:
-            picked.update(which)
-    return [rules[i] for i in sorted(picked) if _argues(rules[i], line)]
+    return [rules[i] for i in sorted(_rule_index().candidates(line)) if _argues(rules[i], line)]
 
 
 def holds_needed_text(line: str) -> bool:
     """Whether the line holds a text some rule needs (`TextRule.need`): without one, no rule that has a needed text can
-    match it (the rules with none, `_need_index()[0]`, are the scanner's own trigger words' to let through). Looked up
-    by the text's first three characters (every needed text has 3+), a few microseconds a line, so the scanner can
-    ask it of every line of a large log."""
-    line_text = folded(line)
-    grams = _need_grams()
-    for i in range(len(line_text) - 2):
-        texts = grams.get(line_text[i:i + 3])
-        if texts and any(line_text.startswith(t, i) for t in texts):
-            return True
-    return False
+    match it (the rules with none, `_need_index()[0]`, are the scanner's own trigger words' to let through)."""
+    index = _rule_index()
+    return bool(index.candidates(line) - index.always)
+
+
+class NeedIndex:
+    """Patterns looked up by the texts they need (`required_text`). A line's candidates are the patterns with no
+    needed text and those whose needed text its folded form holds, found in one pass over its three-character windows
+    (every needed text has 3+ characters): a few microseconds a line, where an alternation of hundreds of words costs
+    ~150 us on a line none of them matches. Any other pattern cannot match the line."""
+
+    def __init__(self, patterns: Sequence[re.Pattern[str]], needs: Sequence[tuple[str, ...] | None] | None = None):
+        self.patterns = tuple(patterns)
+        needs = [required_text(rx) for rx in self.patterns] if needs is None else list(needs)
+        self.always = frozenset(i for i, need in enumerate(needs) if need is None)
+        grams: dict[str, list[tuple[str, int]]] = {}
+        for i, need in enumerate(needs):
+            for text in need or ():
+                grams.setdefault(text[:3], []).append((text, i))
+        self._grams = {gram: tuple(hits) for gram, hits in grams.items()}
+
+    def candidates(self, line: str) -> set[int]:
+        """The positions of the patterns that may match the line."""
+        text, grams, found = folded(line), self._grams, set(self.always)
+        for i in range(len(text) - 2):
+            hits = grams.get(text[i:i + 3])
+            if hits:
+                found.update(k for need, k in hits if text.startswith(need, i))
+        return found
+
+    def search(self, line: str) -> bool:
+        """Whether any of the patterns matches the line: the answer of one alternation of them all."""
+        return any(self.patterns[k].search(line) for k in self.candidates(line))
 
 
 @functools.lru_cache(maxsize=None)
-def _need_grams() -> dict[str, tuple[str, ...]]:
-    """Every needed text of `text_rules()`, keyed by its first three characters."""
-    grams: dict[str, list[str]] = {}
-    for text, _ in _need_index()[1]:
-        grams.setdefault(text[:3], []).append(text)
-    return {k: tuple(v) for k, v in grams.items()}
+def _rule_index() -> NeedIndex:
+    rules = text_rules()
+    return NeedIndex([r.rx for r in rules], [r.need for r in rules])
 
 
 @functools.lru_cache(maxsize=None)
@@ -440,6 +454,29 @@ def _need_index() -> tuple[tuple[int, ...], tuple[tuple[str, tuple[int, ...]], .
             for text in r.need:
                 by_text.setdefault(text, []).append(i)
     return tuple(always), tuple((t, tuple(w)) for t, w in by_text.items())
+
+
+def split_alternatives(pattern: str) -> list[str]:
+    """The top-level alternatives of a regex's source (`a|b(c|d)|[|]` -> `a`, `b(c|d)`, `[|]`): a `|` outside
+    parentheses and character classes, not escaped."""
+    parts, depth, in_class, escaped, current = [], 0, False, False, []
+    for ch in pattern:
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch in "()":
+            depth += 1 if ch == "(" else -1
+        elif ch == "|" and depth == 0:
+            parts.append("".join(current))
+            current = []
+            continue
+        current.append(ch)
+    return [*parts, "".join(current)]
 
 
 def _argues(rule: TextRule, line: str) -> bool:

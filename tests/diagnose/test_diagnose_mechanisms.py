@@ -229,6 +229,25 @@ def test_holds_needed_text_is_the_need_index():
         assert holds_needed_text(line) == any(t in folded(line) for t in texts), line
 
 
+def test_need_index_search_is_the_alternation():
+    # `_parse._gate_indexes()` looks `_TRIGGER`'s alternatives up by their needed texts: the same answer as the one
+    # alternation, on every dev line and on constructed ones (anchors, classes, case, non-ASCII)
+    from memplan.diagnose._parse import _gate_indexes
+    from memplan.diagnose._rules import NeedIndex, split_alternatives
+    assert split_alternatives(r"a|b(c|d)|[|]|e\|f") == ["a", "b(c|d)", "[|]", r"e\|f"]
+    assert "|".join(split_alternatives(_TRIGGER.pattern)) == _TRIGGER.pattern
+    trigger = _gate_indexes()[0]
+    lines = ["", "x", "  W0101 12:00:00 warning", "E1234: x", "[W101 foo", "NOT SUPPORTED", "显存不足", "x := y",
+             "Cuda Failure", "ILLEGAL INSTRUCTION", "\u0130llegal", "step 1 loss 0.5"]
+    for r in corpus_rows():
+        lines += (LOGS / r["file"]).read_text(encoding="utf-8", errors="replace").splitlines()
+    for line in lines:
+        assert trigger.search(line) == bool(_TRIGGER.search(line)), line
+    index = NeedIndex([re.compile("(?i)out of memory"), re.compile(r"^E\d{4}"), re.compile("Killed")])
+    assert index.always == {1} and index.search("CUDA OUT OF MEMORY") and index.search("E1234 x")
+    assert not index.search("killed") and not index.search("xE1234") and index.candidates("killed") == {1, 2}
+
+
 def test_folded_maps_every_case_insensitive_ascii_match():
     # a case-insensitive match of an ASCII letter is that letter in either case, or one of three non-ASCII letters
     # (U+0130, U+0131, U+017F; U+212A lowers to 'k' itself): `folded` turns each into the lower-case ASCII letter, so
