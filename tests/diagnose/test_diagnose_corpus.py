@@ -411,10 +411,6 @@ DEV_UNSUPPORTED = {
                                  "reading needs the fallback judged against what follows it (cuda_env_rembg668.log "
                                  "falls back the same way and its CUDA provider then fails: environment), which no "
                                  "row does yet",
-    "cpu_opns_realesrgan346.log": "dev batch 122: ATen's '\"slow_conv2d_cpu\" not implemented for 'Half'' (fp16 on the CPU) is followed by Real-ESRGAN's fixed hint 'If you encounter CUDA out of memory, try to set --tile ...', which the bare out-of-memory rule reads as a report: capacity wins",
-    "cpu_opns_discodiffusionwrapper26.log": "dev batch 122: the same 'not implemented for 'Half'' followed by the wrapper's conditional hint 'If CUDA out of memory, you can decrease ...': capacity wins",
-    "cuda_env_zmine2.log": "dev batch 122: 'invalid device function' printed by the program's own 'ERROR: ' and by thrust's system_error what() after a CUB call, without a CUDA prefix the short-text rules need: unknown",
-    "cpu_opns_sparseml1670.log": "dev batch 122: PyTorch's ONNX exporter refusing a 4-bit fake-quantize range ('ONNX allows only (0, 127), (0, 255) and (-128, 127)') has no rule: unknown",
     "cpu_param_pytorchtutorials906.log": "dev batch 122: 'No such operator custom::warp_perspective' where the caller looked the op up under a name the library does not register it by (invalid-param by the thread) reads environment, as the dev corpus's missing-torchvision-build logs of the same text do: the text alone cannot tell a wrong name from a missing build",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
