@@ -8652,7 +8652,7 @@ def test_keras_own_frame_attribute_error_is_environment():
     cpy = ("Traceback (most recent call last):\n"
            "  File \"train.py\", line 12, in <module>\n"
            "    model = build()\n"
-           "  File \"/opt/venv/lib/python3.9/site-packages/keras/engine/functional.py\", line 144, in __init__\n"
+           "  File \"/opt/venv/lib/python3.9/site-packages/keras/layers/core.py\", line 57, in call\n"
            "    x.node\n"
            "AttributeError: 'KerasTensor' object has no attribute 'node'\n")
     for log in (ipy, cpy):
