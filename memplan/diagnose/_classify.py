@@ -802,10 +802,37 @@ def _library_arch_line(args: list[tuple[Evidence, str, int]],
     return [a for a in args if a[0].line not in lines or "lib_arch" in a[0].flags]
 
 
+# a bare AttributeError on an object (phrase ph-exc-object), and an installed TensorFlow's / Keras's own file in a frame line
+_ATTR_ERROR = re.compile(r"\bAttributeError: '\w+' object has no attribute '\w+'")
+_TF_KERAS_FILE = re.compile(r"[/\\](?:site|dist)-packages[/\\](?:keras|tensorflow|tf_keras)[/\\]")
+
+
+def _tf_keras_internal_attr(args: list[tuple[Evidence, str, int]],
+                            evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
+    """An AttributeError on an object (\"'X' object has no attribute 'Y'\") reads invalid-param, the caller's object.
+    Where the innermost frame line before it (a `File "..."` frame, or an installed TensorFlow / Keras frame in IPython's
+    form, row tf-keras-installed-frame, flag `tfk_frame`) is an installed TensorFlow's or Keras's own file, their own code
+    read an attribute their own objects lack: keras and tensorflow, or the generation the calling library expects, do
+    not match, environment at strength 2 (dev batch 121: DeepCTR's DeepFM under TF 2.7, keras's functional_utils
+    reading 'KerasTensor'.node, https://github.com/shenweichen/DeepCTR/issues/432). A caller's own frame innermost, or
+    no frame, keeps the reading."""
+    if not any("tfk_frame" in ev.flags for ev in evidence):
+        return args
+    frames = sorted({ev.line: ev.text for ev in evidence if ev.kind == "frame" or "tfk_frame" in ev.flags}.items())
+    out = []
+    for ev, c, s in args:
+        if c == "invalid-param" and _ATTR_ERROR.search(ev.text):
+            before = [text for line, text in frames if line < ev.line]
+            if before and _TF_KERAS_FILE.search(before[-1]):
+                c, s = "environment", 2
+        out.append((ev, c, s))
+    return out
+
+
 # Readings of one argument that depend on the rest of the incident (frames before it, a context line elsewhere), each
 # `(args, evidence) -> args`, applied in this order by `_weighed`
 _INCIDENT_READINGS = (_library_frame_cast, _module_call_frame, _tf_gpu_unregistered, _tcnn_arch_cutlass,
-                      _library_arch_line)
+                      _library_arch_line, _tf_keras_internal_attr)
 
 
 def _stall_before_failure(args: list[tuple[Evidence, str, int]],

@@ -370,6 +370,9 @@ _BYTES_OOM = [
     re.compile(r"\bFailed to allocate request for \S+ \((\d+)B\) on device ordinal \d+"),
     _METAL_BUFFER_MAX,
     _MLX_BUFFER_MAX,
+    # dev batch 121: PaddlePaddle's host allocator (paddle/fluid/memory/detail/system_allocator.cc, 'ResourceExhaustedError:
+    # Fail to alloc memory of N size, error code is 12.', errno 12 = ENOMEM; PaddlePaddle/PaddleOCR #7710): N bytes
+    re.compile(r"\bFail to alloc memory of (\d+) size, error code is 12\b"),
 ]
 # Dev batch 87: Sophgo bmlib's device-memory allocation (libsophon bmlib/src/bmlib_memory.cpp, bm_alloc_gmem under
 # bm_malloc_device_byte*: '[bmlib_memory][error] bm_alloc_gmem failed, dev_id = N, size = 0x<hex>') prints its byte count

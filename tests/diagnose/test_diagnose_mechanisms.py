@@ -8686,3 +8686,90 @@ def test_quantized_onnx_export_limited_to_int8_is_op_not_supported():
     assert not _rule_matches("torch-onnx-quant-range", "ONNX export failed: Couldn't export operator aten::quantize_per_tensor\n")
     assert not _rule_matches("nncf-onnx-int8-export-only",
                              "ValueError: ONNX Quantize/Dequantize pairs only support input_high == output_high\n")
+def test_sb3_space_of_the_same_name_is_environment():
+    # dev batch 121: Stable-Baselines3 1.x's space check fails on a space of a supported class's own name, gymnasium's
+    # class against gym's (LucasAlegre/sumo-rl #128, Farama-Foundation/Gymnasium #348); read invalid-param or unknown
+    logs = ("AssertionError: The algorithm only supports (<class 'gym.spaces.discrete.Discrete'>,) as action spaces "
+            "but Discrete(2) was provided\n",
+            "like the error `The algorithm only supports (<class 'gym.spaces.discrete.Discrete'>,) as action spaces "
+            "but Discrete(4) was provided` will raised by the underlying code example.\n",
+            "AssertionError: The algorithm only supports (<class 'gym.spaces.box.Box'>, <class "
+            "'gym.spaces.discrete.Discrete'>) as action spaces but Discrete(3) was provided\n")
+    _assert_reads("sb3-space-same-name", Category.ENVIRONMENT, logs)
+    # near miss: a space of another name than every supported class is the caller's choice of algorithm
+    other = ("AssertionError: The algorithm only supports (<class 'gym.spaces.box.Box'>,) as action spaces but "
+             "Discrete(3) was provided\n")
+    assert not _rule_matches("sb3-space-same-name", other)
+    assert diagnose(other, prior=False).primary_category == Category.INVALID_PARAM
+
+
+def test_keras_own_frame_attribute_error_is_environment():
+    # dev batch 121: keras's own functional_utils frame reading an attribute its KerasTensor lacks, under DeepCTR with
+    # TF 2.7 (shenweichen/DeepCTR #432, IPython's traceback form); read invalid-param
+    ipy = ("AttributeError                            Traceback (most recent call last)\n"
+           "<ipython-input-5-62748b8da087> in <module>()\n"
+           "---> 33     model = DeepFM(linear_feature_columns, dnn_feature_columns, task='regression')\n"
+           "/usr/local/lib/python3.7/dist-packages/keras/engine/functional_utils.py in is_input_keras_tensor(tensor)\n"
+           "---> 48   return tensor.node.is_input\n"
+           "AttributeError: 'KerasTensor' object has no attribute 'node'\n")
+    cpy = ("Traceback (most recent call last):\n"
+           "  File \"train.py\", line 12, in <module>\n"
+           "    model = build()\n"
+           "  File \"/opt/venv/lib/python3.9/site-packages/keras/layers/core.py\", line 57, in call\n"
+           "    x.node\n"
+           "AttributeError: 'KerasTensor' object has no attribute 'node'\n")
+    for log in (ipy, cpy):
+        assert _rule_matches("tf-keras-installed-frame", log)
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near misses: the caller's own frame innermost (after a keras frame), and no frame at all, keep invalid-param
+    own = ("Traceback (most recent call last):\n"
+           "  File \"/opt/venv/lib/python3.9/site-packages/keras/engine/training.py\", line 1100, in fit\n"
+           "    self.train_step(data)\n"
+           "  File \"model.py\", line 40, in train_step\n"
+           "    self.tracker.update()\n"
+           "AttributeError: 'MyModel' object has no attribute 'tracker'\n")
+    assert diagnose(own, prior=False).primary_category == Category.INVALID_PARAM
+    bare = "AttributeError: 'KerasTensor' object has no attribute 'node'\n"
+    assert diagnose(bare, prior=False).primary_category == Category.INVALID_PARAM
+    # another package's installed frame is not the row
+    assert not _rule_matches("tf-keras-installed-frame",
+                             "  File \"/usr/lib/python3/dist-packages/kerasx/engine.py\", line 3, in run\n")
+
+
+def test_tensorrt_plan_from_another_release_is_environment():
+    # dev batch 121: TensorRT's plain-text plan-version report (NVIDIA/retinanet-examples #314, SthPhoenix/InsightFace-REST
+    # #84); read invalid-param
+    logs = ("6: The engine plan file is not compatible with this version of TensorRT, expecting library version 8.0.0 "
+            "got 8.0.1, please rebuild.\n4: [runtime.cpp::deserializeCudaEngine::74] Error Code 4: Internal Error "
+            "(Engine deserialization failed.)\n",
+            "[05/02/2022-15:17:45] [TRT] [E] 6: The engine plan file is not compatible with this version of TensorRT, "
+            "expecting library version 8.2.3 got 8.2.1, please rebuild.\n")
+    _assert_reads("trt-engine-version-mismatch", Category.ENVIRONMENT, logs)
+    # near miss: the generic deserialization failure alone is not the row
+    assert not _rule_matches("trt-engine-version-mismatch",
+                             "4: [runtime.cpp::deserializeCudaEngine::74] Error Code 4: Internal Error (Engine "
+                             "deserialization failed.)\n")
+
+
+def test_paddle_host_alloc_enomem_is_capacity():
+    # dev batch 121: Paddle's host allocator (system_allocator.cc) refusing N bytes with errno 12, ENOMEM
+    # (PaddlePaddle/PaddleOCR #7710); read invalid-param
+    log = ("ResourceExhaustedError: Fail to alloc memory of 776212480 size, error code is 12.\n"
+           "  [Hint: Expected error == 0, but received error:12 != 0:0.] (at "
+           "/paddle/paddle/fluid/memory/detail/system_allocator.cc:67)\n")
+    _assert_reads("paddle-host-alloc-enomem", Category.CAPACITY, (log,))
+    inc = diagnose(log, prior=False).primary
+    assert inc.numbers.get("requested_bytes") == 776212480
+    # near miss: another error code is another failure
+    assert not _rule_matches("paddle-host-alloc-enomem",
+                             "ResourceExhaustedError: Fail to alloc memory of 1024 size, error code is 22.\n")
+
+
+def test_pytesser_bare_tesseract_not_found_is_environment():
+    # dev batch 121: pytesser's own TesseractNotFound (RobinDavid/Pytesser #2); read unknown
+    log = ("  File \"/home/pytesser.py\", line 44, in check_path\n    raise TesseractNotFound\n"
+           "pytesser.TesseractNotFound\n")
+    _assert_reads("tesseract-not-found", Category.ENVIRONMENT, (log,))
+    # near misses: a longer name that starts with it and pytesseract's TesseractError are not the row
+    assert not _rule_matches("tesseract-not-found", "ocrlib.TesseractNotFoundHandler: registered\n")
+    assert not _rule_matches("tesseract-not-found", "pytesseract.pytesseract.TesseractError: (1, 'Error opening data')\n")
