@@ -414,19 +414,6 @@ DEV_UNSUPPORTED = {
     "cpu_param_pytorchtutorials906.log": "dev batch 122: 'No such operator custom::warp_perspective' where the caller looked the op up under a name the library does not register it by (invalid-param by the thread) reads environment, as the dev corpus's missing-torchvision-build logs of the same text do: the text alone cannot tell a wrong name from a missing build",
     # dev batch 121 (labelled from their threads before any rule; first measured 0/8 rules alone and through the CLI;
     # its rules fixed seven, this one stays)
-    # dev batch 124 (labelled from their threads before any rule; first measured 0/6 rules alone)
-    "edgetpu_env_edgetpu214.log": "dev batch 124: the Edge TPU delegate's 'Unsupported data type in custom op handler' "
-                                  "(a tflite_runtime not matching libedgetpu) reads op-not-supported, no rule yet",
-    "cuda_env_tei34.log": "dev batch 124: text-embeddings-inference's 'Runtime compute cap 75 is not compatible with "
-                          "compile time compute cap 80' reads unknown, no rule yet",
-    "cuda_env_tei806.log": "dev batch 124: text-embeddings-inference's 'Runtime compute cap 120 is not compatible with "
-                           "compile time compute cap 80' reads unknown by the rules, no rule yet",
-    "cpu_env_stableaudio32.log": "dev batch 124: torchaudio's 'Couldn't find appropriate backend to handle uri ...' "
-                                 "(no audio I/O library installed) reads unknown, no rule yet",
-    "host_env_kohyass1082.log": "dev batch 124: cmd.exe's 'The system cannot find the path specified.' in a Windows "
-                                "setup.bat reads benign (its Python-version warning), no rule yet",
-    "host_env_invokeai2238.log": "dev batch 124: cmd.exe's 'The system cannot find the path specified.' quoted from "
-                                 "InvokeAI's install.bat reads unknown by the rules, no rule yet",
     "tf_env_deepctr84.log": "dev batch 121: a bare \"'Tensor' object has no attribute '_uses_learning_phase'\" with "
                             "no frame reads invalid-param (a bare AttributeError); that Keras's own code read it under "
                             "the TensorFlow release the thread names (1.13) is not in the text, and the frame reading "
