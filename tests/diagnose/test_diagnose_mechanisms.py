@@ -8773,3 +8773,83 @@ def test_pytesser_bare_tesseract_not_found_is_environment():
     # near misses: a longer name that starts with it and pytesseract's TesseractError are not the row
     assert not _rule_matches("tesseract-not-found", "ocrlib.TesseractNotFoundHandler: registered\n")
     assert not _rule_matches("tesseract-not-found", "pytesseract.pytesseract.TesseractError: (1, 'Error opening data')\n")
+
+
+def test_edgetpu_delegate_runtime_mismatch_is_environment():
+    # dev batch 124: the Edge TPU delegate failing to prepare its node under a tflite_runtime that does not match
+    # libedgetpu (google-coral/edgetpu #214); read op-not-supported
+    log = ("RuntimeError: Internal: Unsupported data type in custom op handler: 24348008Node number 2 "
+           "(EdgeTpuDelegateForCustomOp) failed to prepare.\n")
+    _assert_reads("edgetpu-delegate-runtime-mismatch", Category.ENVIRONMENT, (log,))
+    assert _rule_matches("edgetpu-delegate-runtime-mismatch",
+                         "ERROR: Internal: Unsupported data type in custom op handler: -1\n")
+    # near misses: a dtype a kernel does not support, and the delegate's name alone, are not the row
+    assert not _rule_matches("edgetpu-delegate-runtime-mismatch", "RuntimeError: Unsupported data type: int64\n")
+    assert not _rule_matches("edgetpu-delegate-runtime-mismatch",
+                             "Node number 0 (EdgeTpuDelegateForCustomOp) failed to invoke.\n")
+
+
+def test_tei_compute_cap_mismatch_is_environment():
+    # dev batch 124: text-embeddings-inference's Candle backend built for another compute capability
+    # (huggingface/text-embeddings-inference #34, #806; backends/candle/src/compute_cap.rs); read unknown
+    logs = ("Error: Could not create backend\n\nCaused by:\n    Could not start backend: Runtime compute cap 75 is "
+            "not compatible with compile time compute cap 80\n",
+            "ERROR text_embeddings_backend: backends/src/lib.rs:491: Could not start Candle backend: Could not start "
+            "backend: Runtime compute cap 120 is not compatible with compile time compute cap 80\n")
+    _assert_reads("tei-compute-cap-mismatch", Category.ENVIRONMENT, logs)
+    # near miss: the router's generic 'no suitable backend' alone is not the row
+    assert not _rule_matches("tei-compute-cap-mismatch",
+                             "Caused by:\n    Could not start backend: Could not start a suitable backend\n")
+
+
+def test_torchaudio_no_backend_for_uri_is_environment():
+    # dev batch 124: torchaudio's dispatcher with no audio I/O library to load or save the file
+    # (Stability-AI/stable-audio-3 #32); read unknown
+    log = ("raise RuntimeError(f\"Couldn't find appropriate backend to handle uri {uri} and format {format}.\")\n"
+           "RuntimeError: Couldn't find appropriate backend to handle uri output.wav and format None.\n")
+    _assert_reads("torchaudio-no-backend-for-uri", Category.ENVIRONMENT, (log,))
+    assert _rule_matches("torchaudio-no-backend-for-uri", "RuntimeError: Couldn't find appropriate backend to handle "
+                                                          "uri <_io.BytesIO object at 0x13f1f8450> and format None.\n")
+    # near miss: the raise line alone, with its placeholders, is not the row
+    assert not _rule_matches("torchaudio-no-backend-for-uri", "raise RuntimeError(f\"Couldn't find appropriate "
+                                                              "backend to handle uri {uri} and format {format}.\")\n")
+
+
+def test_deepfilternet_array_checks_are_invalid_param():
+    # dev batch 124: DeepFilterNet's libdf binding checking the caller's array (pyDF/src/lib.rs); no dev log
+    log = ("  File \"/venv/lib/site-packages/df/enhance.py\", line 150, in df_features\n"
+           "    spec = df.analysis(audio.numpy())\n"
+           "RuntimeError: [df] Input array empty or not contiguous.\n")
+    _assert_reads("df-array-not-contiguous", Category.INVALID_PARAM, (log,))
+    for text in ("RuntimeError: [df] Output array empty or not contiguous.\n",
+                 "ValueError: Number of erb bands do not match with input: 481, 32\n",
+                 "ValueError: Dimension not supported for erb: 5\n"):
+        assert _rule_matches("df-array-not-contiguous", text), text
+    # near misses: another library's tag, and the erb error without its counts, are not the row
+    assert not _rule_matches("df-array-not-contiguous", "RuntimeError: [dsp] Input array empty or not contiguous.\n")
+    assert not _rule_matches("df-array-not-contiguous", "ValueError: Number of erb bands do not match\n")
+
+
+def test_julia_bounds_error_is_invalid_param():
+    # dev batch 124: Julia's showerror for a BoundsError that holds the array and the index (base/errorshow.jl)
+    log = ("ERROR: LoadError: BoundsError: attempt to access 3-element Vector{Float64} at index [5]\n"
+           "Stacktrace:\n [1] getindex\n   @ ./essentials.jl:13 [inlined]\n")
+    _assert_reads("julia-bounds-error", Category.INVALID_PARAM, (log,))
+    assert _rule_matches("julia-bounds-error", "BoundsError: attempt to access 4×4 Matrix{Int64} at index [5, 1]\n")
+    # near misses: a bare BoundsError (no array held) and an access message without an index are not the row
+    assert not _rule_matches("julia-bounds-error", "ERROR: BoundsError\n")
+    assert not _rule_matches("julia-bounds-error", "BoundsError: attempt to access 2-element Vector{Int64}\n")
+
+
+def test_windows_cmd_path_not_found_is_environment():
+    # dev batch 124: cmd.exe's message in Windows batch installers (bmaltais/kohya_ss #1082, invoke-ai/InvokeAI #2238)
+    logs = ("Warning: Python version 3.10.9 is recommended.\nCreating venv...\n"
+            "Python The system cannot find the path specified.\nPython The system cannot find the path specified.\n",
+            "When I run install.bat I get an error message \"The system cannot find the path specified. updating pip "
+            "with \"C:\\Program Files\\invokeai\\.venv\\Scripts\\python\".\n")
+    _assert_reads("win-cmd-path-not-found", Category.ENVIRONMENT, logs)
+    # near misses: Python's OSError for the caller's own path, and the words inside a sentence, are not the row
+    assert not _rule_matches("win-cmd-path-not-found",
+                             "OSError: [WinError 3] The system cannot find the path specified: 'C:\\\\data\\\\x'\n")
+    assert not _rule_matches("win-cmd-path-not-found",
+                             "it says the system cannot find the path specified. when I run it again\n")
