@@ -829,10 +829,52 @@ def _tf_keras_internal_attr(args: list[tuple[Evidence, str, int]],
     return out
 
 
+# a constructor refusing a keyword (row init-unexpected-kwarg / the weak TypeError phrase), and the files of a traceback
+# that only installed code wrote: a package in site-packages / dist-packages, or the console script that starts it
+_INIT_KWARG = re.compile(r"\bTypeError: (?:\w+\.)?__init__\(\) got an unexpected keyword argument '\w+'")
+_INSTALLED_FRAME = re.compile(r'File "[^"\n]*[/\\](?:site|dist)-packages[/\\][^"\n]+"')
+_CONSOLE_FRAME = re.compile(r'File "[^"\n]*[/\\]bin[/\\][\w.-]+"')
+
+
+def _installed_only_init_kwarg(args: list[tuple[Evidence, str, int]],
+                               evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
+    """A constructor's `TypeError: X.__init__() got an unexpected keyword argument 'k'` reads invalid-param, the
+    caller's keyword. Where its traceback (the run of frame lines right before it, each at most two lines after the
+    one before) holds two frames or more, the innermost in site-packages / dist-packages and every other one in an
+    installed package or the console script in a `bin/` folder that launched it, no file of the caller's own wrote
+    the call: one installed package passed a keyword that the other installed package's constructor does not take,
+    two versions that do not match, environment at strength 2 (dev batch 123; the dev logs of dev batch 97: peep 2.4.1
+    calling pip 7's PackageFinder with 'use_wheel', https://github.com/erikrose/peep/issues/96, and pip-tools'
+    click option with 'package_name' in the distribution's older click, https://github.com/jazzband/pip-tools/issues/1908).
+    A traceback with one frame of the caller's own (its script, a notebook cell) keeps the reading, however many
+    installed frames follow: a keyword the caller hands a library (**kwargs passed on to another constructor,
+    https://github.com/huggingface/trl/issues/6168's tokenizer= through TRL's SFTTrainer) is raised from the library's
+    frame too, which the installed frames alone do not tell apart (dev batch 97's rule on the innermost frame alone
+    was removed for it)."""
+    frames = sorted({ev.line: ev.text for ev in evidence if ev.kind == "frame"}.items())
+    if len(frames) < 2:
+        return args
+    out = []
+    for ev, c, s in args:
+        if c == "invalid-param" and _INIT_KWARG.search(ev.text):
+            block = []
+            nxt = ev.line
+            for line, text in reversed([f for f in frames if f[0] < ev.line]):
+                if nxt - line > 2:
+                    break
+                block.append(text)
+                nxt = line
+            if (len(block) >= 2 and all(_INSTALLED_FRAME.search(t) for t in block[:-1])
+                    and (_INSTALLED_FRAME.search(block[-1]) or _CONSOLE_FRAME.search(block[-1]))):
+                c, s = "environment", 2
+        out.append((ev, c, s))
+    return out
+
+
 # Readings of one argument that depend on the rest of the incident (frames before it, a context line elsewhere), each
 # `(args, evidence) -> args`, applied in this order by `_weighed`
 _INCIDENT_READINGS = (_library_frame_cast, _module_call_frame, _tf_gpu_unregistered, _tcnn_arch_cutlass,
-                      _library_arch_line, _tf_keras_internal_attr)
+                      _library_arch_line, _tf_keras_internal_attr, _installed_only_init_kwarg)
 
 
 def _stall_before_failure(args: list[tuple[Evidence, str, int]],

@@ -295,17 +295,6 @@ DEV_UNSUPPORTED = {
     "cpu_env_videoio2.log": "dev batch 95: the log is one line, a BrokenPipeError writing frames to an ffmpeg subprocess's stdin (reads comm from the weak broken-pipe phrase); that ffmpeg could not start because its build lacked libx264 is the maintainer's answer, not in the text (the same broken pipe follows any child that exits early: a bad argument, a full disk). Its sibling with ffmpeg's own 'Unknown encoder' line reads environment (cpu_env_everybodydance4.log)",
     "cuda_env_internvl278.log": "dev batch 96: a bare 'Floating point exception (core dumped)' after a model call reads unknown (a crash with no cause in the text); that CUDA 11.1 -> 11.8 cured it is one commenter's answer in the thread (others kept it on 11.8 / 12.1), not in the line; a SIGFPE has other causes (a division by zero in a kernel or in host code), so no rule reads it as environment",
     "cuda_env_infinitystar16.log": "dev batch 96: apex's 'input must be a CUDA tensor' (a CUDA extension's device check) reads unknown; the thread's cause is an apex build that did not match the environment (the reporter's tensors were on cuda:0, re-configuring the environment fixed it), while the same check fires for a CPU tensor passed to a CUDA-only op (invalid-param): the wording's labels are split, so no rule reads it",
-    # dev batch 97 (labelled from their threads before any rule; kept as honest misses)
-    "cpu_env_peep96.log": "dev batch 97: CPython's 'TypeError: __init__() got an unexpected keyword argument' reads "
-                          "invalid-param (the weak TypeError phrase); that pip 7 dropped the keyword peep 2.4.1 passes is "
-                          "the thread's. A rule reading the wording as environment where the traceback's last frame (the "
-                          "calling line) is inside site-packages / dist-packages fixed both of the batch's logs but turned "
-                          "a held-out answer that read right wrong (round 117, counts only; its floor failed): a keyword "
-                          "the user hands a library (**kwargs passed on to a model or a constructor) is raised from the "
-                          "library's frame too, so the frame does not tell version skew from misuse; the rule was removed",
-    "cpu_env_piptools1908.log": "dev batch 97: the same TypeError, raised in the distribution's older click "
-                                "(/usr/lib/python3/dist-packages) on pip-tools' keyword, reads invalid-param; the frame rule "
-                                "that read it right was removed (cpu_env_peep96.log's reason)",
     # dev batch 98 (labelled from their threads before any rule; kept as honest misses)
     "cpu_env_mmaction442.log": "dev batch 98: mmcv's \"'X is not in the pipeline registry'\" reads invalid-param "
                                "(mm-registry-missing); that an older MMAction2 copy on the path shadowed the one that "
@@ -418,6 +407,17 @@ DEV_UNSUPPORTED = {
                             "no frame reads invalid-param (a bare AttributeError); that Keras's own code read it under "
                             "the TensorFlow release the thread names (1.13) is not in the text, and the frame reading "
                             "of tf-keras-installed-frame needs a frame",
+    # dev batch 123 (labelled from their threads before any rule; first measured 1/8; its rules read four, these three stay)
+    "cpu_opns_ollama4002.log": "dev batch 123: llama.cpp's 'unknown model architecture: 'phi3'' reads environment (row "
+                               "gguf-unknown-arch, dev batch 60); labelled op-not-supported by the guide (an architecture "
+                               "the runtime version does not support), as the brief reads it, while dev batch 60's two logs "
+                               "of the same text and cause (cpu_env_llamacpppy1994.log, cpu_env_lmstudio52.log) are labelled "
+                               "environment: a label conflict for the lead, no rule change",
+    "rocm_opns_ollama16014.log": "dev batch 123: the same conflict (cpu_opns_ollama4002.log's reason), 'nemotron_h_omni' "
+                                 "under ollama 0.17.6",
+    "cpu_env_oumi882.log": "dev batch 123: a frameless 'TypeError: Trainer.__init__() got an unexpected keyword argument "
+                           "'processing_class'' reads invalid-param (the weak TypeError reading); that the installed TRL "
+                           "is newer than the installed transformers is the thread's, not the line's",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]

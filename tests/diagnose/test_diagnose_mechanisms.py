@@ -8853,3 +8853,92 @@ def test_windows_cmd_path_not_found_is_environment():
                              "OSError: [WinError 3] The system cannot find the path specified: 'C:\\\\data\\\\x'\n")
     assert not _rule_matches("win-cmd-path-not-found",
                              "it says the system cannot find the path specified. when I run it again\n")
+def test_exec_format_error_is_environment():
+    # dev batch 123: runc refusing the container's entry binary with ENOEXEC (TimothyYe/godns #54 on a Raspberry Pi,
+    # dusty-nv/jetson-containers #52 building a Jetson image on x86); read unknown
+    logs = ('standard_init_linux.go:211: exec user process caused "exec format error"\n',
+            "standard_init_linux.go:219: exec user process caused: exec format error\n")
+    _assert_reads("runc-exec-format-error", Category.ENVIRONMENT, logs)
+    # ENOEXEC's text without runc's prefix, weaker
+    bare = "exec /usr/local/bin/python: exec format error\n"
+    assert _rule_matches("enoexec-exec-format-error", bare)
+    assert not _rule_matches("runc-exec-format-error", bare)
+    assert diagnose(bare, prior=False).primary_category == Category.ENVIRONMENT
+    # near misses: runc's other causes after the same words, and a container whose command is not found
+    for other in ('standard_init_linux.go:211: exec user process caused "no such file or directory"\n',
+                  'container_linux.go:247: starting container process caused "exec: \\"ls\\": executable file not '
+                  'found in $PATH"\n'):
+        assert not _rule_matches("runc-exec-format-error", other), other
+        assert not _rule_matches("enoexec-exec-format-error", other), other
+    assert not _rule_matches("enoexec-exec-format-error", "exec format errors were logged\n")
+
+
+def test_windows_illegal_instruction_exit_is_environment():
+    # dev batch 123: STATUS_ILLEGAL_INSTRUCTION from prebuilt binaries with AVX-512 instructions on CPUs without them
+    # (atopile/atopile #1838, dougeeai/llama-cpp-python-wheels #10); read benign and kernel-fault
+    logs = ("`ato --version` exits silently with code `-1073741795` (`0xC000001D`, STATUS_ILLEGAL_INSTRUCTION)\n",
+            "Crashes with 0xC000001D (Illegal Instruction) at import time.\n",
+            "Process finished with exit code -1073741795\n",
+            "llama runner process has terminated: exit status 3221225501\n")
+    _assert_reads("win-illegal-instruction-exit", Category.ENVIRONMENT, logs)
+    # near misses: another NTSTATUS crash code keeps inner-error's unknown; longer numbers and a longer hex word are
+    # not the row, nor the bare decimal without an exit-code phrase before it
+    av = "Process finished with exit code -1073741819 (0xC0000005)\n"
+    assert not _rule_matches("win-illegal-instruction-exit", av)
+    assert diagnose(av, prior=False).primary_category == Category.UNKNOWN
+    for other in ("Process finished with exit code -10737417950\n", "exit status 32212255011\n",
+                  "handle 0xC000001DA closed\n", "step 3221225501 of the run\n"):
+        assert not _rule_matches("win-illegal-instruction-exit", other), other
+    # CUDA's device-side illegal instruction stays a kernel fault
+    cuda = "RuntimeError: CUDA error: an illegal instruction was encountered\n"
+    assert diagnose(cuda, prior=False).primary_category == Category.KERNEL_FAULT
+
+
+def test_constructor_keyword_in_an_all_installed_traceback_is_environment():
+    # dev batch 123: a constructor's unexpected keyword where every frame of the traceback is installed code (a package
+    # in site-packages / dist-packages, the console script that launched it): dev batch 97's peep 2.4.1 calling pip 7's
+    # PackageFinder (erikrose/peep #96) and pip-tools' click option in the distribution's older click (jazzband/pip-tools
+    # #1908) read environment
+    tool = ("Traceback (most recent call last):\n"
+            "  File \"/opt/venv/bin/sometool\", line 8, in <module>\n"
+            "    sys.exit(main())\n"
+            "  File \"/opt/venv/lib/python3.9/site-packages/sometool/cli.py\", line 40, in main\n"
+            "    finder = Finder(index_urls=urls, use_mirrors=True)\n"
+            "TypeError: Finder.__init__() got an unexpected keyword argument 'use_mirrors'\n")
+    lib = ("Traceback (most recent call last):\n"
+           "  File \"/usr/lib/python3/dist-packages/liba/core.py\", line 12, in build\n"
+           "    return Option(decls, **attrs)\n"
+           "  File \"/usr/local/lib/python3.8/dist-packages/libb/options.py\", line 99, in __init__\n"
+           "    Base.__init__(self, decls, **attrs)\n"
+           "TypeError: __init__() got an unexpected keyword argument 'package_name'\n")
+    for log in (tool, lib):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near misses: the caller's own script outermost (a keyword it passed on through a library's **kwargs, as
+    # huggingface/trl #6168's tokenizer= through TRL's SFTTrainer), a single installed frame, no frame at all, and
+    # another TypeError in an all-installed traceback keep invalid-param
+    own = ("Traceback (most recent call last):\n"
+           "  File \"train.py\", line 50, in <module>\n"
+           "    trainer = MyTrainer(model=m, tokenizer=tok)\n"
+           "  File \"/opt/venv/lib/python3.10/site-packages/mylib/trainer.py\", line 401, in __init__\n"
+           "    super().__init__(\n"
+           "TypeError: Trainer.__init__() got an unexpected keyword argument 'tokenizer'\n")
+    one = ("  File \"/opt/venv/lib/python3.10/site-packages/mylib/trainer.py\", line 401, in __init__\n"
+           "    super().__init__(\n"
+           "TypeError: Trainer.__init__() got an unexpected keyword argument 'tokenizer'\n")
+    bare = "TypeError: Trainer.__init__() got an unexpected keyword argument 'processing_class'\n"
+    other = tool.replace("TypeError: Finder.__init__() got an unexpected keyword argument 'use_mirrors'",
+                         "TypeError: Finder.__init__() missing 1 required positional argument: 'session'")
+    for log in (own, one, bare, other):
+        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+
+
+def test_bare_import_name_from_an_installed_module_is_environment():
+    # dev batch 123: CPython's 'cannot import name X from Y (file)' printed without the ImportError class, Y's file
+    # installed; the prefixed line already reads environment (missing-module-any)
+    log = "Error: cannot import name 'Widget' from 'somepkg.widgets' (/usr/lib/python3/dist-packages/somepkg/widgets.py)\n"
+    _assert_reads("py-import-name-installed", Category.ENVIRONMENT, (log,))
+    # near misses: the module in the caller's own tree, and CPython's circular-import form
+    for other in ("Error: cannot import name 'Widget' from 'widgets' (/home/me/project/widgets.py)\n",
+                  "Error: cannot import name 'Widget' from partially initialized module 'somepkg.widgets' (most likely "
+                  "due to a circular import) (/usr/lib/python3/dist-packages/somepkg/widgets.py)\n"):
+        assert not _rule_matches("py-import-name-installed", other), other
