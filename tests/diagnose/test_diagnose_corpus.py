@@ -418,21 +418,6 @@ DEV_UNSUPPORTED = {
     "cpu_env_oumi882.log": "dev batch 123: a frameless 'TypeError: Trainer.__init__() got an unexpected keyword argument "
                            "'processing_class'' reads invalid-param (the weak TypeError reading); that the installed TRL "
                            "is newer than the installed transformers is the thread's, not the line's",
-    # dev batch 125 (labelled from their threads before any rule; first measured 0/8 rules alone, 1/8 through the CLI)
-    "cpu_param_niloc10.log": "dev batch 125: OmegaConf's struct-mode 'ConfigAttributeError: Key 'io' is not in struct' "
-                             "has no row (rows read 'Missing key' and 'Key X not in Y' only)",
-    "cpu_param_palm2.log": "dev batch 125: the same struct-mode wording, 'Key 'min_lr' is not in struct'",
-    "cpu_env_pytorch139990.log": "dev batch 125: TCPStore's 'use_libuv was requested but PyTorch was build without "
-                                 "libuv support' (a Windows build without libuv) has no row",
-    "cuda_env_fluxgym302.log": "dev batch 125: the same TCPStore wording from the elastic static rendezvous",
-    "cpu_param_infinitegpt8.log": "dev batch 125: OpenAI's 'This model's maximum context length is N tokens. However, "
-                                  "your messages resulted in M tokens' has no row (llm-prompt-over-context reads "
-                                  "llama-cpp-python's wording only)",
-    "cpu_param_chathub126.log": "dev batch 125: the same OpenAI wording in the API's JSON error body (right through the "
-                                "CLI by the fallback, unknown by the rules)",
-    "cpu_env_vscodedocs5472.log": "dev batch 125: PowerShell's 'The term 'pip' is not recognized as the name of a "
-                                  "cmdlet, function, script file, or operable program' has no row",
-    "cpu_env_opensource352.log": "dev batch 125: the same PowerShell wording, wrapped over two lines",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]
