@@ -8942,3 +8942,72 @@ def test_bare_import_name_from_an_installed_module_is_environment():
                   "Error: cannot import name 'Widget' from partially initialized module 'somepkg.widgets' (most likely "
                   "due to a circular import) (/usr/lib/python3/dist-packages/somepkg/widgets.py)\n"):
         assert not _rule_matches("py-import-name-installed", other), other
+
+
+def test_omegaconf_key_not_in_struct_is_invalid_param():
+    # dev batch 125: OmegaConf's struct mode refusing a key the locked config lacks (Sachini/niloc #10,
+    # overwindows/PALM #2); read unknown
+    niloc = ("  File \"/home/u/envs/niloc/lib/python3.8/site-packages/omegaconf/_utils.py\", line 610, in _raise\n"
+             "    raise ex  # set end OC_CAUSE=1 for full backtrace\n"
+             "omegaconf.errors.ConfigAttributeError: Key 'io' is not in struct\n"
+             "        full_key: io\n        object_type=dict\n")
+    palm = ("omegaconf.errors.ConfigAttributeError: Key 'min_lr' is not in struct\n"
+            "        full_key: optimization.min_lr\n        reference_type=Any\n        object_type=dict\n")
+    _assert_reads("omegaconf-key-not-in-struct", Category.INVALID_PARAM, (niloc, palm))
+    # near misses: the structured schema's wording is the other row, and a longer word after 'struct' is not a match
+    assert not _rule_matches("omegaconf-key-not-in-struct",
+                             "omegaconf.errors.ConfigKeyError: Key 'training' not in 'ModelConfig'\n")
+    assert not _rule_matches("omegaconf-key-not-in-struct", "Key 'io' is not in structured form yet\n")
+
+
+def test_torch_tcpstore_without_libuv_is_environment():
+    # dev batch 125: a Windows PyTorch build without libuv while TCPStore asks for it (pytorch/pytorch #139990,
+    # cocktailpeanut/fluxgym #302); read unknown
+    log = ("  File \"C:\\Python312\\Lib\\site-packages\\torch\\distributed\\rendezvous.py\", line 189, in "
+           "_create_c10d_store\n    return TCPStore(\n"
+           "RuntimeError: use_libuv was requested but PyTorch was build without libuv support\n")
+    later = ("torch.distributed.DistStoreError: use_libuv was requested but PyTorch was built without libuv support, "
+             "run with USE_LIBUV=0 to disable it.\n")
+    _assert_reads("torch-tcpstore-no-libuv", Category.ENVIRONMENT, (log, later))
+    # near misses: the store's connection warnings and a build that has libuv are not the row
+    assert not _rule_matches("torch-tcpstore-no-libuv", "[W socket.cpp:752] [c10d] The client socket has failed to "
+                                                        "connect to [localhost]:29500\n")
+    assert not _rule_matches("torch-tcpstore-no-libuv", "use_libuv was requested and PyTorch was built with libuv "
+                                                        "support\n")
+
+
+def test_openai_prompt_over_context_is_invalid_param():
+    # dev batch 125: the OpenAI API refusing a prompt longer than the model's context (emmethalm/infiniteGPT #8,
+    # chathub-dev/chathub #126); read unknown by the rules
+    quoted = ("\"InvalidRequestError: This model's maximum context length is 4097 tokens. However, your messages "
+              "resulted in 9203 tokens. Please reduce the length of the messages.\"\n")
+    body = ('{"error":{"message":"This model\'s maximum context length is 4097 tokens. However, your messages '
+            'resulted in 4294 tokens. Please reduce the length of the messages.","type":"invalid_request_error",'
+            '"param":"messages","code":"context_length_exceeded"}}\n')
+    completion = ("openai.error.InvalidRequestError: This model's maximum context length is 4097 tokens. However, you "
+                  "requested 4972 tokens (3222 in the messages, 1750 in the completion).\n")
+    _assert_reads("openai-prompt-over-context", Category.INVALID_PARAM, (quoted, body, completion))
+    # near misses: the limit alone, without the request's count, and llama-cpp-python's wording (its own row)
+    assert not _rule_matches("openai-prompt-over-context", "This model's maximum context length is 4097 tokens.\n")
+    assert not _rule_matches("openai-prompt-over-context",
+                             "ValueError: Requested tokens (8265) exceed context window of 8192\n")
+
+
+def test_windows_command_not_recognized_is_environment():
+    # dev batch 125: PowerShell not finding pip (microsoft/vscode-docs #5472, charann29/opensource #352); read
+    # unknown; cmd.exe's wording from rawho/bitflip's FAQ
+    ps = ("PS C:\\work> pip install mysql-connector\n"
+          "pip : The term 'pip' is not recognized as the name of a cmdlet, function, script file, or operable "
+          "program. Check the spelling of the name, or if a path was included, verify that the \n"
+          "path is correct and try again.\nAt line:1 char:1\n+ pip install mysql-connector\n+ ~~~\n"
+          "    + CategoryInfo          : ObjectNotFound: (pip:String) [], CommandNotFoundException\n"
+          "    + FullyQualifiedErrorId : CommandNotFoundException\n")
+    wrapped = ("pip : The term 'pip' is not recognized as the name of a cmdlet, function, script file, or \n"
+               "operable program. Check the spelling of the name, or if a path was included, verify that the  \n")
+    cmd = "'python' is not recognized as an internal or external command,\noperable program or batch file.\n"
+    _assert_reads("win-command-not-recognized", Category.ENVIRONMENT, (ps, wrapped, cmd))
+    # near misses: other 'not recognized' texts (an option, an argument) are not the row
+    for other in ("error: option '--fp16' is not recognized\n",
+                  "Warning: 'cuda:0' is not recognized as a valid device string\n",
+                  "The term 'pip' is not recognized by the installer\n"):
+        assert not _rule_matches("win-command-not-recognized", other), other
