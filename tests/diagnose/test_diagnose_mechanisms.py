@@ -9011,3 +9011,35 @@ def test_windows_command_not_recognized_is_environment():
                   "Warning: 'cuda:0' is not recognized as a valid device string\n",
                   "The term 'pip' is not recognized by the installer\n"):
         assert not _rule_matches("win-command-not-recognized", other), other
+def test_bare_hip_out_of_memory_name_is_capacity():
+    # dev batch 126: HIP's out-of-memory status by its name alone, as IREE's HIP driver and AMReX print it (no sizes):
+    # the guide's bare out-of-memory, capacity
+    logs = ("RESOURCE_EXHAUSTED; HIP driver error 'hipErrorOutOfMemory' (2): out of memory; while invoking native "
+            "function hal.device.queue.alloca; while calling import;\n",
+            "amrex::Abort::0::HIP error in file Src/Base/AMReX_Arena.cpp line 77 hipErrorOutOfMemory !!!\nSIGABRT\n")
+    _assert_reads("hip-error-oom", Category.CAPACITY, logs)
+    # near misses: another HIP status name, and the name run into a longer word
+    for other in ("amrex::Abort::0::HIP error in file Src/Base/AMReX_Arena.cpp line 77 hipErrorInvalidValue !!!\n",
+                  "see hipErrorOutOfMemoryHandler in the docs\n"):
+        assert not _rule_matches("hip-error-oom", other), other
+
+
+def test_unrunnable_ptxas_behind_a_generic_hint_is_environment():
+    # dev batch 126: XLA could not run 'ptxas --version' (tensorflow stream_executor/gpu/asm_compiler.cc), carried as
+    # the status of a failure behind an application's fixed 'Not Enough GPU memory?' hint: the hint names a
+    # possibility, the status what happened
+    logs = ("2024-01-02 10:00:01,234 Could not predict Q1. Not Enough GPU memory? INTERNAL: Couldn't get ptxas version "
+            "string: INTERNAL: Couldn't invoke ptxas --version\n",
+            "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Couldn't get ptxas version string: INTERNAL: Couldn't "
+            "invoke ptxas --version\n")
+    _assert_reads("xla-ptxas-version-unreadable", Category.ENVIRONMENT, logs)
+    # near misses: asm_compiler.cc's own glog warning (XLA then relies on the driver and the job may go on), and the
+    # words in prose; the hint before a sized out-of-memory stays capacity
+    warn = ("2023-03-08 18:50:37.138811: W tensorflow/stream_executor/gpu/asm_compiler.cc:80] Couldn't get ptxas "
+            "version string: INTERNAL: Couldn't invoke ptxas --version\n")
+    assert not _rule_matches("xla-ptxas-version-unreadable", warn)
+    assert not _rule_matches("xla-ptxas-version-unreadable", "the ptxas version string could not be parsed\n")
+    sized = ("2024-01-02 10:00:01,234 Could not predict Q1. Not Enough GPU memory? RESOURCE_EXHAUSTED: Out of memory "
+             "while trying to allocate 123456789 bytes.\n")
+    assert diagnose(sized, prior=False).primary_category == Category.CAPACITY
+
