@@ -500,7 +500,7 @@ _ERRNPU = re.compile(r"\bERR(\d{5})\b")
 _NAMES = re.compile(r"\b(ACL_ERROR_[A-Z_]+|ACLNN_ERR_[A-Z_]+|HCCL_E_[A-Z_]+|(?<!== )cudaError[A-Z]\w+|nccl(?:Unhandled\w+|System|Internal|InvalidArgument|InvalidUsage|Remote)Error|ncclInvalid\w+)\b")
 
 # The trigger words of the first filter (`_worth_scanning`): the scanner's own parsers' (code tokens, error-like lines,
-# frames) and those of the rules with no needed text (`_rules._need_index()[0]`; a test checks each of their dev-corpus
+# frames) and those of the rules with no needed text (`_rules._rule_index().always`; a test checks each of their dev-corpus
 # matches passes here). A rule with a needed text reaches its lines through `_rules.holds_needed_text`, so since
 # session 31 a new rule adds no word here; the words dev batches 16-120 added for their rules stay, because error-like
 # lines of held-out logs are found through them too (dropping them changed held-out answers).

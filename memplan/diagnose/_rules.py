@@ -415,7 +415,7 @@ def matching_rules(line: str) -> list[TextRule]:
 
 def holds_needed_text(line: str) -> bool:
     """Whether the line holds a text some rule needs (`TextRule.need`): without one, no rule that has a needed text can
-    match it (the rules with none, `_need_index()[0]`, are the scanner's own trigger words' to let through)."""
+    match it (the rules with none, `_rule_index().always`, are the scanner's own trigger words' to let through)."""
     index = _rule_index()
     return bool(index.candidates(line) - index.always)
 
@@ -452,22 +452,9 @@ class NeedIndex:
 
 @functools.lru_cache(maxsize=None)
 def _rule_index() -> NeedIndex:
+    """`text_rules()` looked up by their needed texts (`TextRule.need`); `.always` holds the rules with none."""
     rules = text_rules()
     return NeedIndex([r.rx for r in rules], [r.need for r in rules])
-
-
-@functools.lru_cache(maxsize=None)
-def _need_index() -> tuple[tuple[int, ...], tuple[tuple[str, tuple[int, ...]], ...]]:
-    """For `text_rules()`: the positions of the rules with no needed text (they always run), and each distinct needed
-    text with the positions of the rules that need it."""
-    always, by_text = [], {}
-    for i, r in enumerate(text_rules()):
-        if r.need is None:
-            always.append(i)
-        else:
-            for text in r.need:
-                by_text.setdefault(text, []).append(i)
-    return tuple(always), tuple((t, tuple(w)) for t, w in by_text.items())
 
 
 def split_alternatives(pattern: str) -> list[str]:

@@ -13,7 +13,7 @@ from memplan.diagnose._classify import classify_oom
 from memplan.diagnose._parse import _TRIGGER, parse_size_text, scan
 from memplan.diagnose._rules import (
     _argues,
-    _need_index,
+    _rule_index,
     code_contexts,
     codes_in_context,
     folded,
@@ -194,7 +194,7 @@ def test_every_line_a_rule_matches_is_scanned():
     is reached through `holds_needed_text` (a necessary condition, checked here on every dev line), a rule with none
     through the trigger words (checked here on every dev line it matches); both sides of the trigger are exercised."""
     rules = text_rules()
-    needless = [rules[i] for i in _need_index()[0]]
+    needless = [rules[i] for i in _rule_index().always]
     passed = stopped = 0
     for r in corpus_rows():
         for line in (LOGS / r["file"]).read_text(encoding="utf-8", errors="replace").splitlines():
@@ -221,7 +221,7 @@ def test_a_rule_is_scanned_without_a_trigger_word():
 
 def test_holds_needed_text_is_the_need_index():
     # the gram index answers exactly `any(text in folded(line) for every needed text)`, on dev lines and odd ones
-    texts = [t for t, _ in _need_index()[1]]
+    texts = {t for r in text_rules() for t in r.need or ()}
     lines = ["", "ab", "Maybe the last training process is running", "MAYBE THE LAST TRAINING", "\u0130\u0131\u017f"]
     for r in corpus_rows()[::7]:
         lines += (LOGS / r["file"]).read_text(encoding="utf-8", errors="replace").splitlines()
