@@ -829,11 +829,10 @@ def _tf_keras_internal_attr(args: list[tuple[Evidence, str, int]],
     return out
 
 
-# a constructor refusing a keyword (row init-unexpected-kwarg / the weak TypeError phrase), and the files of a traceback
-# that only installed code wrote: a package in site-packages / dist-packages, or the console script that starts it
+# a constructor refusing a keyword (row init-unexpected-kwarg / the weak TypeError phrase), and the console script in a
+# `bin/` folder that starts an installed package (the other files of such a traceback: `_INSTALLED_FILE`)
 _INIT_KWARG = re.compile(r"\bTypeError: (?:\w+\.)?__init__\(\) got an unexpected keyword argument '\w+'")
-_INSTALLED_FRAME = re.compile(r'File "[^"\n]*[/\\](?:site|dist)-packages[/\\][^"\n]+"')
-_CONSOLE_FRAME = re.compile(r'File "[^"\n]*[/\\]bin[/\\][\w.-]+"')
+_CONSOLE_FILE = re.compile(r"[/\\]bin[/\\][\w.-]+$")
 
 
 def _installed_only_init_kwarg(args: list[tuple[Evidence, str, int]],
@@ -851,7 +850,7 @@ def _installed_only_init_kwarg(args: list[tuple[Evidence, str, int]],
     https://github.com/huggingface/trl/issues/6168's tokenizer= through TRL's SFTTrainer) is raised from the library's
     frame too, which the installed frames alone do not tell apart (dev batch 97's rule on the innermost frame alone
     was removed for it)."""
-    frames = sorted({ev.line: ev.text for ev in evidence if ev.kind == "frame"}.items())
+    frames = sorted({ev.line: str(ev.numbers.get("file", "")) for ev in evidence if ev.kind == "frame"}.items())
     if len(frames) < 2:
         return args
     out = []
@@ -859,13 +858,13 @@ def _installed_only_init_kwarg(args: list[tuple[Evidence, str, int]],
         if c == "invalid-param" and _INIT_KWARG.search(ev.text):
             block = []
             nxt = ev.line
-            for line, text in reversed([f for f in frames if f[0] < ev.line]):
+            for line, file in reversed([f for f in frames if f[0] < ev.line]):
                 if nxt - line > 2:
                     break
-                block.append(text)
+                block.append(file)
                 nxt = line
-            if (len(block) >= 2 and all(_INSTALLED_FRAME.search(t) for t in block[:-1])
-                    and (_INSTALLED_FRAME.search(block[-1]) or _CONSOLE_FRAME.search(block[-1]))):
+            if (len(block) >= 2 and all(_INSTALLED_FILE.search(f) for f in block[:-1])
+                    and (_INSTALLED_FILE.search(block[-1]) or _CONSOLE_FILE.search(block[-1]))):
                 c, s = "environment", 2
         out.append((ev, c, s))
     return out

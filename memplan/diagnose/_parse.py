@@ -28,8 +28,8 @@ from memplan.diagnose._catalog import codes_argue
 from memplan.diagnose._rules import (
     NeedIndex,
     codes_in_context,
-    holds_needed_text,
     matching_rules,
+    needed_text_rule_argues,
     possible_cause_rules,
     rule_matches,
     split_alternatives,
@@ -501,7 +501,7 @@ _NAMES = re.compile(r"\b(ACL_ERROR_[A-Z_]+|ACLNN_ERR_[A-Z_]+|HCCL_E_[A-Z_]+|(?<!
 
 # The trigger words of the first filter (`_worth_scanning`): the scanner's own parsers' (code tokens, error-like lines,
 # frames) and those of the rules with no needed text (`_rules._rule_index().always`; a test checks each of their dev-corpus
-# matches passes here). A rule with a needed text reaches its lines through `_rules.holds_needed_text`, so since
+# matches passes here). A rule with a needed text reaches its lines through `_rules.needed_text_rule_argues`, so since
 # session 31 a new rule adds no word here; the words dev batches 16-120 added for their rules stay, because error-like
 # lines of held-out logs are found through them too (dropping them changed held-out answers).
 _TRIGGER = re.compile(
@@ -951,7 +951,6 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
         yield from syntax.scan(no, line)
 
 
-
 # The scanner's own message parsers (the OOM layouts above that `scan` reads on a line of their own): a line holding a
 # text one of them needs (`_rules.required_text` of its regex) is scanned even without a trigger word. A test checks
 # that every pattern of this module is here or named as a helper / context pattern.
@@ -966,23 +965,21 @@ _MESSAGE_PATTERNS = (
 
 
 @functools.lru_cache(maxsize=None)
-def _gate_indexes() -> tuple[NeedIndex, NeedIndex]:
-    """`_TRIGGER`'s alternatives and `_MESSAGE_PATTERNS`, each looked up by the texts it needs (`_rules.NeedIndex`):
-    the same answers as searching them, in a few microseconds a line."""
-    return NeedIndex([re.compile(a) for a in split_alternatives(_TRIGGER.pattern)]), NeedIndex(_MESSAGE_PATTERNS)
+def _gate_index() -> NeedIndex:
+    """`_TRIGGER`'s alternatives and `_MESSAGE_PATTERNS` in one index, looked up by the texts they need
+    (`_rules.NeedIndex`): the answer of searching them all, in a few microseconds a line."""
+    return NeedIndex([*(re.compile(a) for a in split_alternatives(_TRIGGER.pattern)), *_MESSAGE_PATTERNS])
 
 
 def _worth_scanning(line: str) -> bool:
     """The cheap first filter on every line (keeps a 200 MB log fast): a trigger word (`_TRIGGER`), a match of one of
-    the scanner's message parsers, or a match of a message rule that has a needed text (`_rules.holds_needed_text`
-    first, so only the lines holding such a text run the rules' regexes). Such a rule thus fires wherever its pattern
-    matches, whatever words the line has; the few rules with no needed text (the weak layer's phrases, the warning and
-    SIGKILL shapes) still argue only on lines the trigger words let through, as before. The trigger words and the
-    parsers are looked up by the texts they need (`_gate_indexes`), not searched as one alternation."""
-    trigger, messages = _gate_indexes()
-    if trigger.search(line) or messages.search(line):
-        return True
-    return holds_needed_text(line) and any(rule.need is not None for rule in matching_rules(line))
+    the scanner's message parsers, or a match of a message rule that has a needed text (`_rules.needed_text_rule_argues`:
+    only the lines holding such a text run those rules' regexes). Such a rule thus fires wherever its pattern matches,
+    whatever words the line has; the few rules with no needed text (the weak layer's phrases, the warning and SIGKILL
+    shapes) still argue only on lines the trigger words let through, as before. The trigger words and the parsers are
+    looked up by the texts they need (`_gate_index`), not searched as one alternation."""
+    return _gate_index().search(line) or needed_text_rule_argues(line)
+
 
 # dev batch 113: CPython's 'SyntaxError: invalid syntax' names no cause alone (a typo in the user's own script is the
 # caller's). Right after its location line in an installed package's file (row py-installed-syntax-location, flag

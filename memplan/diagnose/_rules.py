@@ -420,6 +420,13 @@ def holds_needed_text(line: str) -> bool:
     return bool(index.candidates(line) - index.always)
 
 
+def needed_text_rule_argues(line: str) -> bool:
+    """Whether a rule that has a needed text argues on the line (`matching_rules` restricted to those rules): only the
+    rules whose needed text the line holds run their regexes, the rules with none never do."""
+    rules, index = text_rules(), _rule_index()
+    return any(_argues(rules[i], line) for i in index.candidates(line) - index.always)
+
+
 class NeedIndex:
     """Patterns looked up by the texts they need (`required_text`). A line's candidates are the patterns with no
     needed text and those whose needed text its folded form holds, found in one pass over its three-character windows

@@ -230,13 +230,13 @@ def test_holds_needed_text_is_the_need_index():
 
 
 def test_need_index_search_is_the_alternation():
-    # `_parse._gate_indexes()` looks `_TRIGGER`'s alternatives up by their needed texts: the same answer as the one
-    # alternation, on every dev line and on constructed ones (anchors, classes, case, non-ASCII)
-    from memplan.diagnose._parse import _gate_indexes
+    # `_parse._gate_index()` looks `_TRIGGER`'s alternatives up by their needed texts (with the message parsers): `_TRIGGER`
+    # split and indexed alone gives the answer of the one alternation, on every dev line and on constructed ones
+    # (anchors, classes, case, non-ASCII)
     from memplan.diagnose._rules import NeedIndex, split_alternatives
     assert split_alternatives(r"a|b(c|d)|[|]|e\|f") == ["a", "b(c|d)", "[|]", r"e\|f"]
     assert "|".join(split_alternatives(_TRIGGER.pattern)) == _TRIGGER.pattern
-    trigger = _gate_indexes()[0]
+    trigger = NeedIndex([re.compile(a) for a in split_alternatives(_TRIGGER.pattern)])
     lines = ["", "x", "  W0101 12:00:00 warning", "E1234: x", "[W101 foo", "NOT SUPPORTED", "显存不足", "x := y",
              "Cuda Failure", "ILLEGAL INSTRUCTION", "\u0130llegal", "step 1 loss 0.5"]
     for r in corpus_rows():
