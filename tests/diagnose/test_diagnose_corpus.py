@@ -18,13 +18,6 @@ _agree = corpus_benchmark().numbers_agree  # ... and whether read figures agree 
 # Dev logs whose text does not show the cause their thread found (labelled from the thread, kept as honest
 # misses rather than fitted): strict xfail, so a rule that starts to get one right is noticed.
 DEV_UNSUPPORTED = {
-    # dev batch 127 (labelled from their threads before any rule; the rules that fix them remove these)
-    "webgpu_opns_webllm254.log": "dev batch 127: WebLLM's 'This model requires WebGPU extension shader-f16' reads environment from the wording; no rule yet",
-    "webgpu_opns_onnxruntime29756.log": "dev batch 127: ORT's 'kernel is not supported in WebGpuExecutionProvider' reads environment from the wording; no rule yet",
-    "webgpu_opns_onnxruntime22974.log": "dev batch 127: a WGSL type error in ORT's generated Conv3D f16 shader reads invalid-param by the wording guess; no rule yet",
-    "webgpu_env_gpucpp38.log": "dev batch 127: gpu.cpp's failed check 'Request WebGPU adapter' reads unknown; no rule yet",
-    "wasm_env_wasmspec1410.log": "dev batch 127: WebAssembly's 'expected magic word 00 61 73 6d, found 3c 21 44 4f' reads unknown; no rule yet",
-    "wasm_env_ortwebdemo8.log": "dev batch 127: 'Incorrect response MIME type. Expected 'application/wasm'' reads unknown; no rule yet",
     "rocm_env_warpx3398.log": "dev batch 126: AMReX's 'HIP error in file ... hipErrorOutOfMemory !!!' alone, no sizes (a bare device out-of-memory, capacity by the guide's text); the thread's cause is modules not loaded in the Crusher submit script (environment), which the text does not show",
     "cuda_param_qwenvl468.log": "dev batch 68: the bare line `NotImplementedError: Cannot copy out of meta tensor; no data!` (weights left on the meta device by device_map=\"auto\" loading, invalid-param by the lead's description) reads op-not-supported from its NotImplementedError; the identical line alone is cuda_opns_llmcompressor1432.log, labelled op-not-supported from its thread (AWQ without offloading support, dev batch 33), so no rule can read one right without turning the other wrong: the labels of this text are split",
     "cuda_env_animatrainer38.log": "torch.amp's 'User provided device_type of \'cuda\', but CUDA is not available' warning alone reads benign (the run goes on, on the CPU); this thread's cause is a trainer venv without a CUDA build of torch while the run needed the GPU (environment by the guide), which the text does not show (the same warning on a machine without a GPU is harmless, spaCy / macOS threads)",
