@@ -9043,3 +9043,77 @@ def test_unrunnable_ptxas_behind_a_generic_hint_is_environment():
              "while trying to allocate 123456789 bytes.\n")
     assert diagnose(sized, prior=False).primary_category == Category.CAPACITY
 
+
+
+def test_webllm_shader_f16_refusal_is_op_not_supported():
+    # dev batch 127: WebLLM refuses a model built for f16 shaders when the adapter lacks shader-f16
+    # (mlc-ai/web-llm src/error.ts ShaderF16SupportError): this device cannot run the f16 variant, an f32 one would
+    logs = ("Init error, Error: This model requires WebGPU extension shader-f16, which is not enabled in this browser. "
+            "You can try to launch Chrome Canary in command line with flag \"--enable-dawn-features=allow_unsafe_apis\".\n",
+            "Uncaught (in promise) ShaderF16SupportError: This model requires WebGPU extension shader-f16\n")
+    _assert_reads("webllm-shader-f16-missing", Category.OP_NOT_SUPPORTED, logs)
+    # near misses: the feature named in a feature list or in prose, another feature the model requires
+    for other in ("features: shader-f16, timestamp-query\n",
+                  "Does this model require the WebGPU extension shader-f16?\n",
+                  "This model requires feature timestamp-query, which is not yet supported by this browser.\n"):
+        assert not _rule_matches("webllm-shader-f16-missing", other), other
+
+
+def test_ort_execution_provider_without_a_kernel_is_op_not_supported():
+    # dev batch 127: onnxruntime's kernel lookup for a node on an execution provider that has no kernel for the op at
+    # the node's opset or for its dtype (the WebGPU EP's Cast with the CPU fallback disabled)
+    logs = ("LookUpKernel[WebGpuExecutionProvider] no kernel for Cast(Inserted_Cast_89): Op with name "
+            "(Inserted_Cast_89) domain () and type (Cast) kernel is not supported in WebGpuExecutionProvider. "
+            "Encountered following errors: ( Version mismatch. node_version: 21 kernel start version: 6 "
+            "kernel_end_version: 8\n",
+            "Op with name (/model/Gather_3) domain () and type (Gather) kernel is not supported in "
+            "JsExecutionProvider. Encountered following errors: (\n")
+    _assert_reads("ort-ep-kernel-not-supported", Category.OP_NOT_SUPPORTED, logs)
+    # near misses: another library's 'kernel is not supported in' wording, and the EP without the op's name and type
+    for other in ("NotImplementedError: gaussian kernel is not supported in matrix nms!\n",
+                  "Specified kernel is not supported in this build.\n",
+                  "this kernel is not supported in WebGpuExecutionProvider yet\n"):
+        assert not _rule_matches("ort-ep-kernel-not-supported", other), other
+
+
+def test_ort_web_wgsl_parse_error_is_op_not_supported():
+    # dev batch 127: onnxruntime-web's WebGPU backend (JSEP, backend-webgpu.ts) logs uncaught validation errors with
+    # its own prefix; a WGSL parse error there is the backend's generated kernel shader lacking the case (f16 Conv3D)
+    logs = ("An uncaught WebGPU validation error was raised: Error while parsing WGSL: :51:15 error: return statement "
+            "type must match its function return type, returned 'f16', expected 'f32'\n"
+            "              return get_xByIndices(aIndices);\n",)
+    _assert_reads("ort-web-wgsl-parse-error", Category.OP_NOT_SUPPORTED, logs)
+    # near misses: Dawn's WGSL error without onnxruntime-web's prefix (an application's own shader), and the prefix
+    # with another validation error
+    for other in ("Error while parsing WGSL: :4:8 error: unresolved identifier 'colour'\n",
+                  "An uncaught WebGPU validation error was raised: Buffer is invalid due to a previous error\n"):
+        assert not _rule_matches("ort-web-wgsl-parse-error", other), other
+
+
+def test_gpucpp_failed_adapter_request_is_environment():
+    # dev batch 127: gpu.cpp's check on the WebGPU adapter request (gpu.h) prints its message on a line of its own
+    logs = ("[info] Requesting adapter\n[error] Error in file ../../gpu.h line 704:\nRequest WebGPU adapter\n"
+            "program exited (with status: 1)\n",)
+    _assert_reads("gpucpp-request-adapter-failed", Category.ENVIRONMENT, logs)
+    # near misses: the info notice, and the words inside a sentence
+    for other in ("[info] Requesting adapter\n",
+                  "How do I request WebGPU adapter options in gpu.cpp?\n",
+                  "Request WebGPU adapter succeeded in 3 ms\n"):
+        assert not _rule_matches("gpucpp-request-adapter-failed", other), other
+
+
+def test_wasm_file_served_wrong_is_environment():
+    # dev batch 127: the bytes fetched for a .wasm file are not a module (V8's magic-word check: an HTML page served
+    # in its place), or the server sends it without application/wasm: how the files are served
+    magic = ("Uncaught (in promise) RuntimeError: Aborted(CompileError: WebAssembly.instantiate(): expected magic word "
+             "00 61 73 6d, found 3c 21 44 4f @+0)\n",)
+    _assert_reads("wasm-magic-word-mismatch", Category.ENVIRONMENT, magic)
+    mime = ("wasm streaming compile failed: TypeError: Failed to execute 'compile' on 'WebAssembly': Incorrect "
+            "response MIME type. Expected 'application/wasm'. \nfalling back to ArrayBuffer instantiation\n",)
+    _assert_reads("wasm-mime-type-incorrect", Category.ENVIRONMENT, mime)
+    # near misses: the magic number in prose without the found bytes, another MIME type complaint
+    for other in ("a wasm module starts with the magic word 00 61 73 6d\n",
+                  "expected magic word 00 61 73 6d\n"):
+        assert not _rule_matches("wasm-magic-word-mismatch", other), other
+    assert not _rule_matches("wasm-mime-type-incorrect",
+                             "Refused to execute script because its MIME type ('text/html') is not executable\n")
