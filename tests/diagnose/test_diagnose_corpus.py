@@ -419,6 +419,18 @@ DEV_UNSUPPORTED = {
     "cpu_env_oumi882.log": "dev batch 123: a frameless 'TypeError: Trainer.__init__() got an unexpected keyword argument "
                            "'processing_class'' reads invalid-param (the weak TypeError reading); that the installed TRL "
                            "is newer than the installed transformers is the thread's, not the line's",
+    # dev batch 128 (labelled from their threads before any rule was written)
+    "cuda_env_enlightengan50.log": "dev batch 128: an application's own bare 'assert(torch.cuda.is_available())' reads "
+                                   "invalid-param (the weak AssertionError reading); the failed check is that CUDA is "
+                                   "not usable (environment)",
+    "cuda_env_ncf20.log": "dev batch 128: an application's 'assert torch.cuda.is_available(), ...' with its own message "
+                          "reads invalid-param (the weak AssertionError reading); the failed check is that CUDA is not "
+                          "usable (environment)",
+    "opengl_env_pyrender146.log": "dev batch 128: PyOpenGL's GLError(err = 12296, baseOperation = eglInitialize) is read "
+                                  "by no rule (unknown rules alone); EGL could not initialize the display (environment)",
+    "opengl_env_bpyrenderer2.log": "dev batch 128: 'EGL Error (0x300C): EGL_BAD_PARAMETER' and libepoxy's 'Couldn't find "
+                                   "current GLX or EGL context' abort are read by no rule (unknown); no EGL context on "
+                                   "the machine (environment)",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]
