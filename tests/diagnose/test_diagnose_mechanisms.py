@@ -9117,3 +9117,32 @@ def test_wasm_file_served_wrong_is_environment():
         assert not _rule_matches("wasm-magic-word-mismatch", other), other
     assert not _rule_matches("wasm-mime-type-incorrect",
                              "Refused to execute script because its MIME type ('text/html') is not executable\n")
+def _assert_reads_by_line(rule_id: str, category: Category, logs) -> None:
+    """`_assert_reads` for a row anchored at a line's start (`^`): the rules read a log line by line."""
+    for log in logs:
+        assert diagnose(log, prior=False).primary_category == category, log
+        assert any(_rule_matches(rule_id, line) for line in log.splitlines()), log
+
+
+def test_failed_egl_call_is_environment():
+    # dev batch 128: an EGL call that failed for headless / offscreen rendering: PyOpenGL's GLError block with an
+    # egl* baseOperation, Blender's 'EGL Error (0x300C): EGL_BAD_PARAMETER' lines, libepoxy's no-context abort
+    pyopengl = ("  File \"pyrender/platforms/egl.py\", line 177, in init_context\n"
+                "    assert eglInitialize(self._egl_display, major, minor)\n"
+                "OpenGL.error.GLError: GLError(\n        err = 12289,\n        baseOperation = eglInitialize,\n"
+                "        result = 0\n)\n")
+    blender = "EGL Error (0x3001): EGL_NOT_INITIALIZED: EGL is not initialized.\nWarning: No OpenGL vendor detected.\n"
+    epoxy = ("python3: ../src/dispatch_common.c:858: epoxy_get_proc_address: Assertion `0 && \"Couldn't find current "
+             "GLX or EGL context.\\n\"' failed.\nAborted (core dumped)\n")
+    _assert_reads_by_line("egl-call-failed", Category.ENVIRONMENT, (pyopengl, blender, epoxy))
+    # near misses: a GL (not EGL) call's GLError, EGL's success code, an EGL error name in prose
+    for other in ("        baseOperation = glGenVertexArrays,\n",
+                  "EGL Error (0x3000): EGL_SUCCESS\n",
+                  "the EGL_BAD_PARAMETER error means one or more argument values are invalid\n"):
+        assert not _rule_matches("egl-call-failed", other), other
+    # the EGL noise a finaliser prints at interpreter exit stays benign (render-context-del-ignored)
+    noise = ("Exception ignored in: <function EGLGLContext.__del__ at 0x7f00>\nTraceback (most recent call last):\n"
+             "  File \"robosuite/renderers/context/egl_context.py\", line 150, in __del__\n    self.free()\n"
+             "OpenGL.raw.EGL._errors.EGLError: EGLError(\n\terr = EGL_NOT_INITIALIZED,\n"
+             "\tbaseOperation = eglMakeCurrent,\n\tresult = 0\n)\n")
+    assert diagnose(noise, prior=False).primary_category == Category.BENIGN
