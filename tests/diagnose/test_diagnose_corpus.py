@@ -428,16 +428,6 @@ DEV_UNSUPPORTED = {
     "cuda_env_ncf20.log": "dev batch 128: an application's 'assert torch.cuda.is_available(), ...' with its own message "
                           "reads invalid-param (the weak AssertionError reading); the failed check is that CUDA is not "
                           "usable (environment); the dropped row of cuda_env_enlightengan50.log's reason",
-    "cpu_env_moneyprinterturbo90.log": "dev batch 129: OpenMP's 'OMP: Error #15: Initializing libiomp5md.dll, but found "
-                                       "libiomp5md.dll already initialized' with its hint reads op-not-supported (the "
-                                       "hint's 'unsupported' workaround); two OpenMP runtimes in one process: environment",
-    "cpu_env_stit22.log": "dev batch 129: OMP Error #15 (duplicate OpenMP runtime) reads op-not-supported from its hint's "
-                          "'unsupported'; environment",
-    "cpu_env_bertscore114.log": "dev batch 129: AttributeError: 'RobertaTokenizerFast' object has no attribute 'max_len' "
-                                "reads invalid-param (the weak AttributeError reading); transformers removed the "
-                                "tokenizer's max_len (a package-version mismatch): environment",
-    "cpu_env_hfdatasets1640.log": "dev batch 129: the `max_len` FutureWarning and AttributeError 'BertTokenizerFast' object "
-                                  "has no attribute 'max_len' read unknown; a package-version mismatch: environment",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]
