@@ -428,10 +428,6 @@ DEV_UNSUPPORTED = {
     "cuda_env_ncf20.log": "dev batch 128: an application's 'assert torch.cuda.is_available(), ...' with its own message "
                           "reads invalid-param (the weak AssertionError reading); the failed check is that CUDA is not "
                           "usable (environment); the dropped row of cuda_env_enlightengan50.log's reason",
-    "rocm_env_legacyrocmbuild1770.log": "dev batch 129: PyTorch's 'HIP initialization: Unexpected error from "
-                                        "hipGetDeviceCount() ... Error 101: hipErrorInvalidDevice' warning before "
-                                        "torch.cuda.is_available() returns False reads unknown; the HIP runtime cannot "
-                                        "enumerate the GPU (device not usable): environment",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]

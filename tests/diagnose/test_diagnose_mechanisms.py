@@ -9195,3 +9195,21 @@ def test_tokenizer_max_len_removed_is_environment():
                   "FutureWarning: The `max_len` attribute has been deprecated and will be removed in a future version, "
                   "use `model_max_length` instead.\n"):
         assert not _rule_matches("hf-tokenizer-max-len", other), other
+
+
+def test_hip_device_count_failure_is_environment():
+    # dev batch 129: PyTorch's ROCm build warning that hipGetDeviceCount failed (row hip-device-count-failed), on one
+    # line or wrapped as the dev log prints it; it read unknown (the warning's own line carries no cause)
+    wrapped = ("/opt/conda/lib/python3.9/site-packages/torch/cuda/__init__.py:88: \n"
+               "UserWarning: HIP initialization: Unexpected error from hipGetDeviceCount(). \n"
+               "Did you run some cuda functions before calling NumHipDevices() that might have already set an error? \n"
+               "Error 100: hipErrorNoDevice (Triggered internally at ../c10/hip/HIPFunctions.cpp:110.)\n"
+               "  return torch._C._cuda_getDeviceCount() > 0\nFalse\n")
+    bare = "Error 101: hipErrorInvalidDevice (Triggered internally at /pytorch/c10/hip/HIPFunctions.cpp:110.)\n"
+    _assert_reads("hip-device-count-failed", Category.ENVIRONMENT, (wrapped, bare))
+    # near misses: a HIP error name outside that warning, the CUDA warning (row cuda-env), a found device
+    for other in ("RuntimeError: HIP error: hipErrorInvalidDevice\n",
+                  "UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda "
+                  "functions before calling NumCudaDevices() that might have already set an error? Error 804\n",
+                  "hipGetDeviceCount returned 2 devices\n"):
+        assert not _rule_matches("hip-device-count-failed", other), other
