@@ -9146,3 +9146,70 @@ def test_failed_egl_call_is_environment():
              "OpenGL.raw.EGL._errors.EGLError: EGLError(\n\terr = EGL_NOT_INITIALIZED,\n"
              "\tbaseOperation = eglMakeCurrent,\n\tresult = 0\n)\n")
     assert diagnose(noise, prior=False).primary_category == Category.BENIGN
+
+
+def test_cmake_no_cuda_toolset_is_environment():
+    # dev batch 129: CMake's CUDA compiler probe under a Visual Studio generator without the CUDA toolset
+    # (row cmake-find-package), the call stack the dev logs print
+    log = ("CMake Error at C:/Program Files/CMake/share/cmake-3.25/Modules/CMakeDetermineCompilerId.cmake:500 "
+           "(message):\n  No CUDA toolset found.\nCall Stack (most recent call first):\n"
+           "  C:/Program Files/CMake/share/cmake-3.25/Modules/CMakeDetermineCUDACompiler.cmake:300 "
+           "(CMAKE_DETERMINE_COMPILER_ID)\n  CMakeLists.txt:5 (enable_language)\n")
+    _assert_reads("cmake-find-package", Category.ENVIRONMENT, (log,))
+    # near misses: a found CUDA compiler and a Visual Studio toolset notice are not this row
+    for other in ("-- The CUDA compiler identification is NVIDIA 12.2.140\n",
+                  "-- Selecting Windows SDK version 10.0.22000.0 to target Windows 10.0.19045.\n",
+                  "CUDA toolset v12.2 found in BuildCustomizations\n"):
+        assert not _rule_matches("cmake-find-package", other), other
+
+
+def test_duplicate_openmp_runtime_is_environment():
+    # dev batch 129: the OpenMP runtime's Error #15 (two runtimes loaded into one process), Windows / macOS / LLVM names,
+    # and its hint alone; it read op-not-supported from the hint's 'unsupported' workaround
+    hint = ("OMP: Hint This means that multiple copies of the OpenMP runtime have been linked into the program. That is "
+            "dangerous, since it can degrade performance or cause incorrect results.\n")
+    logs = ("OMP: Error #15: Initializing libiomp5md.dll, but found libiomp5md.dll already initialized.\n" + hint,
+            "OMP: Error #15: Initializing libiomp5.dylib, but found libiomp5.dylib already initialized.\n",
+            "OMP: Error #15: Initializing libomp.dylib, but found libomp.dylib already initialized.\n"
+            "zsh: abort      python train.py\n",
+            hint)
+    _assert_reads("omp-duplicate-runtime", Category.ENVIRONMENT, logs)
+    # near misses: another OMP error number, an OMP info line, the workaround's variable in a user's code
+    for other in ("OMP: Error #13: Assertion failure at kmp_runtime.cpp(6480).\n",
+                  "OMP: Info #276: omp_set_nested routine deprecated, please use omp_set_max_active_levels instead.\n",
+                  "os.environ[\"KMP_DUPLICATE_LIB_OK\"] = \"TRUE\"\n"):
+        assert not _rule_matches("omp-duplicate-runtime", other), other
+
+
+def test_tokenizer_max_len_removed_is_environment():
+    # dev batch 129: code written for an older transformers reading the tokenizer's removed max_len (row
+    # hf-tokenizer-max-len); it read invalid-param from the weak AttributeError reading, or unknown without the colon
+    _assert_reads("hf-tokenizer-max-len", Category.ENVIRONMENT, (
+        "AttributeError: 'RobertaTokenizerFast' object has no attribute 'max_len'\n",
+        "  File \"/usr/lib/python3/site-packages/lib/utils.py\", line 20, in pad\n    n = tokenizer.max_len\n"
+        "AttributeError: 'GPT2Tokenizer' object has no attribute 'max_len'\n",
+        "AttributeError 'BertTokenizerFast' object has no attribute 'max_len'\n"))
+    # near misses: another attribute, the attribute on a model object, the deprecation warning alone
+    for other in ("AttributeError: 'BertTokenizerFast' object has no attribute 'max_length'\n",
+                  "AttributeError: 'BertModel' object has no attribute 'max_len'\n",
+                  "FutureWarning: The `max_len` attribute has been deprecated and will be removed in a future version, "
+                  "use `model_max_length` instead.\n"):
+        assert not _rule_matches("hf-tokenizer-max-len", other), other
+
+
+def test_hip_device_count_failure_is_environment():
+    # dev batch 129: PyTorch's ROCm build warning that hipGetDeviceCount failed (row hip-device-count-failed), on one
+    # line or wrapped as the dev log prints it; it read unknown (the warning's own line carries no cause)
+    wrapped = ("/opt/conda/lib/python3.9/site-packages/torch/cuda/__init__.py:88: \n"
+               "UserWarning: HIP initialization: Unexpected error from hipGetDeviceCount(). \n"
+               "Did you run some cuda functions before calling NumHipDevices() that might have already set an error? \n"
+               "Error 100: hipErrorNoDevice (Triggered internally at ../c10/hip/HIPFunctions.cpp:110.)\n"
+               "  return torch._C._cuda_getDeviceCount() > 0\nFalse\n")
+    bare = "Error 101: hipErrorInvalidDevice (Triggered internally at /pytorch/c10/hip/HIPFunctions.cpp:110.)\n"
+    _assert_reads("hip-device-count-failed", Category.ENVIRONMENT, (wrapped, bare))
+    # near misses: a HIP error name outside that warning, the CUDA warning (row cuda-env), a found device
+    for other in ("RuntimeError: HIP error: hipErrorInvalidDevice\n",
+                  "UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda "
+                  "functions before calling NumCudaDevices() that might have already set an error? Error 804\n",
+                  "hipGetDeviceCount returned 2 devices\n"):
+        assert not _rule_matches("hip-device-count-failed", other), other
