@@ -27,8 +27,10 @@ a prior is trained on the other nine folds' logs (`scripts/train_diagnose_prior.
 Finally prior.json is kept or retrained (`keep_or_retrain`): a retrain on the whole dev corpus lands when the
 committed prior is no longer what its recorded index rows give (a relabel, a trainer change, a threshold switch) or
 when it makes more dev logs right through the API path than the committed one (logs the rules leave `unknown`;
-in-sample, as the committed model is used). Otherwise the committed prior stays: a retrain that changes no dev
-answer still moves guesses on logs it never saw, by noise, as a threshold moved by a flat curve would. So
+in-sample, as the committed model is used) and turns none of them right -> wrong (session 32: the rule every dev
+batch keeps; a +1 in-sample that trades one dev answer for two is within the noise the threshold test guards
+against). Otherwise the committed prior stays: a retrain that changes no dev answer still moves guesses on logs it
+never saw, by noise, as a threshold moved by a flat curve would. So
 
     python benchmarks/diagnose_prior_cv.py
 
@@ -197,7 +199,7 @@ def keep_or_retrain(rows: list[dict], path: list[dict], trainer, threshold: floa
                                                   "threshold (a relabel, a trainer change or a threshold switch)"}
     fresh = trainer.build(threshold=threshold, known=known)["model"]
     models = [Prior.from_dict(json.loads(committed)["model"]), Prior.from_dict(fresh)]
-    right, changed = [0, 0], 0
+    right, changed, lost = [0, 0], 0, 0
     for p in path:
         if p["rules"] != "unknown":
             continue
@@ -205,10 +207,12 @@ def keep_or_retrain(rows: list[dict], path: list[dict], trainer, threshold: floa
                    for m in models]
         right = [n + (a == p["label"]) for n, a in zip(right, answers)]
         changed += answers[0] != answers[1]
-    retrain = right[1] > right[0]
+        lost += answers[0] == p["label"] != answers[1]
+    retrain = right[1] > right[0] and not lost
     return {**out, "retrain": retrain, "dev_right_committed": right[0], "dev_right_retrained": right[1],
-            "dev_answers_changed": changed,
-            "reason": "the retrain makes more dev logs right" if retrain else
+            "dev_answers_changed": changed, "dev_answers_lost": lost,
+            "reason": "the retrain makes more dev logs right and none wrong" if retrain else
+                      "the retrain turns a dev log right -> wrong: the committed prior is kept" if lost else
                       "the retrain makes no more dev logs right: the committed prior is kept"}
 
 
@@ -287,7 +291,8 @@ def _prior_words(k: dict) -> str:
         counts = (f" (right {k['dev_right_committed']} -> {k['dev_right_retrained']} of the logs the rules leave "
                   "`unknown`)" if "dev_right_retrained" in k else "")
         return f"retrained on all {k['index_rows']} index rows: {k['reason']}{counts}"
-    return (f"kept ({rows}): the retrain changes {k['dev_answers_changed']} dev answers, right "
+    lost = (f", {k['dev_answers_lost']} of them right -> wrong" if k.get("dev_answers_lost") else "")
+    return (f"kept ({rows}): the retrain changes {k['dev_answers_changed']} dev answers{lost}, right "
             f"{k['dev_right_committed']} -> {k['dev_right_retrained']} of the logs the rules leave `unknown`")
 
 

@@ -373,6 +373,10 @@ _BYTES_OOM = [
     # dev batch 121: PaddlePaddle's host allocator (paddle/fluid/memory/detail/system_allocator.cc, 'ResourceExhaustedError:
     # Fail to alloc memory of N size, error code is 12.', errno 12 = ENOMEM; PaddlePaddle/PaddleOCR #7710): N bytes
     re.compile(r"\bFail to alloc memory of (\d+) size, error code is 12\b"),
+    # dev batch 130: torch-directml's device allocation ('RuntimeError: Could not allocate tensor with N bytes. There is
+    # not enough GPU video memory available!', as the DirectML builds of stable-diffusion-webui print it:
+    # lshqqytiger/stable-diffusion-webui-amdgpu #414 and #196): N bytes, the one request; nothing about the device's state
+    re.compile(r"\bCould not allocate tensor with (\d+) bytes\. There is not enough GPU video memory available\b"),
 ]
 # Dev batch 87: Sophgo bmlib's device-memory allocation (libsophon bmlib/src/bmlib_memory.cpp, bm_alloc_gmem under
 # bm_malloc_device_byte*: '[bmlib_memory][error] bm_alloc_gmem failed, dev_id = N, size = 0x<hex>') prints its byte count

@@ -9213,3 +9213,71 @@ def test_hip_device_count_failure_is_environment():
                   "functions before calling NumCudaDevices() that might have already set an error? Error 804\n",
                   "hipGetDeviceCount returned 2 devices\n"):
         assert not _rule_matches("hip-device-count-failed", other), other
+def test_directml_out_of_memory_reads_its_request():
+    # dev batch 130: torch-directml's device allocation ('Could not allocate tensor with N bytes. There is not enough GPU
+    # video memory available!', stable-diffusion-webui's DirectML builds): an out-of-memory whose request is N bytes
+    for n in (1610612736, 52428800):
+        log = f"RuntimeError: Could not allocate tensor with {n} bytes. There is not enough GPU video memory available!\n"
+        d = diagnose(log, prior=False)
+        assert d.primary_category == Category.CAPACITY, log
+        assert d.primary.numbers.get("requested_bytes") == n, d.primary.numbers
+    # near misses: the first sentence alone, or another allocator's wording, gives no request size
+    for other in ("RuntimeError: Could not allocate tensor with 52428800 bytes.\n",
+                  "Could not allocate tensor with 52428800 bytes. Out of memory\n"):
+        assert "requested_bytes" not in diagnose(other, prior=False).primary.numbers, other
+
+
+def test_invalidated_cuda_graph_capture_is_invalid_param():
+    # dev batch 130: 901, cudaErrorStreamCaptureInvalidated: an earlier call the capture does not allow killed it, and
+    # later calls report 'operation failed due to a previous error during capture' (csarofeen/pytorch #2098)
+    for log in ("RuntimeError: CUDA error: operation failed due to a previous error during capture\n",
+                "ERROR:common:Failed for dynamo CUDA error: operation failed due to a previous error during capture\n"):
+        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+    # near misses: 900's text keeps dev batch 97's op-not-supported; a 'previous error' outside a capture is not 901
+    assert diagnose("RuntimeError: CUDA error: operation not permitted when stream is capturing\n",
+                    prior=False).primary_category == Category.OP_NOT_SUPPORTED
+    assert diagnose("the operation failed due to a previous error in the loader\n",
+                    prior=False).primary_category != Category.INVALID_PARAM
+
+
+def test_metal_command_buffer_error_is_a_kernel_fault():
+    # dev batch 130: Metal / MPS reporting a command buffer the GPU aborted while it ran (MinerU #346, OpenSplat #198)
+    mps = ("Error: command buffer exited with error status.\n"
+           "\tThe Metal Performance Shaders operations encoded on it may not have completed.\n\tError: \n\t(null)\n"
+           "\tInternal Error (0000000e:Internal Error)\n\t<AGXG13XFamilyCommandBuffer: 0x12345678>\n")
+    aborted = ("Execution of the command buffer was aborted due to an error during execution. "
+               "Internal Error (0000000e:Internal Error)\n")
+    _assert_reads_by_line("metal-command-buffer-error", Category.KERNEL_FAULT, (mps, aborted))
+    # near misses: the status line alone (printed for any command buffer error), MLX's command buffer out of memory
+    # (stays an out-of-memory), another internal-error code, a command buffer in prose
+    assert not _rule_matches("metal-command-buffer-error", "Error: command buffer exited with error status.\n")
+    assert not _rule_matches("metal-command-buffer-error", "Internal Error (00000001:Internal Error)\n")
+    oom = ("libc++abi: terminating due to uncaught exception of type std::runtime_error: [METAL] Command buffer "
+           "execution failed: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)\n")
+    assert not _rule_matches("metal-command-buffer-error", oom)
+    assert diagnose(oom, prior=False).primary_category == Category.CAPACITY
+    assert not _rule_matches("metal-command-buffer-error", "the command buffer exited early and we retried\n")
+
+
+def test_windows_asyncio_connection_lost_callback_is_benign():
+    # dev batch 130: the event loop logs a _call_connection_lost callback's ConnectionResetError ([WinError 10054]) and
+    # goes on (ComfyUI-Lora-Manager #6, stable-diffusion-webui #7524)
+    noise = ("Exception in callback _ProactorBasePipeTransport._call_connection_lost(None)\n"
+             "handle: <Handle _ProactorBasePipeTransport._call_connection_lost(None)>\n"
+             "Traceback (most recent call last):\n"
+             "  File \"C:\\Python\\lib\\asyncio\\events.py\", line 80, in _run\n"
+             "    self._context.run(self._callback, *self._args)\n"
+             "  File \"C:\\Python\\lib\\asyncio\\proactor_events.py\", line 165, in _call_connection_lost\n"
+             "    self._sock.shutdown(socket.SHUT_RDWR)\n"
+             "ConnectionResetError: [WinError 10054] An existing connection was forcibly closed by the remote host\n")
+    _assert_reads("asyncio-proactor-connection-lost", Category.BENIGN, (noise,))
+    # near misses: the app's own ConnectionResetError, another callback, and the noise beside a real failure
+    own = ("Traceback (most recent call last):\n  File \"client.py\", line 12, in <module>\n    sock.recv(1024)\n"
+           "ConnectionResetError: [WinError 10054] An existing connection was forcibly closed by the remote host\n")
+    assert not _rule_matches("asyncio-proactor-connection-lost", own)
+    assert diagnose(own, prior=False).primary_category != Category.BENIGN
+    assert not _rule_matches("asyncio-proactor-connection-lost",
+                             "Exception in callback BaseSelectorEventLoop._accept_connection(<function>)\n")
+    oom = noise + ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 4.00 GiB "
+                   "total capacity; 3.50 GiB already allocated; 0 bytes free; 3.60 GiB reserved in total by PyTorch)\n")
+    assert diagnose(oom, prior=False).primary_category != Category.BENIGN

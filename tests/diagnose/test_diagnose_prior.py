@@ -131,6 +131,21 @@ def test_prior_is_retrained_only_when_the_retrain_makes_more_dev_logs_right(tmp_
     assert not same["retrain"] and same["dev_answers_changed"] == 0
 
 
+def test_prior_is_kept_when_the_retrain_turns_a_dev_log_wrong(tmp_path):
+    """More dev logs right is not enough when one that was right goes wrong (session 32)."""
+    cv = load_script("benchmarks/diagnose_prior_cv.py")
+    logs = ["cuda_opns_elatentlpips4.log", "npu_opns_vllmascend9798.log", "metal_opns_mlxswiftexamples198.log"]
+    feats = [log_features(str(LOGS / f)) for f in logs]          # all three left `unknown` by the rules
+
+    def prior(right_ones):
+        rows = [("op-not-supported" if i in right_ones else "environment", f) for i, f in enumerate(feats)]
+        return {"about": {}, "model": train(rows + [("comm", Counter(zzz=1))], threshold=0.0)}
+    path = [{"file": f, "label": "op-not-supported", "rules": "unknown"} for f in logs]
+    kept = cv.keep_or_retrain(_ROWS[:2], path, _FakeTrainer(tmp_path, prior({0}), prior({1, 2})), 0.0)
+    assert (kept["dev_right_committed"], kept["dev_right_retrained"], kept["dev_answers_lost"]) == (1, 2, 1)
+    assert not kept["retrain"] and "right -> wrong" in kept["reason"]
+
+
 def test_prior_is_retrained_when_the_committed_one_is_not_reproducible(tmp_path):
     cv = load_script("benchmarks/diagnose_prior_cv.py")
     doc = _two_way(Counter(a=1), "environment")
