@@ -438,16 +438,6 @@ DEV_UNSUPPORTED = {
     "it reads op-not-supported by row 900 of cuda_nccl_codes.tsv, which dev batch 97 set from cuda_opns_tensorrt2888.log "
     "and rocm_opns_hip3876.log (the same text, labelled op-not-supported from their threads): the labels of this text "
     "are split, and moving the row would turn those two right -> wrong",
-    # dev batch 131 (labelled from their threads before any rule was written)
-    "cuda_env_digits252.log": "dev batch 131: 'cudaRuntimeGetVersion() failed with error #35': a bare CUDA runtime status "
-    "number after a CUDA call (35 = cudaErrorInsufficientDriver, environment) reads unknown",
-    "cpu_env_tensorflow6896.log": "dev batch 131: TensorFlow's cpu_feature_guard 'The TensorFlow library was compiled to use "
-    "AVX2 instructions, but these aren't available on your machine.' then 'Aborted (core dumped)' reads unknown",
-    "cpu_env_texwavenet8.log": "dev batch 131: the same cpu_feature_guard abort for AVX (typographic apostrophe) reads unknown",
-    "cpu_capacity_pytorch31302.log": "dev batch 131: PyTorch's '[enforce fail at CPUAllocator.cpp:56] posix_memalign(&data, "
-    "gAlignment, nbytes) == 0. 12 vs 0' (ENOMEM, a host allocation failure: capacity) reads unknown",
-    "cuda_env_pytorch31622.log": "dev batch 131: LibTorch's 'DispatchStub: missing CUDA kernel' assert (a build without the "
-    "op's CUDA kernel registered: environment) reads unknown",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]
