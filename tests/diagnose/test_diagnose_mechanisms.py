@@ -9281,3 +9281,67 @@ def test_windows_asyncio_connection_lost_callback_is_benign():
     oom = noise + ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 4.00 GiB "
                    "total capacity; 3.50 GiB already allocated; 0 bytes free; 3.60 GiB reserved in total by PyTorch)\n")
     assert diagnose(oom, prior=False).primary_category != Category.BENIGN
+
+
+@pytest.mark.parametrize("line,codes", [
+    # dev batch 131: an application's own probe naming the CUDA runtime call, then its cudaError_t (NVIDIA/DIGITS #252)
+    ('So I am able to run DIGITS despite this error: "cudaRuntimeGetVersion() failed with error #35".', ["CUDA:35"]),
+    ("cudaGetDeviceCount() failed with error 100", ["CUDA:100"]),
+    # near misses: no cuda* call before the words, a call that is not the CUDA runtime's, no number
+    ("model download failed with error #35", []),
+    ("nvmlInit() failed with error #9", []),
+    ("cudaRuntimeGetVersion() failed with error", []),
+])
+def test_cuda_call_failed_with_error_number_is_its_cuda_error(line, codes):
+    assert codes_in_context(line) == codes
+
+
+def test_cuda_call_failed_with_insufficient_driver_is_environment():
+    # dev batch 131: 35 is cudaErrorInsufficientDriver through the cudaError_t catalog
+    log = 'So I am able to run DIGITS despite this error: "cudaRuntimeGetVersion() failed with error #35".\n'
+    assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT
+    # the same context with another status reads that status's category: 2 is cudaErrorMemoryAllocation
+    assert diagnose("cudaRuntimeGetVersion() failed with error #2\n", prior=False).primary_category == Category.CAPACITY
+
+
+def test_tensorflow_cpu_feature_guard_missing_instructions_is_environment():
+    # dev batch 131: TensorFlow's fatal start-up CPU check (tensorflow #6896, tensorflow-tex-wavenet #8)
+    avx2 = ("2018-01-17 08:21:49.120154: F tensorflow/core/platform/cpu_feature_guard.cc:35] The TensorFlow library "
+            "was compiled to use AVX2 instructions, but these aren't available on your machine.\n"
+            "Aborted (core dumped)\n")
+    avx = ("The TensorFlow library was compiled to use AVX instructions, but these aren\u2019t available on your "
+           "machine.\nAborted (core dumped)\n")
+    quoted = ("_\"The TensorFlow library was compiled to use AVX instructions, but these aren't available on your "
+              "machine\"_\n")
+    _assert_reads("tf-cpu-feature-guard-missing", Category.ENVIRONMENT, (avx2, avx, quoted))
+    # near misses: the opposite notices (the CPU has more than the binary uses) stay benign
+    notice = ("2018-03-19 14:44:16.835465: W C:\\tf_jenkins\\home\\workspace\\rel-win\\M\\windows\\PY\\36\\tensorflow"
+              "\\core\\platform\\cpu_feature_guard.cc:45] The TensorFlow library wasn't compiled to use AVX "
+              "instructions, but these are available on your machine and could speed up CPU computations.\n")
+    assert not _rule_matches("tf-cpu-feature-guard-missing", notice)
+    assert diagnose(notice, prior=False).primary_category == Category.BENIGN
+    optimized = ("I tensorflow/core/platform/cpu_feature_guard.cc:137] Your CPU supports instructions that this "
+                 "TensorFlow binary was not compiled to use: AVX\n")
+    assert not _rule_matches("tf-cpu-feature-guard-missing", optimized)
+    assert diagnose(optimized, prior=False).primary_category == Category.BENIGN
+
+
+def test_pytorch_posix_memalign_enomem_is_host_capacity():
+    # dev batch 131: c10's CPU allocator before pytorch #20618 (pytorch #31302)
+    log = ("RuntimeError: [enforce fail at CPUAllocator.cpp:56] posix_memalign(&data, gAlignment, nbytes) == 0. "
+           "12 vs 0\n")
+    _assert_reads("cpu-allocator", Category.CAPACITY, (log,))
+    # near miss: another errno (22, EINVAL: a bad alignment) is not the host running out of memory
+    assert not _rule_matches("cpu-allocator", "[enforce fail at CPUAllocator.cpp:56] posix_memalign(&data, "
+                                              "gAlignment, nbytes) == 0. 22 vs 0\n")
+
+
+def test_libtorch_dispatchstub_missing_cuda_kernel_is_environment():
+    # dev batch 131: ATen's DispatchStub found no registered CUDA kernel (pytorch #31622)
+    log = ("cuda_dispatch_ptr INTERNAL ASSERT FAILED at C:\\w\\1\\s\\windows\\pytorch\\aten\\src\\ATen/native/"
+           "DispatchStub.h:74, please report a bug to PyTorch. DispatchStub: missing CUDA kernel (operator () at "
+           "C:\\w\\1\\s\\windows\\pytorch\\aten\\src\\ATen/native/DispatchStub.h:74)\n")
+    _assert_reads("dispatchstub-missing-cuda-kernel", Category.ENVIRONMENT, (log,))
+    # near miss: the assert's location without the message is not this row
+    assert not _rule_matches("dispatchstub-missing-cuda-kernel",
+                             "cuda_dispatch_ptr INTERNAL ASSERT FAILED at aten/src/ATen/native/DispatchStub.h:74\n")
