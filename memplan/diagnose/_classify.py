@@ -833,6 +833,9 @@ def _tf_keras_internal_attr(args: list[tuple[Evidence, str, int]],
 # `bin/` folder that starts an installed package (the other files of such a traceback: `_INSTALLED_FILE`)
 _INIT_KWARG = re.compile(r"\bTypeError: (?:\w+\.)?__init__\(\) got an unexpected keyword argument '\w+'")
 _CONSOLE_FILE = re.compile(r"[/\\]bin[/\\][\w.-]+$")
+# pybind11's overload failure ('f(): incompatible function arguments. The following argument types are supported:'),
+# read the same way as the constructor's keyword (dev batch 132)
+_PYBIND_ARGS = re.compile(r"\bincompatible function arguments\. The following argument types are supported:")
 
 
 def _installed_only_init_kwarg(args: list[tuple[Evidence, str, int]],
@@ -849,13 +852,18 @@ def _installed_only_init_kwarg(args: list[tuple[Evidence, str, int]],
     installed frames follow: a keyword the caller hands a library (**kwargs passed on to another constructor,
     https://github.com/huggingface/trl/issues/6168's tokenizer= through TRL's SFTTrainer) is raised from the library's
     frame too, which the installed frames alone do not tell apart (dev batch 97's rule on the innermost frame alone
-    was removed for it)."""
+    was removed for it).
+    pybind11's 'incompatible function arguments' (an extension's bound signature refusing the call, row param-check)
+    is read the same way (dev batch 132): an installed library calling an installed extension with arguments that its
+    version does not take is two versions that do not match (hloc's calls into pycolmap, whose signatures changed in
+    pycolmap 0.4-0.6: https://github.com/cvg/Hierarchical-Localization/pull/350); the caller's own frame keeps
+    invalid-param (https://github.com/colmap/pycolmap/issues/292)."""
     frames = sorted({ev.line: str(ev.numbers.get("file", "")) for ev in evidence if ev.kind == "frame"}.items())
     if len(frames) < 2:
         return args
     out = []
     for ev, c, s in args:
-        if c == "invalid-param" and _INIT_KWARG.search(ev.text):
+        if c == "invalid-param" and (_INIT_KWARG.search(ev.text) or _PYBIND_ARGS.search(ev.text)):
             block = []
             nxt = ev.line
             for line, file in reversed([f for f in frames if f[0] < ev.line]):

@@ -9345,3 +9345,54 @@ def test_libtorch_dispatchstub_missing_cuda_kernel_is_environment():
     # near miss: the assert's location without the message is not this row
     assert not _rule_matches("dispatchstub-missing-cuda-kernel",
                              "cuda_dispatch_ptr INTERNAL ASSERT FAILED at aten/src/ATen/native/DispatchStub.h:74\n")
+def test_modelscope_download_integrity_failure_is_environment():
+    # dev batch 132: ModelScope's sha256 check of a downloaded shard (modelscope/modelscope#968,
+    # hiyouga/LlamaFactory#5826) read invalid-param
+    log = ("modelscope.hub.errors.FileIntegrityError: File /root/.cache/modelscope/hub/._____temp/org/model/"
+           "model-00001-of-00002.safetensors integrity check failed, expected sha256 signature is 0a1b2c3d, actual is "
+           "e3b0c442, the download may be incomplete, please try again.\n")
+    _assert_reads("download-corrupt", Category.ENVIRONMENT, (log,))
+    # near misses: an integrity check of something else, and the words without the two digests
+    assert not _rule_matches("download-corrupt", "ERROR: index integrity check failed for table users\n")
+    assert not _rule_matches("download-corrupt", "integrity check failed, expected sha256 signature is missing\n")
+
+
+def test_numpy_reshape_size_refusal_is_invalid_param():
+    # dev batch 132: NumPy's reshape refusing a shape of another element count (chuanqi305/MobileNetv2-SSDLite#48,
+    # Newmu/dcgan_code#22) read invalid-param only by the weak ValueError class, which any other phrase outranks
+    _assert_reads("numpy-reshape-size", Category.INVALID_PARAM, (
+        "ValueError: cannot reshape array of size 36288 into shape (273,576,1,1)\n",
+        "ValueError: total size of new array must be unchanged\n",
+        "Traceback (most recent call last):\n  File \"load.py\", line 3, in <module>\n"
+        "    trX = loaded[16:].reshape((60000,28*28)).astype(float)\nValueError: total size of new array must be "
+        "unchanged\n"))
+    # near misses: PyTorch's own wording is th-arg-check's, and a size sentence that is not the refusal
+    assert not _rule_matches("numpy-reshape-size", "RuntimeError: shape '[2, 3]' is invalid for input of size 5\n")
+    assert not _rule_matches("numpy-reshape-size", "the total size of the new array is 12 MiB\n")
+
+
+def test_pybind11_overload_refused_between_installed_packages_is_environment():
+    # dev batch 132: pybind11's 'incompatible function arguments' where an installed library calls an installed
+    # extension (hloc into pycolmap, signatures changed in pycolmap 0.4-0.6: cvg/Hierarchical-Localization PR 350)
+    inst = ("Traceback (most recent call last):\n"
+            "  File \"/opt/conda/bin/sfm-run\", line 8, in <module>\n    sys.exit(main())\n"
+            "  File \"/opt/conda/lib/python3.9/site-packages/hloc/reconstruction.py\", line 121, in main\n"
+            "    geometric_verification(db, pairs)\n"
+            "  File \"/opt/conda/lib/python3.9/site-packages/hloc/triangulation.py\", line 109, in verify\n"
+            "    pycolmap.verify_matches(database_path, pairs_path, max_num_trials=20000)\n"
+            "TypeError: verify_matches(): incompatible function arguments. The following argument types are "
+            "supported:\n")
+    assert diagnose(inst, prior=False).primary_category == Category.ENVIRONMENT
+    # near misses: the user's own frame makes the call (colmap/pycolmap#292), or no frame at all: invalid-param
+    own = ("Traceback (most recent call last):\n"
+           "  File \"/home/u/run.py\", line 9, in <module>\n    main()\n"
+           "  File \"/opt/conda/lib/python3.9/site-packages/hloc/reconstruction.py\", line 121, in main\n"
+           "    geometric_verification(db, pairs)\n"
+           "  File \"/opt/conda/lib/python3.9/site-packages/hloc/triangulation.py\", line 109, in verify\n"
+           "    pycolmap.verify_matches(database_path, pairs_path, max_num_trials=20000)\n"
+           "TypeError: verify_matches(): incompatible function arguments. The following argument types are "
+           "supported:\n")
+    bare = ("TypeError: estimate_calibrated_two_view_geometry(): incompatible function arguments. The following "
+            "argument types are supported:\n")
+    for log in (own, bare):
+        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
