@@ -838,8 +838,8 @@ _CONSOLE_FILE = re.compile(r"[/\\]bin[/\\][\w.-]+$")
 _PYBIND_ARGS = re.compile(r"\bincompatible function arguments\. The following argument types are supported:")
 
 
-def _installed_only_init_kwarg(args: list[tuple[Evidence, str, int]],
-                               evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
+def _installed_only_call_mismatch(args: list[tuple[Evidence, str, int]],
+                                  evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     """A constructor's `TypeError: X.__init__() got an unexpected keyword argument 'k'` reads invalid-param, the
     caller's keyword. Where its traceback (the run of frame lines right before it, each at most two lines after the
     one before) holds two frames or more, the innermost in site-packages / dist-packages and every other one in an
@@ -881,7 +881,7 @@ def _installed_only_init_kwarg(args: list[tuple[Evidence, str, int]],
 # Readings of one argument that depend on the rest of the incident (frames before it, a context line elsewhere), each
 # `(args, evidence) -> args`, applied in this order by `_weighed`
 _INCIDENT_READINGS = (_library_frame_cast, _module_call_frame, _tf_gpu_unregistered, _tcnn_arch_cutlass,
-                      _library_arch_line, _tf_keras_internal_attr, _installed_only_init_kwarg)
+                      _library_arch_line, _tf_keras_internal_attr, _installed_only_call_mismatch)
 
 
 def _stall_before_failure(args: list[tuple[Evidence, str, int]],
