@@ -73,11 +73,13 @@ def _rule_matches(rule_id: str, text: str) -> bool:
     return any(r.id == rule_id and r.rx.search(text) for r in text_rules())
 
 
-def _assert_reads(rule_id: str, category: Category, logs) -> None:
-    """Each log reads `category` with the fallback off, and row `rule_id` matches it."""
+def _assert_reads(rule_id: str, category: Category, logs, by_line: bool = False) -> None:
+    """Each log reads `category` with the fallback off, and row `rule_id` matches it (`by_line`: one of its lines, for
+    a row anchored at a line's start, `^`: the rules read a log line by line)."""
     for log in logs:
         assert diagnose(log, prior=False).primary_category == category, log
-        assert _rule_matches(rule_id, log), log
+        texts = log.splitlines() if by_line else (log,)
+        assert any(_rule_matches(rule_id, text) for text in texts), log
 
 
 def _oom(**kw):
@@ -165,6 +167,8 @@ def test_clean_log_is_benign_not_unknown():
 
 @pytest.mark.parametrize("data,word", [("", "empty"), (b"", "empty"), (bytes(range(256)) * 50, "binary"),
                                        ("\n  \n\t\n", "no log lines")])
+
+
 def test_bad_input_is_reported_not_diagnosed(data, word):
     d = diagnose(data)
     assert d.input_problem and word in d.input_problem and not d.incidents
@@ -479,6 +483,8 @@ def test_ffts_timeout_of_a_collective_is_comm():
 
 @pytest.mark.parametrize("code,want", [("EI0099", "comm"), ("EJ0099", "comm"), ("EL0999", "environment"),
                                        ("E90099", "unknown"), ("EI9999", "unknown")])
+
+
 def test_uncatalogued_cann_codes_take_their_modules_category(code, want):
     info = cat_mod.decode(code)
     assert not info.known or code.endswith("9999")
@@ -5699,7 +5705,6 @@ def test_cuda_function_error_and_minerva_check_prefixes():
     assert not _rule_matches("cuda-98", "Check failed: (n) == (0) Foo CUDA: invalid device function\n")
 
 
-
 def test_sherpa_onnx_gpu_fallback_reads_environment():
     # dev batch 84: sherpa-onnx's session.cc asks for a rebuild with its GPU option and runs on the CPU: the installed
     # package has no CUDA provider (row ep-unavailable; `_parse._TRIGGER` gains 'Please compile with -D')
@@ -5757,6 +5762,8 @@ def test_aten_cuda_library_not_loaded_reads_environment():
             "Error: Torch(\"Cannot use some CUDA functionality without ATen_cuda library. PyTorch splits its backend\")\n"))
     # near miss: the library named without the stub's words
     assert not _rule_matches("aten-cuda-not-loaded", "ldd shows libATen_cuda.so library is linked\n")
+
+
 def test_nvenc_invalid_param_status():
     # dev batch 85: NVENC's NV_ENC_ERR_INVALID_PARAM (8) as OBS prints it and as FFmpeg's nvenc.c names it: an
     # encoder setting the encoder rejects (obs-studio#7980: multi-pass the GPU does not support)
@@ -6001,6 +6008,8 @@ def test_optix_unsupported_abi_version_is_environment():
     assert not _rule_matches("optix-unsupported-abi",
                              "Optix call (optixModuleCreateFromPTX()) failed with code 7200 (line 88)\n")
     assert not _rule_matches("optix-unsupported-abi", "cuInit() failed with code 7801\n")
+
+
 def test_kokkos_reduce_without_execution_configuration_is_invalid_param():
     # dev batch 90: Kokkos' block-size deduction for a parallel_reduce finds no block whose shared memory holds the
     # reduction's values (kokkos/kokkos PR #7414: a reducer value type of 241 doubles on HIP)
@@ -6048,6 +6057,8 @@ def test_short_cuda_text_with_its_own_number_after_a_bare_error():
     assert not _rule_matches("cuda-legacy-8-numbered", "Error: invalid device function 3\n")
     assert not _rule_matches("cuda-98-numbered", "we saw Error: invalid device function 98 once\n")
     assert diagnose("Error: invalid argument\n", prior=False).primary_category == Category.UNKNOWN
+
+
 def test_accelerate_bf16_refusal_is_op_not_supported():
     # dev batch 91: accelerate raises 'bf16 mixed precision requires PyTorch >= 1.10 and a supported device' where
     # is_bf16_available() is False, a device present that lacks bf16 (Linaqruf/kohya-trainer#246: T4 / V100); it joins
@@ -6154,6 +6165,8 @@ def test_bitsandbytes_cpu_library_after_its_gpu_report_is_environment():
     assert diagnose("COMPILED_WITH_CUDA = False\nCOMPUTE_CAPABILITIES_PER_GPU = []\n", prior=False).primary_category \
         == Category.BENIGN
     assert not _rule_matches("bnb-cpu-library", "COMPILED_WITH_CUDA = True\n")
+
+
 def test_flash_attention_dtype_checks_are_op_not_supported():
     # dev batch 92: flash attention's BFloat16 check tied to the chip, a TORCH_CHECK without a message, in PyTorch's copy
     # (pytorch/pytorch#86560: BFloat16 needs sm80 or newer) and in flash-attn 1.x's fmha_api.cpp
@@ -6233,7 +6246,6 @@ def test_onnxruntime_enum_to_name_is_invalid_param():
     # near misses: no value, the words in prose
     assert not _rule_matches("ort-enum-to-name", "EnumToName: Failed to map enum value to name\n")
     assert not _rule_matches("ort-enum-to-name", "we failed to map enum value to name for option 2\n")
-
 
 
 def test_unknown_error_retaining_the_primary_context_at_start_up_is_environment():
@@ -6613,7 +6625,6 @@ def test_headless_glfw_and_mujoco_gl_errors_are_environment():
     assert not _rule_matches("glfw-src-assert", "/pytorch/aten/src/ATen/native/cuda/Loss.cu:250: nll_loss: block: "
                                                 "[0,0,0], thread: [5,0,0] Assertion `t >= 0` failed.\n")
     assert not _rule_matches("glfw-glx-unavailable", "GLFWError: (65544) b'GLX: Failed to make context current'\n")
-
 
 
 def test_openmmlab_mmcv_version_guard_is_environment():
@@ -7522,6 +7533,8 @@ def test_listed_processes_that_include_this_job_do_not_make_foreign_memory():
     n2 = {**n, "allocated_bytes": 12 * GiB, "reserved_unallocated_bytes": 3 * GiB,
           "processes": [(1111, 16 * GiB), (2222, 22 * GiB)]}
     assert classify_oom(n2, set()).category == Category.FOREIGN_MEMORY
+
+
 def test_cuda_malloc_async_block_cut_before_its_sizes_is_a_bare_out_of_memory():
     # dev batch 105: ComfyUI's error report prints the cudaMallocAsync back end's message cut after its first words
     # (Comfy-Org/ComfyUI#5038); without the report's exception-type line it read unknown
@@ -7846,6 +7859,8 @@ def test_module_not_callable_reads_where_it_was_raised():
     assert diagnose(frame + oom, prior=False).primary_category == Category.CAPACITY
     # near miss: another type's call is row py-not-callable, not this one
     assert not _rule_matches("py-module-not-callable", "TypeError: 'function' object is not callable\n")
+
+
 def test_multiprocessing_bootstrapping_phase_is_the_callers_script():
     # dev batch 109: CPython's spawn check (Lib/multiprocessing/spawn.py _check_not_importing_main; taey16/pix2pixBEGAN
     # .pytorch#8, tinkerhub ComputerVision-with-PyTorch-Learning-Program#80): a script without the main-module guard
@@ -8068,6 +8083,8 @@ def test_optuna_categorical_dynamic_value_space_is_the_objective():
     assert not _rule_matches("optuna-categorical-dynamic",
                              "UserWarning: Choices for a categorical distribution should be a tuple of None, bool, "
                              "int, float and str for persistent storage but contains [1] which is of type list.\n")
+
+
 def test_tensorflow_kernel_list_without_the_nodes_dtype_is_not_supported():
     # dev batch 111: an excerpt that starts inside TensorFlow's registered-kernel list (tensorflow/tensorflow#18123,
     # BatchMatMul without a GPU half kernel) read benign; the list of tensorflow/tpu#100 (Conv2D, no bfloat16 kernel)
@@ -8321,6 +8338,8 @@ def test_xla_ptxas_older_holds_only_where_the_version_is_older():
     spurious = '"*** WARNING *** You are using ptxas 10.0.145, which is older than 9.2.88"\n'
     assert _rule_matches("xla-ptxas-older", spurious)
     assert diagnose(spurious, prior=False).primary_category == Category.BENIGN
+
+
 def test_hydra_refused_command_line_override_is_invalid_param():
     # dev batch 115: Hydra's ConfigCompositionException text for an override whose key the config lacks
     # (hydra-ecosystem/hydra#1912, 'perferences' for 'preferences') read benign: its lines carried no trigger word
@@ -8429,6 +8448,8 @@ def test_timm_unknown_model_is_invalid_param():
     # near misses: another library's 'unknown model' wording is not the row
     assert not _rule_matches("timm-unknown-model", "ValueError: Unknown model type: llama4\n")
     assert not _rule_matches("timm-unknown-model", "KeyError: 'Unknown model'\n")
+
+
 def test_tflite_unresolved_op_is_op_not_supported():
     # dev batch 117: TFLite's interpreter with no kernel for an op of the model (EdjeElectronics/TensorFlow-Lite-Object-
     # Detection-on-Android-and-Raspberry-Pi#6, tensorflow#44424) read unknown; op_resolver.cc's builtin / custom texts
@@ -8544,6 +8565,8 @@ def test_brainflow_invalid_arguments_is_invalid_param():
     port = "brainflow.exit_codes.BrainFlowError: BOARD_WRITE_ERROR:4 unable to prepare streaming session\n"
     assert not _rule_matches("brainflow-invalid-arguments", port)
     assert diagnose(port, prior=False).primary_category != Category.INVALID_PARAM
+
+
 def test_physx_gpu_buffer_overflow_is_invalid_param():
     # dev batch 119: PhysX's GPU narrow phase asking for a larger buffer of the scene description (isaac-sim/IsaacLab
     # #176, the patch buffer; #2528, collisionStackSize) read unknown (kernel-fault through the fallback)
@@ -8686,6 +8709,8 @@ def test_quantized_onnx_export_limited_to_int8_is_op_not_supported():
     assert not _rule_matches("torch-onnx-quant-range", "ONNX export failed: Couldn't export operator aten::quantize_per_tensor\n")
     assert not _rule_matches("nncf-onnx-int8-export-only",
                              "ValueError: ONNX Quantize/Dequantize pairs only support input_high == output_high\n")
+
+
 def test_sb3_space_of_the_same_name_is_environment():
     # dev batch 121: Stable-Baselines3 1.x's space check fails on a space of a supported class's own name, gymnasium's
     # class against gym's (LucasAlegre/sumo-rl #128, Farama-Foundation/Gymnasium #348); read invalid-param or unknown
@@ -8853,6 +8878,8 @@ def test_windows_cmd_path_not_found_is_environment():
                              "OSError: [WinError 3] The system cannot find the path specified: 'C:\\\\data\\\\x'\n")
     assert not _rule_matches("win-cmd-path-not-found",
                              "it says the system cannot find the path specified. when I run it again\n")
+
+
 def test_exec_format_error_is_environment():
     # dev batch 123: runc refusing the container's entry binary with ENOEXEC (TimothyYe/godns #54 on a Raspberry Pi,
     # dusty-nv/jetson-containers #52 building a Jetson image on x86); read unknown
@@ -9011,6 +9038,8 @@ def test_windows_command_not_recognized_is_environment():
                   "Warning: 'cuda:0' is not recognized as a valid device string\n",
                   "The term 'pip' is not recognized by the installer\n"):
         assert not _rule_matches("win-command-not-recognized", other), other
+
+
 def test_bare_hip_out_of_memory_name_is_capacity():
     # dev batch 126: HIP's out-of-memory status by its name alone, as IREE's HIP driver and AMReX print it (no sizes):
     # the guide's bare out-of-memory, capacity
@@ -9042,7 +9071,6 @@ def test_unrunnable_ptxas_behind_a_generic_hint_is_environment():
     sized = ("2024-01-02 10:00:01,234 Could not predict Q1. Not Enough GPU memory? RESOURCE_EXHAUSTED: Out of memory "
              "while trying to allocate 123456789 bytes.\n")
     assert diagnose(sized, prior=False).primary_category == Category.CAPACITY
-
 
 
 def test_webllm_shader_f16_refusal_is_op_not_supported():
@@ -9117,11 +9145,6 @@ def test_wasm_file_served_wrong_is_environment():
         assert not _rule_matches("wasm-magic-word-mismatch", other), other
     assert not _rule_matches("wasm-mime-type-incorrect",
                              "Refused to execute script because its MIME type ('text/html') is not executable\n")
-def _assert_reads_by_line(rule_id: str, category: Category, logs) -> None:
-    """`_assert_reads` for a row anchored at a line's start (`^`): the rules read a log line by line."""
-    for log in logs:
-        assert diagnose(log, prior=False).primary_category == category, log
-        assert any(_rule_matches(rule_id, line) for line in log.splitlines()), log
 
 
 def test_failed_egl_call_is_environment():
@@ -9134,7 +9157,7 @@ def test_failed_egl_call_is_environment():
     blender = "EGL Error (0x3001): EGL_NOT_INITIALIZED: EGL is not initialized.\nWarning: No OpenGL vendor detected.\n"
     epoxy = ("python3: ../src/dispatch_common.c:858: epoxy_get_proc_address: Assertion `0 && \"Couldn't find current "
              "GLX or EGL context.\\n\"' failed.\nAborted (core dumped)\n")
-    _assert_reads_by_line("egl-call-failed", Category.ENVIRONMENT, (pyopengl, blender, epoxy))
+    _assert_reads("egl-call-failed", Category.ENVIRONMENT, (pyopengl, blender, epoxy), by_line=True)
     # near misses: a GL (not EGL) call's GLError, EGL's success code, an EGL error name in prose
     for other in ("        baseOperation = glGenVertexArrays,\n",
                   "EGL Error (0x3000): EGL_SUCCESS\n",
@@ -9213,6 +9236,8 @@ def test_hip_device_count_failure_is_environment():
                   "functions before calling NumCudaDevices() that might have already set an error? Error 804\n",
                   "hipGetDeviceCount returned 2 devices\n"):
         assert not _rule_matches("hip-device-count-failed", other), other
+
+
 def test_directml_out_of_memory_reads_its_request():
     # dev batch 130: torch-directml's device allocation ('Could not allocate tensor with N bytes. There is not enough GPU
     # video memory available!', stable-diffusion-webui's DirectML builds): an out-of-memory whose request is N bytes
@@ -9247,7 +9272,7 @@ def test_metal_command_buffer_error_is_a_kernel_fault():
            "\tInternal Error (0000000e:Internal Error)\n\t<AGXG13XFamilyCommandBuffer: 0x12345678>\n")
     aborted = ("Execution of the command buffer was aborted due to an error during execution. "
                "Internal Error (0000000e:Internal Error)\n")
-    _assert_reads_by_line("metal-command-buffer-error", Category.KERNEL_FAULT, (mps, aborted))
+    _assert_reads("metal-command-buffer-error", Category.KERNEL_FAULT, (mps, aborted), by_line=True)
     # near misses: the status line alone (printed for any command buffer error), MLX's command buffer out of memory
     # (stays an out-of-memory), another internal-error code, a command buffer in prose
     assert not _rule_matches("metal-command-buffer-error", "Error: command buffer exited with error status.\n")
@@ -9345,6 +9370,8 @@ def test_libtorch_dispatchstub_missing_cuda_kernel_is_environment():
     # near miss: the assert's location without the message is not this row
     assert not _rule_matches("dispatchstub-missing-cuda-kernel",
                              "cuda_dispatch_ptr INTERNAL ASSERT FAILED at aten/src/ATen/native/DispatchStub.h:74\n")
+
+
 def test_modelscope_download_integrity_failure_is_environment():
     # dev batch 132: ModelScope's sha256 check of a downloaded shard (modelscope/modelscope#968,
     # hiyouga/LlamaFactory#5826) read invalid-param
