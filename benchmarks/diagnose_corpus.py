@@ -65,8 +65,9 @@ def rows(name: str) -> list[dict[str, str]]:
 def expected_numbers(spec: str) -> dict[str, int]:
     """A label's numbers column as Incident.numbers keys. Figures are written as the message prints them, digit
     grouping included ('25,600,000 bytes', CuPy), numpy's bare trailing point ('926. GiB'), XLA's one-letter binary
-    units ('58.64M', tsl's HumanReadableNumBytes) and a negative request ('-13128960 bytes'): here, in the harness
-    only, the commas and that point are dropped, the letter read as KiB / MiB / GiB / TiB, the sign kept."""
+    units ('58.64M', tsl's HumanReadableNumBytes), Kubernetes' binary suffixes ('16Gi', a Hugging Face Space's memory
+    limit) and a negative request ('-13128960 bytes'): here, in the harness only, the commas and that point are
+    dropped, the letter (or letter and i) read as KiB / MiB / GiB / TiB, the sign kept."""
     out = {}
     for key, val in _label_parts(spec):
         sign = -1 if val.strip().startswith("-") else 1   # a negative request as printed
@@ -105,9 +106,9 @@ def _label_parts(spec: str) -> list[tuple[str, str]]:
 
 def _label_size(val: str) -> str:
     """A label's size as parse_size_text reads it: digit grouping and numpy's bare point dropped, a one-letter
-    binary unit written out."""
+    binary unit (XLA's 'M', Kubernetes' 'Mi') written out."""
     val = re.sub(r"(?<=\d)\.(?=\s*[A-Za-z])", "", re.sub(r"(?<=\d),(?=\d{3}\b)", "", val))
-    return re.sub(r"(?<=\d)\s*([KMGT])\s*$", r" \1iB", val)
+    return re.sub(r"(?<=\d)\s*([KMGT])i?\s*$", r" \1iB", val)
 
 
 def run_one(runner: CliRunner, row: dict[str, str]) -> dict:

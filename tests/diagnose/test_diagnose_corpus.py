@@ -615,3 +615,14 @@ def test_rules_cite_no_held_out_thread():
             cited |= _thread_refs(path.read_text(encoding="utf-8"))
     assert len(held) > 4000 and len(cited) > 300
     assert (cited & held) - _CITED_BEFORE_THE_CHECK == set()
+
+
+def test_label_sizes_read_as_printed():
+    """The harness reads a label's figures in the units the message printed them (docs/diagnose_labels.md): XLA's
+    one-letter binary units, Kubernetes' 'Gi' (a Hugging Face Space's memory limit), digit grouping."""
+    assert _expected("total=16Gi") == {"total_bytes": 16 << 30}
+    assert _expected("requested=512 Mi;free=58.64M") == {"requested_bytes": 512 << 20,
+                                                          "free_bytes": round(58.64 * (1 << 20))}
+    assert _expected("requested=25,600,000 bytes") == {"requested_bytes": 25_600_000}
+    with pytest.raises(ValueError):
+        _expected("total=16Gx")
