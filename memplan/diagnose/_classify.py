@@ -836,6 +836,11 @@ _CONSOLE_FILE = re.compile(r"[/\\]bin[/\\][\w.-]+$")
 # pybind11's overload failure ('f(): incompatible function arguments. The following argument types are supported:'),
 # read the same way as the constructor's keyword (dev batch 132)
 _PYBIND_ARGS = re.compile(r"\bincompatible function arguments\. The following argument types are supported:")
+# any callable's refused keyword ('f() got an unexpected keyword argument 'k''), read where transformers' generation loop
+# made the call (dev batch 133); torch's Module.__call__ frames between the loop and the model's forward are dispatch
+_CALL_KWARG = re.compile(r"\bTypeError: [\w.<>]+\(\) got an unexpected keyword argument '\w+'")
+_TORCH_DISPATCH_FILE = re.compile(r"[/\\](?:site|dist)-packages[/\\]torch[/\\]nn[/\\]modules[/\\]module\.py$")
+_HF_GENERATION_FILE = re.compile(r"[/\\](?:site|dist)-packages[/\\]transformers[/\\]generation[/\\]\w+\.py$")
 
 
 def _installed_only_call_mismatch(args: list[tuple[Evidence, str, int]],
@@ -857,13 +862,24 @@ def _installed_only_call_mismatch(args: list[tuple[Evidence, str, int]],
     is read the same way (dev batch 132): an installed library calling an installed extension with arguments that its
     version does not take is two versions that do not match (hloc's calls into pycolmap, whose signatures changed in
     pycolmap 0.4-0.6: https://github.com/cvg/Hierarchical-Localization/pull/350); the caller's own frame keeps
-    invalid-param (https://github.com/colmap/pycolmap/issues/292)."""
+    invalid-param (https://github.com/colmap/pycolmap/issues/292).
+    Any callable's `got an unexpected keyword argument 'k'` is read the same way where the call was made by an
+    installed transformers' generation loop (dev batch 133): the traceback's innermost frame, past torch's
+    Module.__call__ dispatch frames (`torch/nn/modules/module.py`), is in `transformers/generation/` under site-packages
+    / dist-packages (`outputs = self(**model_inputs, return_dict=True)` in `_sample`). generate() refuses a keyword of
+    the caller's that the model does not take before the loop starts (GenerationMixin._validate_model_kwargs: 'The
+    following `model_kwargs` are not used by the model: ...', a ValueError), so a keyword refused at the loop's own call
+    is one the installed transformers added (`cache_position`) to a forward written for another release (a repository's
+    patched forward, a remote-code model): environment at strength 2
+    (https://github.com/mit-han-lab/duo-attention/issues/18). A refused keyword whose innermost frame is a file of the
+    caller's own (its script calling the model, its patched forward calling on) keeps invalid-param."""
     frames = sorted({ev.line: str(ev.numbers.get("file", "")) for ev in evidence if ev.kind == "frame"}.items())
     if len(frames) < 2:
         return args
     out = []
     for ev, c, s in args:
-        if c == "invalid-param" and (_INIT_KWARG.search(ev.text) or _PYBIND_ARGS.search(ev.text)):
+        if c == "invalid-param" and (_INIT_KWARG.search(ev.text) or _PYBIND_ARGS.search(ev.text)
+                                     or _CALL_KWARG.search(ev.text)):
             block = []
             nxt = ev.line
             for line, file in reversed([f for f in frames if f[0] < ev.line]):
@@ -871,8 +887,12 @@ def _installed_only_call_mismatch(args: list[tuple[Evidence, str, int]],
                     break
                 block.append(file)
                 nxt = line
-            if (len(block) >= 2 and all(_INSTALLED_FILE.search(f) for f in block[:-1])
+            caller = next((f for f in block if not _TORCH_DISPATCH_FILE.search(f)), "")
+            if (len(block) >= 2 and (_INIT_KWARG.search(ev.text) or _PYBIND_ARGS.search(ev.text))
+                    and all(_INSTALLED_FILE.search(f) for f in block[:-1])
                     and (_INSTALLED_FILE.search(block[-1]) or _CONSOLE_FILE.search(block[-1]))):
+                c, s = "environment", 2
+            elif _CALL_KWARG.search(ev.text) and _HF_GENERATION_FILE.search(caller):
                 c, s = "environment", 2
         out.append((ev, c, s))
     return out

@@ -440,6 +440,13 @@ DEV_UNSUPPORTED = {
     "it reads op-not-supported by row 900 of cuda_nccl_codes.tsv, which dev batch 97 set from cuda_opns_tensorrt2888.log "
     "and rocm_opns_hip3876.log (the same text, labelled op-not-supported from their threads): the labels of this text "
     "are split, and moving the row would turn those two right -> wrong",
+    # dev batch 133 (labelled from their threads before any rule was written; first measured 1/7 rules alone, 3/7
+    # through the CLI; the rule written for this one was dropped)
+    "cuda_env_bonito2.log": "dev batch 133: an application's own bare 'assert(torch.cuda.is_available())' reads "
+                            "invalid-param (the weak AssertionError reading); a weak phrase reading the assert line as "
+                            "environment only where the AssertionError follows it and nothing stronger argues fixed "
+                            "this log and dev batches 106 and 128's three, but still turned one held-out answer that "
+                            "read right wrong (round 346, counts only), as theirs did, and was dropped",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]

@@ -9423,3 +9423,77 @@ def test_pybind11_overload_refused_between_installed_packages_is_environment():
             "argument types are supported:\n")
     for log in (own, bare):
         assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+
+
+def test_tensorflow_failed_cuinit_is_environment():
+    # dev batch 133: TensorFlow's StreamExecutor 'failed call to cuInit: <status>' (tensorflow/tensorflow#394,
+    # abhishekkrthakur/colabcode#26): the CUDA driver not initialised before any work, whatever the status; the
+    # catch-all CUDA_ERROR_UNKNOWN alone read unknown
+    _assert_reads("tf-cuinit", Category.ENVIRONMENT, (
+        "E tensorflow/stream_executor/cuda/cuda_driver.cc:466] failed call to cuInit:  CUDA_ERROR_UNKNOWN\n",
+        "2021-03-02 10:11:12.000001: E tensorflow/stream_executor/cuda/cuda_driver.cc:271] failed call to cuInit: "
+        "CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected\n"
+        "2021-03-02 10:11:12.000002: I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:156] kernel driver does not "
+        "appear to be running on this host (box): /proc/driver/nvidia/version does not exist\n"))
+    # strength 2: TensorFlow runs on without the GPU, so a failure of its own later (a strength-3 row) decides
+    later = ("E tensorflow/stream_executor/cuda/cuda_driver.cc:466] failed call to cuInit:  CUDA_ERROR_UNKNOWN\n"
+             "Traceback (most recent call last):\n  File \"prep.py\", line 4, in <module>\n"
+             "    x = a.reshape((5, 5))\nValueError: cannot reshape array of size 12 into shape (5,5)\n")
+    assert diagnose(later, prior=False).primary_category == Category.INVALID_PARAM
+    # near misses: another driver call failing (its own row), and a cuInit failure in other words
+    assert not _rule_matches("tf-cuinit", "E tensorflow/stream_executor/cuda/cuda_driver.cc:1002] failed call to "
+                                          "cuDevicePrimaryCtxRetain: CUDA_ERROR_UNKNOWN\n")
+    assert not _rule_matches("tf-cuinit", "cuInit failed with CUDA_ERROR_UNKNOWN\n")
+
+
+def test_keyword_refused_at_the_generation_loops_call_is_environment():
+    # dev batch 133: transformers' generation loop (site-packages transformers/generation/utils.py, _sample) passing
+    # 'cache_position' through torch's Module.__call__ to a forward written for an older release
+    # (mit-han-lab/duo-attention#18): generate() refuses the caller's own unused keywords before the loop
+    # (_validate_model_kwargs), so the keyword is the installed transformers' own: two versions that do not match
+    def tb(*files):
+        return ("Traceback (most recent call last):\n" + "".join(
+            f"  File \"{f}\", line {10 + i}, in fn{i}\n    call{i}()\n" for i, f in enumerate(files))
+            + "TypeError: MyCausalLM.forward() got an unexpected keyword argument 'cache_position'\n")
+    user = "/home/u/proj/run.py"
+    gen = "/home/u/venv/lib/python3.11/site-packages/transformers/generation/utils.py"
+    mod = "/home/u/venv/lib/python3.11/site-packages/torch/nn/modules/module.py"
+    win_gen = "C:\\Users\\u\\miniconda3\\Lib\\site-packages\\transformers\\generation\\utils.py"
+    win_mod = "C:\\Users\\u\\miniconda3\\Lib\\site-packages\\torch\\nn\\modules\\module.py"
+    deb_gen = "/usr/local/lib/python3.10/dist-packages/transformers/generation/utils.py"
+    deb_mod = "/usr/local/lib/python3.10/dist-packages/torch/nn/modules/module.py"
+    for log in (tb(user, gen, gen, mod, mod), tb(user, win_gen, win_mod, win_mod), tb(user, deb_gen, deb_mod)):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near misses: the user's own call into the model, a patched forward of the user's calling on with the keyword,
+    # and a generation loop run from a source checkout (not installed): the caller's keyword, invalid-param
+    for log in (tb(user, mod, mod), tb(user, gen, mod, "/home/u/proj/patch.py"),
+                tb(user, "/home/u/src/transformers/src/transformers/generation/utils.py", mod)):
+        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+
+
+def test_standardize_cache_format_refused_by_installed_transformers_is_environment():
+    # dev batch 133: remote code written for transformers' older _extract_past_from_model_output(outputs,
+    # standardize_cache_format=False) refused by the installed release (X-D-Lab/LangChain-ChatGLM-Webui#160, read benign)
+    _assert_reads("hf-generation-removed-kwarg", Category.ENVIRONMENT, (
+        "加载模型出错: _extract_past_from_model_output() got an unexpected keyword argument 'standardize_cache_format'\n",
+        "TypeError: GenerationMixin._extract_past_from_model_output() got an unexpected keyword argument "
+        "'standardize_cache_format'\n"))
+    # near misses: another keyword refused by the same helper, and the helper's name alone
+    assert not _rule_matches("hf-generation-removed-kwarg", "TypeError: _extract_past_from_model_output() got an "
+                                                            "unexpected keyword argument 'cache_name'\n")
+    assert not _rule_matches("hf-generation-removed-kwarg", "calling _extract_past_from_model_output() on outputs\n")
+
+
+def test_spacy_model_not_installed_is_environment():
+    # dev batch 133: spaCy's E050 (falloutdurham/beginners-pytorch-deep-learning#34,
+    # Raychanan/ChatGPT-for-Translation#18; both read unknown): the named pipeline is not installed
+    _assert_reads("spacy-model-missing", Category.ENVIRONMENT, (
+        "OSError: [E050] Can't find model 'en'. It doesn't seem to be a shortcut link, a Python package or a valid "
+        "path to a data directory.\n",
+        "OSError: [E050] Can't find model 'fr_core_news_md'. It doesn't seem to be a Python package or a valid path "
+        "to a data directory.\n"))
+    # near misses: spaCy 3's obsolete-shortcut error and a sentence about a missing model
+    assert not _rule_matches("spacy-model-missing", "OSError: [E941] Can't find model 'en'. It looks like you're "
+                                                    "trying to load a model from a shortcut, which is obsolete as of "
+                                                    "spaCy v3.0 and can no longer be used.\n")
+    assert not _rule_matches("spacy-model-missing", "we can't find model files in ./checkpoints\n")
