@@ -427,9 +427,6 @@ DEV_UNSUPPORTED = {
                                    "not usable (environment). A row reading the assert line as environment (strength 3, "
                                    "then 2) turned one held-out answer that read right wrong (round 346, counts only), "
                                    "as dev batch 106 found for cuda_env_sovitssvc22.log, and was dropped",
-    "cuda_env_ncf20.log": "dev batch 128: an application's 'assert torch.cuda.is_available(), ...' with its own message "
-                          "reads invalid-param (the weak AssertionError reading); the failed check is that CUDA is not "
-                          "usable (environment); the dropped row of cuda_env_enlightengan50.log's reason",
     # dev batch 130 (labelled from their threads before any rule was written)
     "metal_opns_mlxswiftexamples198.log": "dev batch 130: MLX's '[metal::Device] Unable to load kernel <name>' on a GPU "
     "MLX does not support (op-not-supported by the thread) reads unknown; a row reading the line as op-not-supported (strength "
@@ -440,19 +437,6 @@ DEV_UNSUPPORTED = {
     "it reads op-not-supported by row 900 of cuda_nccl_codes.tsv, which dev batch 97 set from cuda_opns_tensorrt2888.log "
     "and rocm_opns_hip3876.log (the same text, labelled op-not-supported from their threads): the labels of this text "
     "are split, and moving the row would turn those two right -> wrong",
-    # dev batch 134 (labelled from their threads before any rule was written)
-    "cpu_env_imageio216.log": "dev batch 134: a bare 'AttributeError: close' raised by the installed PIL's "
-                              "Image.__getattr__ ('raise AttributeError(name)') reads unknown by the rules; an image "
-                              "object of a PIL older than the calling plugin expects (environment)",
-    "cpu_env_alipayar2.log": "dev batch 134: a bare 'AttributeError: width' raised by the installed PIL's "
-                             "Image.__getattr__ reads unknown by the rules; the installed PIL predates the attribute the "
-                             "script reads (environment)",
-    "cuda_env_llamafactory5080.log": "dev batch 134: 'AssertionError: Flash Attention is not available, but is needed "
-                                     "for dense attention' reads invalid-param (the weak AssertionError reading); the "
-                                     "failed check is that an optional package is not importable (environment)",
-    "cpu_env_onnxruntimegenai710.log": "dev batch 134: the same 'AssertionError: Flash Attention is not available, ...' "
-                                       "in onnxruntime-genai's model builder reads invalid-param (the weak "
-                                       "AssertionError reading); environment",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]
