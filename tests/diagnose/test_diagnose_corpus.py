@@ -427,9 +427,6 @@ DEV_UNSUPPORTED = {
                                    "not usable (environment). A row reading the assert line as environment (strength 3, "
                                    "then 2) turned one held-out answer that read right wrong (round 346, counts only), "
                                    "as dev batch 106 found for cuda_env_sovitssvc22.log, and was dropped",
-    "cuda_env_ncf20.log": "dev batch 128: an application's 'assert torch.cuda.is_available(), ...' with its own message "
-                          "reads invalid-param (the weak AssertionError reading); the failed check is that CUDA is not "
-                          "usable (environment); the dropped row of cuda_env_enlightengan50.log's reason",
     # dev batch 130 (labelled from their threads before any rule was written)
     "metal_opns_mlxswiftexamples198.log": "dev batch 130: MLX's '[metal::Device] Unable to load kernel <name>' on a GPU "
     "MLX does not support (op-not-supported by the thread) reads unknown; a row reading the line as op-not-supported (strength "

@@ -9497,3 +9497,76 @@ def test_spacy_model_not_installed_is_environment():
                                                     "trying to load a model from a shortcut, which is obsolete as of "
                                                     "spaCy v3.0 and can no longer be used.\n")
     assert not _rule_matches("spacy-model-missing", "we can't find model files in ./checkpoints\n")
+def test_old_pil_getattr_frame_is_the_installed_version():
+    # dev batch 134: old PIL's Image.__getattr__ reporting an attribute the installed Image class lacks by its bare name
+    # (imageio/imageio#216 'AttributeError: close', JayFang1993/AlipayAR#2 'AttributeError: width') read unknown
+    plugin = ("Traceback (most recent call last):\n"
+              "  File \"/env/lib/python3.5/site-packages/imageio/plugins/pillow.py\", line 93, in _close\n"
+              "    self._im.close()\n"
+              "  File \"/env/lib/python3.5/site-packages/PIL/Image.py\", line 489, in __getattr__\n"
+              "    raise AttributeError(name)\nAttributeError: close\n")
+    script = ("  File \"demo.py\", line 17, in handler\n    w=im.width\n"
+              "  File \"/Library/Python/2.7/site-packages/PIL/Image.py\", line 512, in __getattr__\n"
+              "    raise AttributeError(name)\nAttributeError: width\n")
+    _assert_reads("pil-image-getattr-missing", Category.ENVIRONMENT, (plugin, script), by_line=True)
+    # near misses: current Pillow's quoted form has no __getattr__ frame (the weak object reading), and another
+    # library's __getattr__ is not the row
+    modern = ("  File \"demo.py\", line 17, in handler\n    h = im.shape\n"
+              "AttributeError: 'JpegImageFile' object has no attribute 'shape'\n")
+    assert diagnose(modern, prior=False).primary_category == Category.INVALID_PARAM
+    assert not any(_rule_matches("pil-image-getattr-missing", line) for line in modern.splitlines())
+    assert not _rule_matches("pil-image-getattr-missing",
+                             "  File \"/env/lib/python3.8/site-packages/omegaconf/dictconfig.py\", line 351, in "
+                             "__getattr__\n")
+
+
+def test_file_object_without_read_is_the_callers_argument():
+    # dev batch 134: an object with no read / seek handed to a function that reads a file (Pillow's Image.open: 'fp =
+    # io.BytesIO(fp.read())', 'prefix = fp.read(16)'), reported by the bare name by old PIL's Image.__getattr__: the
+    # caller's argument, invalid-param, over the __getattr__ frame's environment reading (strength 2)
+    image_as_file = ("Traceback (most recent call last):\n"
+                     "  File \"gui.py\", line 50, in browse\n    photo = ImageTk.PhotoImage(file=image)\n"
+                     "  File \"/usr/lib/python2.7/site-packages/PIL/ImageTk.py\", line 84, in __init__\n"
+                     "    image = Image.open(kw[\"file\"])\n"
+                     "  File \"/usr/lib/python2.7/site-packages/PIL/Image.py\", line 1999, in open\n"
+                     "    prefix = fp.read(16)\n"
+                     "  File \"/usr/lib/python2.7/site-packages/PIL/Image.py\", line 512, in __getattr__\n"
+                     "    raise AttributeError(name)\nAttributeError: read\n")
+    _assert_reads("file-object-no-read", Category.INVALID_PARAM, (image_as_file, "AttributeError: seek\n"),
+                  by_line=True)
+    # near misses: another bare name is not the row, nor a sentence that mentions the words
+    assert not _rule_matches("file-object-no-read", "AttributeError: readline_hook\n")
+    assert not _rule_matches("file-object-no-read", "AttributeError: read timed out while waiting\n")
+
+
+def test_assertion_that_a_named_dependency_is_not_available_is_the_environment():
+    # dev batch 134: Phi-3-small's 'AssertionError: Flash Attention is not available, but is needed for dense
+    # attention' (hiyouga/LlamaFactory#5080, microsoft/onnxruntime-genai PR 710) and dev batch 128's 'AssertionError:
+    # CUDA is not available' read invalid-param as a bare AssertionError
+    _assert_reads("assert-dependency-unavailable", Category.ENVIRONMENT, (
+        "AssertionError: Flash Attention is not available, but is needed for dense attention\n",
+        "**AssertionError: CUDA is not available**\n"))
+    # near misses: a key missing from a mapping, a lower-case subject (SageAttention's GPU-generation message keeps
+    # its reading), and a sentence with no AssertionError
+    assert not _rule_matches("assert-dependency-unavailable", "AssertionError: Key is not available in the config\n")
+    assert not _rule_matches("assert-dependency-unavailable",
+                             "AssertionError: SM80 kernel is not available. make sure you GPUs with compute "
+                             "capability 8.0 or higher.\n")
+    assert not _rule_matches("assert-dependency-unavailable", "Flash Attention is not available on this GPU\n")
+
+
+def test_bare_assert_on_an_availability_flag_is_the_environment():
+    # dev batch 134: 'assert has_apex' (timm's train.py, a training hook's fp16 check: the flag a guarded import
+    # sets) read invalid-param as a bare AssertionError
+    bare = ("Traceback (most recent call last):\n  File \"tools/train.py\", line 37, in <module>\n"
+            "    assert has_apex\nAssertionError\n")
+    msg = ("  File \"train.py\", line 412, in main\n"
+           "    assert has_apex, 'AMP impl specified as APEX but APEX is not installed.'\n"
+           "AssertionError: AMP impl specified as APEX but APEX is not installed.\n")
+    _assert_reads("assert-has-flag", Category.ENVIRONMENT, (bare, msg), by_line=True)
+    # near misses: a compound condition and an assert on the user's own values keep the weak reading
+    compound = ("  File \"train.py\", line 40, in main\n    assert has_apex and args.fp16\nAssertionError\n")
+    own = ("  File \"train.py\", line 40, in main\n    assert args.batch_size > 0\nAssertionError\n")
+    for log in (compound, own):
+        assert not any(_rule_matches("assert-has-flag", line) for line in log.splitlines()), log
+        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
