@@ -444,17 +444,6 @@ DEV_UNSUPPORTED = {
                             "environment only where the AssertionError follows it and nothing stronger argues fixed "
                             "this log and dev batches 106 and 128's three, but still turned one held-out answer that "
                             "read right wrong (round 346, counts only), as theirs did, and was dropped",
-    # dev batch 135 (labelled from their threads before any rule was written)
-    "cpu_env_imagetitle10.log": "dev batch 135: 'ValueError: not enough values to unpack (expected 3, got 2)' under a "
-                                "source line unpacking three values from cv2.findContours reads invalid-param; OpenCV 4's "
-                                "findContours returns two values, the code was written for OpenCV 3 (environment)",
-    "cpu_env_learnopencv328.log": "dev batch 135: the same findContours unpacking in an IPython traceback reads "
-                                  "invalid-param; the installed OpenCV is newer than the code (environment)",
-    "tpu_env_pytorchxla3078.log": "dev batch 135: the TPU driver's 'Couldn't open device: /dev/accel0 (Operation not "
-                                  "permitted)' reads unknown; the process could not open the TPU device (environment)",
-    "neuron_capacity_awsneuronsdk1014.log": "dev batch 135: the Neuron runtime's 'Failed to allocate 172.000MB (usage: "
-                                            "tensors) ... current utilization:' reads capacity with the request only; "
-                                            "the '* total: 15.855GB' line under it (allocated) is not read",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]
