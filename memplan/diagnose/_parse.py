@@ -943,6 +943,8 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
             vram[int(vm.group(1))] = int(vm.group(2)) << 20
         ev = _ggml_oom(no, line, vram) or _other_oom(no, line)
         if ev is not None:
+            if ev.numbers.get("device") == "neuron" and _NEURON_UTILIZATION.search(line):
+                ev = _with_neuron_total(ev, it, pushback)
             yield ev
             continue
         for rx in _HOST:
@@ -996,22 +998,38 @@ def _worth_scanning(line: str) -> bool:
 _SYNTAX_CONTEXT_FLAGS = frozenset({"installed_syntax", "walrus_src"})
 _PY_SYNTAX_ERROR = re.compile(r"^\s*SyntaxError: invalid syntax\s*$")
 _SYNTAX_CONTEXT_SPAN = 4
+# dev batch 135: OpenCV 4 changed cv2.findContours to return (contours, hierarchy); OpenCV 3 returned (image, contours,
+# hierarchy). A source line unpacking three names from cv2.findContours (row cv-findcontours-three-targets, flag
+# `cv_contours3`) followed by CPython's 'ValueError: not enough values to unpack (expected 3, got 2)' as its own
+# exception (the same span as a SyntaxError's context: a traceback's source line, or IPython's '---> N' line and its
+# two lines of context) is code written for OpenCV 3 run with an installed OpenCV 4: environment at strength 3 (kind
+# `api-newer`, kept out of the statistical fallback's words like `syntax-newer`;
+# https://github.com/Vasistareddy/image.title/issues/10, https://github.com/spmallick/learnopencv/issues/328). Another
+# unpacking error, or the same one under another call, keeps its reading.
+_CV_CONTOURS_FLAG = "cv_contours3"
+_CV_UNPACK_ERROR = re.compile(r"^\s*ValueError: not enough values to unpack \(expected 3, got 2\)\s*$")
 
 
 class _SyntaxContext:
     """A line's evidence (_scan_line), and the `syntax-newer` reading of a SyntaxError line that follows a context row
-    closely enough to be its own location / source line."""
+    closely enough to be its own location / source line; likewise the `api-newer` reading of findContours' unpacking
+    error after its three-target source line (dev batch 135)."""
 
     def __init__(self) -> None:
         self.line = 0  # the last line of a context row
+        self.cv_line = 0  # the last three-target findContours source line
 
     def scan(self, no: int, line: str) -> Iterator[Evidence]:
         for ev in _scan_line(no, line):
             if _SYNTAX_CONTEXT_FLAGS & ev.flags:
                 self.line = no
+            if _CV_CONTOURS_FLAG in ev.flags:
+                self.cv_line = no
             yield ev
         if self.line and 0 < no - self.line <= _SYNTAX_CONTEXT_SPAN and _PY_SYNTAX_ERROR.search(line):
             yield Evidence(no, "syntax-newer", line[:500], "environment", 3, flags=frozenset({"syntax_newer"}))
+        if self.cv_line and 0 < no - self.cv_line <= _SYNTAX_CONTEXT_SPAN and _CV_UNPACK_ERROR.search(line):
+            yield Evidence(no, "api-newer", line[:500], "environment", 3, flags=frozenset({"cv_unpack"}))
 
 
 def _ggml_oom(no: int, line: str, vram: dict[int, int]) -> Evidence | None:
@@ -1131,6 +1149,32 @@ def _neuron_dev_mem(no: int, line: str) -> Evidence | None:
         return None
     return Evidence(no, "oom", line[:2000], "memory", 3,
                     numbers={"requested_bytes": parse_log_size(nd.group(1), nd.group(2)), "device": "neuron"})
+
+
+# dev batch 135: the Neuron runtime's shorter form of the same line ends 'on ND 0:NC 0, current utilization:' and lists
+# the NeuronCore's usage on the lines under it, the first '* total: 15.855GB' (then '* tensors: ...', '* runtime: ...';
+# https://github.com/aws-neuron/aws-neuron-sdk/issues/1014): the total is what the core holds already, the allocated
+# figure; read from the next few lines, in the units it prints
+_NEURON_UTILIZATION = re.compile(r"\bcurrent utilization:\s*$")
+_NEURON_TOTAL = re.compile(r"^\s*\*\s*total:\s*" + SIZE + r"\s*$")
+_NEURON_TOTAL_SPAN = 2
+
+
+def _with_neuron_total(ev: Evidence, it: Iterator[tuple[int, str]], pushback: list[tuple[int, str]]) -> Evidence:
+    """`ev` (the Neuron runtime's OOM line ending 'current utilization:') with the '* total: N' of the next lines as
+    allocated_bytes; the lines looked at go back to `pushback`, to be read on their own as well."""
+    peeked = []
+    for _ in range(_NEURON_TOTAL_SPAN):
+        try:
+            peeked.append(next(it))
+        except StopIteration:
+            break
+        tm = _NEURON_TOTAL.search(peeked[-1][1])
+        if tm:
+            ev = replace(ev, numbers={**ev.numbers, "allocated_bytes": parse_log_size(tm.group(1), tm.group(2))})
+            break
+    pushback.extend(reversed(peeked))
+    return ev
 
 
 def _arrayfire_oom(no: int, line: str) -> Evidence | None:

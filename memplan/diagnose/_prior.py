@@ -47,8 +47,11 @@ _EXC_WEIGHT = 3
 # tf-registered-devices-no-gpu): lines the scanner passed over before, whose reading is the rules'
 # dev batch 113: the scanner's reading of a SyntaxError after a newer-syntax context (`syntax-newer`; the same line's
 # error-line evidence keeps its words) and the context rows on its location / source lines (kind library-frame)
+# dev batch 135: the scanner's reading of findContours' unpacking error after its three-target source line (`api-newer`;
+# the line's own weak ValueError phrase keeps its words)
 _SKIP_KINDS = {"frame", "op", "numbers", "warning", "bnb-gpus", "bnb-cpu-lib", "elastic-exit", "pretrained-call",
-               "library-frame", "unpickle-notice", "tf-kernel-list", "tf-devices", "tcnn-cutlass", "syntax-newer"}
+               "library-frame", "unpickle-notice", "tf-kernel-list", "tf-devices", "tcnn-cutlass", "syntax-newer",
+               "api-newer"}
 _WORD = re.compile(r"[a-z0-9]+|[\u4e00-\u9fff]+")
 _DIGIT = re.compile(r"\d")
 _TRACEBACK_HEAD = re.compile(r"Traceback \(most recent call last\)")

@@ -272,7 +272,7 @@ def test_message_patterns_name_every_parser():
                "_ZERO", "_GGML_VRAM", "_TCMALLOC_NOTICE", "_PROCESS_DIED", "_CANN", "_ERRNPU", "_NAMES", "_TRIGGER",
                "_GLIBC_ABORT", "_ERROR_LIKE", "_FRAME", "_OP", "_NUMS", "_PROMPT_IMPORT", "_CRASH_LINE", "_TRT_FUNC_LINE",
                "_TRT_CODE_LINE", "_DIV_BY_SIZE_LINE", "_ZERODIV_LINE", "_PRETRAINED_CALL", "_INIT_KWARG",
-               "_PY_SYNTAX_ERROR", "_OLDER_THAN"}
+               "_PY_SYNTAX_ERROR", "_OLDER_THAN", "_CV_UNPACK_ERROR", "_NEURON_UTILIZATION", "_NEURON_TOTAL"}
     parsers = set(map(id, parse._MESSAGE_PATTERNS))
     for name, value in vars(parse).items():
         pats = [value] if isinstance(value, re.Pattern) else [v for v in value if isinstance(v, re.Pattern)] \
@@ -9570,3 +9570,63 @@ def test_bare_assert_on_an_availability_flag_is_the_environment():
     for log in (compound, own):
         assert not any(_rule_matches("assert-has-flag", line) for line in log.splitlines()), log
         assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+
+
+def test_findcontours_unpacking_three_values_under_opencv4_is_the_environment():
+    # dev batch 135: code written for OpenCV 3 unpacking three values from cv2.findContours, which OpenCV 4 returns as
+    # two (Vasistareddy/image.title#10, a traceback; spmallick/learnopencv#328, IPython's form) read invalid-param by
+    # the weak ValueError phrase
+    plain = ('Traceback (most recent call last):\n  File "image2article_cleaned.py", line 42, in <module>\n'
+             '    (_, contours, _) = cv2.findContours(im_bw,cv2.RETR_EXTERNAL,cv2.CHAIN_APPROX_SIMPLE)\n'
+             'ValueError: not enough values to unpack (expected 3, got 2)\n')
+    ipython = ('<ipython-input-3-8d53aac137bd> in getKeypoints(probMap, threshold)\n      8 \n      9     #find the blobs\n'
+               '---> 10     im2, contours, hierarchy = cv2.findContours(mapMask, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)\n'
+               '     11 \n     12     #for each blob find the maxima\n\n'
+               'ValueError: not enough values to unpack (expected 3, got 2)\n')
+    _assert_reads("cv-findcontours-three-targets", Category.ENVIRONMENT, (plain, ipython), by_line=True)
+    # near misses: another call's three-value unpacking, the same source line with another error after it, a
+    # two-target findContours line, and the ValueError far below the source line keep their readings
+    other = ('  File "run.py", line 5, in <module>\n    a, b, c = split_three(x)\n'
+             'ValueError: not enough values to unpack (expected 3, got 2)\n')
+    cv_error = ('  File "run.py", line 5, in <module>\n    _, cnts, _ = cv2.findContours(img, cv2.RETR_TREE, 2)\n'
+                "cv2.error: OpenCV(4.5.1) error: (-210:Unsupported format or combination of formats) [Start]FindContours "
+                "supports only CV_8UC1 images when mode != CV_RETR_FLOODFILL otherwise supports CV_32SC1 images only "
+                "in function 'cv::findContours'\n")
+    far = ('    _, cnts, _ = cv2.findContours(img, cv2.RETR_TREE, 2)\n' + "note\n" * 5
+           + 'ValueError: not enough values to unpack (expected 3, got 2)\n')
+    for log in (other, cv_error, far):
+        assert diagnose(log, prior=False).primary_category != Category.ENVIRONMENT, log
+    assert not _rule_matches("cv-findcontours-three-targets",
+                             "    contours, hierarchy = cv2.findContours(mask, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)\n")
+
+
+def test_tpu_device_file_not_permitted_is_the_environment():
+    # dev batch 135: the TPU driver's 'Couldn't open device: /dev/accel0 (Operation not permitted)' under torch_xla's
+    # xla_device() on a TPU VM (pytorch/xla#3078) read unknown
+    log = ("2021-08-10 18:02:02.751234: E tensorflow/core/distributed_runtime/rpc/grpc_server_lib.cc:561] Invalid "
+           "argument: Invalid fd: -1; Couldn't open device: /dev/accel0 (Operation not permitted); Unable to create "
+           "Node RegisterInterface for node 0, config: device_path: \"/dev/accel0\" mode: KERNEL debug_data_directory: "
+           "\"\" dump_anomalies_only: true crash_in_debug_dump: false allow_core_dump: true; could not create driver "
+           "instance\n")
+    _assert_reads("tpu-accel-open-denied", Category.ENVIRONMENT, (log,))
+    # near misses: another device node and another errno's text are not the row
+    assert not _rule_matches("tpu-accel-open-denied", "Couldn't open device: /dev/video0 (Operation not permitted)\n")
+    assert not _rule_matches("tpu-accel-open-denied", "Couldn't open device: /dev/accel0 (No such file or directory)\n")
+
+
+def test_neuron_device_memory_oom_reads_the_current_utilization_total():
+    # dev batch 135: the Neuron runtime's 'Failed to allocate 172.000MB (usage: tensors) on ND 0:NC 0, current
+    # utilization:' with '* total: 15.855GB' on the next line (aws-neuron/aws-neuron-sdk#1014) read the request only
+    head = ("2024-Oct-15 18:01:18.347720  3882:3882  ERROR  TDRV:log_dev_mem                             Failed to "
+            "allocate 172.000MB (usage: tensors) on ND 0:NC 0, current utilization:\n")
+    log = head + "\t* total: 15.855GB\n\t* tensors: 15.855GB\n\t* runtime: 1.062KB\n"
+    d = diagnose(log, prior=False)
+    assert d.primary_category == Category.CAPACITY
+    assert d.incidents[0].numbers["requested_bytes"] == 172 << 20
+    assert d.incidents[0].numbers["allocated_bytes"] == round(15.855 * (1 << 30))
+    # near misses: the 'total' line far below, and one with no utilization header before it, are not read
+    far = head + "note\n" * 3 + "\t* total: 15.855GB\n"
+    assert "allocated_bytes" not in diagnose(far, prior=False).incidents[0].numbers
+    alone = ("2025-May-15 20:58:33.897479 224822:224822 ERROR  TDRV:log_dev_mem                             Failed to "
+             "allocate 4.000GB (alignment: none, usage: tensors) on ND 0:NC 4\n\t* total: 15.855GB\n")
+    assert "allocated_bytes" not in diagnose(alone, prior=False).incidents[0].numbers
