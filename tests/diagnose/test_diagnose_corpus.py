@@ -444,21 +444,6 @@ DEV_UNSUPPORTED = {
                             "environment only where the AssertionError follows it and nothing stronger argues fixed "
                             "this log and dev batches 106 and 128's three, but still turned one held-out answer that "
                             "read right wrong (round 346, counts only), as theirs did, and was dropped",
-    # dev batch 136 (labelled from their threads before any rule was written; first measured 0/6 rules alone and
-    # through the CLI)
-    "cpu_env_paddlespeech98.log": "dev batch 136: PyAudio's 'Invalid input device (no default output device)' (PortAudio "
-                                  "has no device to open) reads invalid-param by the weak 'invalid input' phrase",
-    "cpu_env_voiceassistantllm4.log": "dev batch 136: PyAudio's 'Invalid input device (no default output device)' reads "
-                                      "invalid-param by the weak 'invalid input' phrase",
-    "cuda_param_pytorch110000.log": "dev batch 136: ATen's 'device >= 0 && device < num_gpus INTERNAL ASSERT FAILED' "
-                                    "reads unknown (no row reads it)",
-    "cuda_param_pytorch126344.log": "dev batch 136: the bare 'device >= 0 && device < num_gpus INTERNAL ASSERT FAILED' "
-                                    "reads unknown (no row reads it)",
-    "cpu_param_dpgen1004.log": "dev batch 136: dargs' 'ArgumentKeyError: ... undefined key `k` is not allowed in strict "
-                               "mode' reads unknown (no row reads it)",
-    "cpu_param_mecabpython3_54.log": "dev batch 136: MeCab's 'unknown format type [chasen]' in mecab-python3's ERROR "
-                                     "DETAILS reads environment by the 'Failed initializing MeCab' row (strength 2); no "
-                                     "row reads the refusal",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]

@@ -9570,3 +9570,59 @@ def test_bare_assert_on_an_availability_flag_is_the_environment():
     for log in (compound, own):
         assert not any(_rule_matches("assert-has-flag", line) for line in log.splitlines()), log
         assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+
+
+def test_portaudio_without_a_default_device_is_the_environment():
+    # dev batch 136: PyAudio's 'Invalid input device (no default output device)' (PaddlePaddle/PaddleSpeech#98,
+    # ayaansh-roy/voice_assistant_llm#4: no audio device on the machine) read invalid-param by the weak 'invalid input'
+    # phrase
+    opened = ("  File \"/env/lib/python3.8/site-packages/pyaudio.py\", line 441, in __init__\n"
+              "    self._stream = pa.open(**arguments)\n"
+              "OSError: [Errno -9996] Invalid input device (no default output device)\n")
+    _assert_reads("portaudio-no-default-device", Category.ENVIRONMENT,
+                  (opened, "IOError: [Errno -9996] Invalid output device (no default output device)\n"))
+    # near misses: a device index the caller passed ('Invalid device', no default missing) and another PortAudio code
+    # are not the row
+    index = ("  File \"/env/lib/python3.8/site-packages/pyaudio.py\", line 851, in "
+             "get_device_info_by_host_api_device_index\nOSError: [Errno -9996] Invalid device\n")
+    assert not _rule_matches("portaudio-no-default-device", index)
+    assert not _rule_matches("portaudio-no-default-device", "OSError: [Errno -9997] Invalid sample rate\n")
+    assert not _rule_matches("portaudio-no-default-device", "Invalid input device index 3\n")
+
+
+def test_aten_device_index_assert_is_an_index_past_the_visible_gpus():
+    # dev batch 136: ATen's CUDAContext.cpp 'device >= 0 && device < num_gpus' assert (pytorch/pytorch#110000,
+    # #126344) read unknown
+    lazy = ("  File \"/opt/conda/lib/python3.9/site-packages/torch/cuda/__init__.py\", line 399, in "
+            "get_device_properties\n    return _get_device_properties(device)  # type: ignore[name-defined]\n"
+            "RuntimeError: device >= 0 && device < num_gpus INTERNAL ASSERT FAILED at \"../aten/src/ATen/cuda/"
+            "CUDAContext.cpp\":50, please report a bug to PyTorch.\n")
+    _assert_reads("aten-device-index-assert", Category.INVALID_PARAM,
+                  (lazy, "RuntimeError: device >= 0 && device < num_gpus INTERNAL ASSERT FAILED\n"))
+    # near misses: another INTERNAL ASSERT of ATen's, and XPU's own worded check, are not the row
+    assert not _rule_matches("aten-device-index-assert",
+                             "RuntimeError: num_gpus <= 16 INTERNAL ASSERT FAILED\n")
+    assert not _rule_matches("aten-device-index-assert",
+                             "RuntimeError: device is out of range, device is 2, total number of device is 1.\n")
+
+
+def test_config_checker_refusing_a_named_key_or_format_is_the_callers_input():
+    # dev batch 136: dargs' strict check (deepmodeling/dpgen#1004) read unknown, and MeCab's writer refusing -Ochasen
+    # under mecab-python3's ERROR DETAILS (SamuraiT/mecab-python3#54) read environment by the banner row
+    dargs = ("dargs.dargs.ArgumentKeyError: [at location `training`] undefined key `set_prefix` is not allowed in "
+             "strict mode\n")
+    mecab = ("Failed initializing MeCab. Please see the README for possible solutions:\n\n"
+             "------------------- ERROR DETAILS ------------------------\narguments: -Ochasen\n"
+             "error message:  [!tmp.empty()] unknown format type [chasen]\n\n"
+             "---------------------------------------------------------------------------\nRuntimeError: \n")
+    cli = "writer.cpp(63) [!tmp.empty()] unknown format type [chasen]\n"
+    _assert_reads("config-key-refused", Category.INVALID_PARAM, (dargs, mecab, cli))
+    # near misses: MeCab's banner with a missing dictionary keeps its environment reading; PHP's undefined array key
+    # and a key quoted otherwise are not the row
+    missing = ("Failed initializing MeCab. Please see the README for possible solutions:\n"
+               "error message:  [ifs] no such file or directory: /usr/local/etc/mecabrc\n")
+    assert diagnose(missing, prior=False).primary_category == Category.ENVIRONMENT
+    assert not _rule_matches("config-key-refused", missing)
+    assert not _rule_matches("config-key-refused", "Warning: Undefined array key \"name\" in /srv/app.php on line 4\n")
+    assert not _rule_matches("config-key-refused", "KeyError: undefined key 'batch_size'\n")
+    assert not _rule_matches("config-key-refused", "unknown format type\n")
