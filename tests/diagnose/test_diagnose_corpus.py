@@ -444,10 +444,6 @@ DEV_UNSUPPORTED = {
                             "environment only where the AssertionError follows it and nothing stronger argues fixed "
                             "this log and dev batches 106 and 128's three, but still turned one held-out answer that "
                             "read right wrong (round 346, counts only), as theirs did, and was dropped",
-    # dev batch 136's family-4 logs (labelled from their threads before any rule was written; the Triton one,
-    # cuda_opns_triton4418.log, reads right already)
-    "cpu_absurd_arrow23458.log": "dev batch 136: Arrow's 'Invalid: negative malloc size' (a negative buffer length from "
-                                 "an over-2 GB record batch) reads unknown: no row reads it and the size is not printed",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]
