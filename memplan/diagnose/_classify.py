@@ -473,6 +473,8 @@ _LEAD = {
     "unknown": "An error was reported but the log does not say enough to name the cause",
     "benign": "Only log noise: nothing here is an error",
     "memory": "The device ran out of memory",
+    # dev batch 136: a text row that names an impossible size without printing it (Arrow's 'negative malloc size')
+    "absurd-request": "An allocation was asked for an impossible size: a bug in sizes, not a memory shortage",
 }
 
 

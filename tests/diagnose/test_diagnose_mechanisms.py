@@ -9630,3 +9630,66 @@ def test_neuron_device_memory_oom_reads_the_current_utilization_total():
     alone = ("2025-May-15 20:58:33.897479 224822:224822 ERROR  TDRV:log_dev_mem                             Failed to "
              "allocate 4.000GB (alignment: none, usage: tensors) on ND 0:NC 4\n\t* total: 15.855GB\n")
     assert "allocated_bytes" not in diagnose(alone, prior=False).incidents[0].numbers
+def test_portaudio_without_a_default_device_is_the_environment():
+    # dev batch 136: PyAudio's 'Invalid input device (no default output device)' (PaddlePaddle/PaddleSpeech#98,
+    # ayaansh-roy/voice_assistant_llm#4: no audio device on the machine) read invalid-param by the weak 'invalid input'
+    # phrase
+    opened = ("  File \"/env/lib/python3.8/site-packages/pyaudio.py\", line 441, in __init__\n"
+              "    self._stream = pa.open(**arguments)\n"
+              "OSError: [Errno -9996] Invalid input device (no default output device)\n")
+    _assert_reads("portaudio-no-default-device", Category.ENVIRONMENT,
+                  (opened, "IOError: [Errno -9996] Invalid output device (no default output device)\n"))
+    # near misses (constructed): a device index the caller passed and another PortAudio refusal are not the row
+    assert not _rule_matches("portaudio-no-default-device", "ValueError: Invalid input device index 3\n")
+    assert not _rule_matches("portaudio-no-default-device", "OSError: [Errno -9998] Invalid number of channels\n")
+
+
+def test_aten_device_index_assert_is_an_index_past_the_visible_gpus():
+    # dev batch 136: ATen's CUDAContext.cpp 'device >= 0 && device < num_gpus' assert (pytorch/pytorch#110000,
+    # #126344) read unknown
+    lazy = ("  File \"/opt/conda/lib/python3.9/site-packages/torch/cuda/__init__.py\", line 399, in "
+            "get_device_properties\n    return _get_device_properties(device)  # type: ignore[name-defined]\n"
+            "RuntimeError: device >= 0 && device < num_gpus INTERNAL ASSERT FAILED at \"../aten/src/ATen/cuda/"
+            "CUDAContext.cpp\":50, please report a bug to PyTorch.\n")
+    _assert_reads("aten-device-index-assert", Category.INVALID_PARAM,
+                  (lazy, "RuntimeError: device >= 0 && device < num_gpus INTERNAL ASSERT FAILED\n"))
+    # near misses: another INTERNAL ASSERT of ATen's, and XPU's own worded check, are not the row
+    assert not _rule_matches("aten-device-index-assert",
+                             "RuntimeError: num_gpus <= 16 INTERNAL ASSERT FAILED\n")
+    assert not _rule_matches("aten-device-index-assert",
+                             "RuntimeError: device is out of range, device is 2, total number of device is 1.\n")
+
+
+def test_config_checker_refusing_a_named_key_or_format_is_the_callers_input():
+    # dev batch 136: dargs' strict check (deepmodeling/dpgen#1004) read unknown, and MeCab's writer refusing -Ochasen
+    # under mecab-python3's ERROR DETAILS (SamuraiT/mecab-python3#54) read environment by the banner row
+    dargs = ("dargs.dargs.ArgumentKeyError: [at location `training`] undefined key `set_prefix` is not allowed in "
+             "strict mode\n")
+    mecab = ("Failed initializing MeCab. Please see the README for possible solutions:\n\n"
+             "------------------- ERROR DETAILS ------------------------\narguments: -Ochasen\n"
+             "error message:  [!tmp.empty()] unknown format type [chasen]\n\n"
+             "---------------------------------------------------------------------------\nRuntimeError: \n")
+    cli = "writer.cpp(63) [!tmp.empty()] unknown format type [chasen]\n"
+    _assert_reads("config-key-refused", Category.INVALID_PARAM, (dargs, mecab, cli))
+    # near misses: MeCab's banner with a missing dictionary keeps its environment reading; PHP's undefined array key
+    # and a key quoted otherwise are not the row
+    missing = ("Failed initializing MeCab. Please see the README for possible solutions:\n"
+               "error message:  [ifs] no such file or directory: /usr/local/etc/mecabrc\n")
+    assert diagnose(missing, prior=False).primary_category == Category.ENVIRONMENT
+    assert not _rule_matches("config-key-refused", missing)
+    assert not _rule_matches("config-key-refused", "Warning: Undefined array key \"name\" in /srv/app.php on line 4\n")
+    assert not _rule_matches("config-key-refused", "KeyError: undefined key 'learning_rate'\n")
+    assert not _rule_matches("config-key-refused", "unknown format type\n")
+
+
+def test_arrow_negative_malloc_size_is_a_size_bug():
+    # dev batch 136: Arrow's memory pool refusing a negative size (apache/arrow#23458: an over-2 GB record batch
+    # written with a negative buffer length) read unknown: no size is printed, so the negative-allocation reading of
+    # _parse cannot see it
+    r_log = ("Error in ipc__RecordBatchFileReader_ReadRecordBatch(self, i) : \nInvalid: negative malloc size\n")
+    py_log = "pyarrow.lib.ArrowInvalid: Invalid: negative malloc size\n"
+    _assert_reads("arrow-negative-malloc", Category.ABSURD_REQUEST, (r_log, py_log))
+    # near misses: Arrow's overflow of size_t is its own status, and a buffer's negative resize (apache/arrow#39912's
+    # title) is not the memory pool's refusal
+    assert not _rule_matches("arrow-negative-malloc", "Out of memory: malloc size overflows size_t\n")
+    assert not _rule_matches("arrow-negative-malloc", "Error: Invalid: negative buffer resize\n")
