@@ -210,6 +210,15 @@ _NUMBERED_TEXT = r"(?m)^[ \t]*Error:[ \t]+{text}[ \t]+{value}[ \t]*$"
 # way, are capitalized ('Operation not permitted'). Any '<message>: ' before the text was tried first and turned a
 # held-out answer that read right wrong (round 257, counts only), so the 'after <call>' of thrust's messages is needed
 _WHAT_TEXT = r"(?m)\bwhat\(\):[ \t]+[^\n]{{0,200}}?\bafter [A-Za-z_][\w:]*(?:\(\d*\))?:[ \t]+{text}[ \t]*$"
+# dev batch 137: a project's own CUDA check that prints 'Error: ', cudaGetErrorString's text and then the failing call's
+# place, 'file.cu:line' (https://github.com/mp3guy/ICPCUDA/issues/16: 'Error: invalid device function<TAB>
+# /home/.../ICPCUDA/src/Cuda/pyrdown.cu:90' on a GTX 1070 the build had no kernels for, the 'Error: ' glued to the
+# previous output line's end): the source location before the text is read by _SHORT_PREFIX already, after it it was
+# not, so the runtime's texts lost the wrapper's lines to unknown. A short text is read after 'Error: ' where a source
+# file's name and line number follow it (whitespace between) and end the line, so that 'Error: invalid argument' in
+# prose or a text followed by anything else does not read
+_LOCATED_TEXT = (r"(?m)\bError:[ \t]+{text}[ \t]+(?:[A-Za-z]:)?[\w./\\~-]*[\w-]\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp)"
+                 r"[:(]\d+\)?[ \t]*$")
 _DEVICE_OPEN_NAMES = ("cudaErrorDevicesUnavailable", "cudaErrorDeviceAlreadyInUse")
 # results that report the GPU's own hardware failing under a running job (dev batch 30): kernel-fault by the
 # labelling guide, but the advice is the hardware's (MP031), not the hunt for a faulty kernel
@@ -307,6 +316,10 @@ def _runtime_text_rules() -> list[TextRule]:
             # a short text ending a C++ exception's what() after the failed call's name (_WHAT_TEXT)
             out.append(TextRule(f"{r['family']}-{r['value']}-what", f"{family}-text", cat, strength,
                                 frozenset(flags), re.compile(_WHAT_TEXT.format(text=escaped + guard)),
+                                f"{prefix}:{r['value']}"))
+            # a short text followed by the wrapper's 'file.cu:line' (_LOCATED_TEXT)
+            out.append(TextRule(f"{r['family']}-{r['value']}-located", f"{family}-text", cat, strength,
+                                frozenset(flags), re.compile(_LOCATED_TEXT.format(text=escaped)),
                                 f"{prefix}:{r['value']}"))
         if r["family"] == "cuda":
             # NCCL's own allocations are outside PyTorch's caching allocator

@@ -9693,3 +9693,68 @@ def test_arrow_negative_malloc_size_is_a_size_bug():
     # title) is not the memory pool's refusal
     assert not _rule_matches("arrow-negative-malloc", "Out of memory: malloc size overflows size_t\n")
     assert not _rule_matches("arrow-negative-malloc", "Error: Invalid: negative buffer resize\n")
+
+
+def test_cuda_text_before_a_wrappers_source_location_is_read():
+    # dev batch 137: a project's own CUDA check printing 'Error: ', cudaGetErrorString's text and the failing call's
+    # 'file.cu:line' after it (mp3guy/ICPCUDA#16, the 'Error: ' glued to the previous output) read unknown
+    icp = ("Searching for the best thread/block configuration for your GPU...\n"
+           "Best: 224 threads, 96 blocks (3.40282e+38ms)Error: invalid device function\t"
+           "/home/francisco/git/ICPCUDA/src/Cuda/pyrdown.cu:90\n")
+    for log in (icp, "Error: no kernel image is available for execution on the device  src/Cuda/reduce.cu:41\n"):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    assert any(_rule_matches(rid, icp) for rid in ("cuda-98-located", "cuda-legacy-8-located"))
+    assert _rule_matches("cuda-1-located", "Error: invalid argument C:\\src\\app\\volume.cu(212)\n")
+    # near misses: the text in prose, or followed by anything but a source location ending the line, is not read
+    assert not any(r.id.endswith("-located") and r.rx.search(t) for r in text_rules() for t in (
+        "Error: invalid argument passed to the parser\n",
+        "Error: invalid device function in kernels.cu:12, see the build notes\n",
+        "invalid device function\t/home/user/src/pyrdown.cu:90\n"))
+
+
+def test_a_gpu_path_the_build_lacks_is_the_environment():
+    # dev batch 137: COLMAP's OpenGL SiftGPU without a usable GL context (NVlabs/instant-ngp#224 under WSL2,
+    # colmap/colmap#678 on a headless server) read op-not-supported by the 'not supported by' wording
+    wsl = "Shader not supported by your hardware!\nERROR: SiftGPU not fully supported.\n"
+    headless = ("[SiftGPU Language]:     GLSL\nShader not supported by your hardware!\nFramebuffer object not supported!\n"
+                "GL_ARB_texture_rectangle not supported!\n")
+    colmap = ("ERROR: Cannot use Sift GPU without CUDA or OpenGL support; set SiftExtraction.use_gpu or "
+              "SiftMatching.use_gpu to false.\n")
+    newer = "E20250101 12:00:00.000000 1 feature.cc:80] Cannot use GPU feature matching without CUDA or OpenGL support.\n"
+    opencv = "cv::Exception: error: (-216:No CUDA support) The library is compiled without CUDA support in function 'x'\n"
+    _assert_reads("gpu-build-missing", Category.ENVIRONMENT, (wsl, headless, colmap, newer, opencv))
+    # near misses: a program's own hedge naming it as one possibility, and other hardware wordings, are not the row
+    assert not _rule_matches("gpu-build-missing", "No GPU found or the library is compiled without CUDA support\n")
+    assert not _rule_matches("gpu-build-missing", "Texture format not supported by your hardware\n")
+    assert not _rule_matches("gpu-build-missing", "Cannot use GPU without a display\n")
+
+
+def test_an_environment_variable_named_as_unset_is_the_environment():
+    # dev batch 137: KA Lite's 'Error: Environment variable KALITE_SCRIPT_DIR is not set' (dockerfile/mariadb#18) read
+    # unknown
+    kalite = "Error: Environment variable KALITE_SCRIPT_DIR is not set Ka Lite.exe\n"
+    torch_ext = "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.\n"
+    _assert_reads("env-var-not-set", Category.ENVIRONMENT, (kalite, torch_ext))
+    # near misses: no variable's name, a variable that is set, a notice that goes on with a default
+    assert not _rule_matches("env-var-not-set", "RuntimeError: the variable is not set\n")
+    assert not _rule_matches("env-var-not-set", "Environment variable KALITE_SCRIPT_DIR is set to C:\\ka-lite\n")
+    assert not _rule_matches("env-var-not-set", "Warning: environment variable MY_TOOL_HOME is not set, using ~/.tool\n")
+    assert not _rule_matches("env-var-not-set", "[WARNING] HCCL_ADPT(89999,ffffa5a47010,python):2023-01-16-20:43:48.480.465 "
+                             "GenHcclOptions] The environment variable DEPLOY_MODE is not set. Now set to default value 0\n")
+    assert not _rule_matches("env-var-not-set", "[WARNING] DEVICE(17532,fffe74f491e0,python):2023-03-09-20:18:50.318.329 "
+                             "GetDumpPath] The environment variable 'MS_OM_PATH' is not set, the files of node dump "
+                             "will save to the process local path, as ./rank_id/node_dump/.\n")
+
+
+def test_opencl_platform_discovery_failing_is_the_environment():
+    # dev batch 137: the Khronos C++ bindings' cl::Error at clGetPlatformIDs (ethereum/aleth#1896,
+    # LeelaChessZero/lc0#988) read unknown
+    eth = ("terminate called after throwing an instance of 'cl::Error'\n  what():  clGetPlatformIDs\n"
+           "Aborted (core dumped)\n")
+    lc0 = "Initializing OpenCL.\nOpenCL: clGetPlatformIDs\n" + eth
+    _assert_reads("opencl-platform-query-failed", Category.ENVIRONMENT, (eth, lc0))
+    # near misses: another call's cl::Error (a kernel build or a launch: the program's or the device's) and the call
+    # named in prose are not the row
+    assert not _rule_matches("opencl-platform-query-failed",
+                             "terminate called after throwing an instance of 'cl::Error'\n  what():  clBuildProgram\n")
+    assert not _rule_matches("opencl-platform-query-failed", "calling clGetPlatformIDs to list the platforms\n")
