@@ -880,8 +880,9 @@ def _installed_only_call_mismatch(args: list[tuple[Evidence, str, int]],
         return args
     out = []
     for ev, c, s in args:
-        if c == "invalid-param" and (_INIT_KWARG.search(ev.text) or _PYBIND_ARGS.search(ev.text)
-                                     or _CALL_KWARG.search(ev.text)):
+        signature = c == "invalid-param" and (_INIT_KWARG.search(ev.text) or _PYBIND_ARGS.search(ev.text))
+        keyword = c == "invalid-param" and _CALL_KWARG.search(ev.text)
+        if signature or keyword:
             block = []
             nxt = ev.line
             for line, file in reversed([f for f in frames if f[0] < ev.line]):
@@ -889,12 +890,11 @@ def _installed_only_call_mismatch(args: list[tuple[Evidence, str, int]],
                     break
                 block.append(file)
                 nxt = line
-            caller = next((f for f in block if not _TORCH_DISPATCH_FILE.search(f)), "")
-            if (len(block) >= 2 and (_INIT_KWARG.search(ev.text) or _PYBIND_ARGS.search(ev.text))
-                    and all(_INSTALLED_FILE.search(f) for f in block[:-1])
+            if (signature and len(block) >= 2 and all(_INSTALLED_FILE.search(f) for f in block[:-1])
                     and (_INSTALLED_FILE.search(block[-1]) or _CONSOLE_FILE.search(block[-1]))):
                 c, s = "environment", 2
-            elif _CALL_KWARG.search(ev.text) and _HF_GENERATION_FILE.search(caller):
+            elif keyword and _HF_GENERATION_FILE.search(
+                    next((f for f in block if not _TORCH_DISPATCH_FILE.search(f)), "")):
                 c, s = "environment", 2
         out.append((ev, c, s))
     return out

@@ -1006,30 +1006,30 @@ _SYNTAX_CONTEXT_SPAN = 4
 # `api-newer`, kept out of the statistical fallback's words like `syntax-newer`;
 # https://github.com/Vasistareddy/image.title/issues/10, https://github.com/spmallick/learnopencv/issues/328). Another
 # unpacking error, or the same one under another call, keeps its reading.
-_CV_CONTOURS_FLAG = "cv_contours3"
 _CV_UNPACK_ERROR = re.compile(r"^\s*ValueError: not enough values to unpack \(expected 3, got 2\)\s*$")
+# the context readings: (the flags of a context row, the error line that may follow it within _SYNTAX_CONTEXT_SPAN
+# lines, the kind and flag of the environment reading that error line then gets)
+_CONTEXT_ERRORS = ((_SYNTAX_CONTEXT_FLAGS, _PY_SYNTAX_ERROR, "syntax-newer", "syntax_newer"),
+                   (frozenset({"cv_contours3"}), _CV_UNPACK_ERROR, "api-newer", "cv_unpack"))
 
 
 class _SyntaxContext:
-    """A line's evidence (_scan_line), and the `syntax-newer` reading of a SyntaxError line that follows a context row
-    closely enough to be its own location / source line; likewise the `api-newer` reading of findContours' unpacking
-    error after its three-target source line (dev batch 135)."""
+    """A line's evidence (_scan_line), and the reading of an error line that follows a context row closely enough to be
+    its own location / source line (_CONTEXT_ERRORS): `syntax-newer` for a SyntaxError after a newer-syntax context,
+    `api-newer` for findContours' unpacking error after its three-target source line (dev batch 135)."""
 
     def __init__(self) -> None:
-        self.line = 0  # the last line of a context row
-        self.cv_line = 0  # the last three-target findContours source line
+        self.last = [0] * len(_CONTEXT_ERRORS)  # the last line of each reading's context row
 
     def scan(self, no: int, line: str) -> Iterator[Evidence]:
         for ev in _scan_line(no, line):
-            if _SYNTAX_CONTEXT_FLAGS & ev.flags:
-                self.line = no
-            if _CV_CONTOURS_FLAG in ev.flags:
-                self.cv_line = no
+            for i, (flags, _error, _kind, _flag) in enumerate(_CONTEXT_ERRORS):
+                if flags & ev.flags:
+                    self.last[i] = no
             yield ev
-        if self.line and 0 < no - self.line <= _SYNTAX_CONTEXT_SPAN and _PY_SYNTAX_ERROR.search(line):
-            yield Evidence(no, "syntax-newer", line[:500], "environment", 3, flags=frozenset({"syntax_newer"}))
-        if self.cv_line and 0 < no - self.cv_line <= _SYNTAX_CONTEXT_SPAN and _CV_UNPACK_ERROR.search(line):
-            yield Evidence(no, "api-newer", line[:500], "environment", 3, flags=frozenset({"cv_unpack"}))
+        for last, (_flags, error, kind, flag) in zip(self.last, _CONTEXT_ERRORS):
+            if last and 0 < no - last <= _SYNTAX_CONTEXT_SPAN and error.search(line):
+                yield Evidence(no, kind, line[:500], "environment", 3, flags=frozenset({flag}))
 
 
 def _ggml_oom(no: int, line: str, vram: dict[int, int]) -> Evidence | None:
