@@ -445,12 +445,7 @@ DEV_UNSUPPORTED = {
                             "this log and dev batches 106 and 128's three, but still turned one held-out answer that "
                             "read right wrong (round 346, counts only), as theirs did, and was dropped",
     # dev batch 139 (labelled from their threads before any rule was written; first measured 5/8 rules alone, 6/8
-    # through the CLI)
-    "cpu_env_pychatgpt130.log": "dev batch 139: conda's 'PackagesNotFoundError: The following packages are not "
-                                "available from current channels' reads unknown: no row reads conda's refusal",
-    "cpu_env_classpublic532.log": "dev batch 139: 'Cython.Compiler.Errors.CompileError: <path>.pyx' of a source "
-                                  "build reads unknown by the rules (the fallback reads it right): no row reads "
-                                  "Cython's compile failure",
+    # through the CLI; rows conda-solver-refused and cython-compile-error read the other two misses)
     "cpu_env_browseruseui382.log": "dev batch 139: an app's own CustomAgent calling the installed browser_use's "
                                    "Agent.__init__ with a keyword that release dropped reads invalid-param (the "
                                    "caller's keyword); the thread's cause is the installed release (a downgrade "
