@@ -9758,3 +9758,39 @@ def test_opencl_platform_discovery_failing_is_the_environment():
     assert not _rule_matches("opencl-platform-query-failed",
                              "terminate called after throwing an instance of 'cl::Error'\n  what():  clBuildProgram\n")
     assert not _rule_matches("opencl-platform-query-failed", "calling clGetPlatformIDs to list the platforms\n")
+
+
+def test_conda_refusing_the_requested_packages_is_the_environment():
+    # dev batch 139: conda's own refusal to install (terry3041/pyChatGPT#130's PackagesNotFoundError read unknown);
+    # UnsatisfiableError's 'direct' and 'virtual_package' messages as conda/exceptions.py words them
+    not_found = ("Solving environment: failed with initial frozen solve. Retrying with flexible solve.\n\n"
+                 "PackagesNotFoundError: The following packages are not available from current channels:\n\n"
+                 "  - pychatgpt\n\nCurrent channels:\n\n  - https://conda.anaconda.org/conda-forge/linux-64\n")
+    conflict = ("UnsatisfiableError: The following specifications were found to be incompatible with each other:\n\n"
+                "Output in format: Requested package -> Available versions\n")
+    system = ("The following specifications were found to be incompatible with your system:\n\n"
+              "  - feature:/linux-64::__glibc==2.17=0\n\nYour installed version is: 2.17\n")
+    _assert_reads("conda-solver-refused", Category.ENVIRONMENT, (not_found, conflict, system))
+    # near misses: the solver's retry notice alone (conda goes on), conda's plan of what it will install, and the
+    # class named in prose are not the refusal
+    assert not _rule_matches("conda-solver-refused", "Solving environment: failed with initial frozen solve. "
+                                                     "Retrying with flexible solve.\n")
+    assert not _rule_matches("conda-solver-refused", "The following packages will be downloaded:\n\n"
+                                                     "    package                    |            build\n")
+    assert not _rule_matches("conda-solver-refused", "How do I get past the PackagesNotFoundError when a package "
+                                                     "is only on PyPI?\n")
+    assert diagnose("Solving environment: failed with initial frozen solve. Retrying with flexible solve.\n"
+                    "Solving environment: done\n", prior=False).primary_category != Category.ENVIRONMENT
+
+
+def test_cython_compile_error_of_a_pyx_source_is_the_environment():
+    # dev batch 139: a source build stopping at Cython's CompileError for a package's .pyx (lesgourg/class_public#532,
+    # fixed by another Cython version) read unknown by the rules
+    log = ("\"Cython.Compiler.Errors.CompileError: /home/u/class/python/../python/classy.pyx\n"
+           " make: *** [Makefile:195: classy] Error 1.'\n")
+    _assert_reads("cython-compile-error", Category.ENVIRONMENT, (log,))
+    # near misses: the class imported in code, the error without a .pyx path, and a Cython warning about a .pyx are
+    # not the row
+    assert not _rule_matches("cython-compile-error", "from Cython.Compiler.Errors import CompileError\n")
+    assert not _rule_matches("cython-compile-error", "Cython.Compiler.Errors.CompileError: see above\n")
+    assert not _rule_matches("cython-compile-error", "warning: pkg/fast.pyx:12:4: Unused entry 'i'\n")
