@@ -452,9 +452,31 @@ DEV_UNSUPPORTED = {
                                    "fixed it, environment), but the app's own frames (webui.py, custom_agent.py) "
                                    "make the call, as a user's script would: dev batch 123's installed-frames "
                                    "reading rightly keeps invalid-param where a caller's own file made the call",
+    # dev batch 138 (labelled from their threads before any rule was written; first measured 2/6 rules alone, 1/6
+    # through the CLI; its rules read three more, this one stays)
+    "cpu_benign_turicreate2842.log": "dev batch 138: 'Exception ignored in: <function StyleTransferTensorFlowModel.__del__ "
+                                     "...>' with its AttributeError at exit reads invalid-param (the bare AttributeError's "
+                                     "phrase); a general row for any class's ignored __del__ report (benign) read it right "
+                                     "but turned one held-out answer that read right wrong (round 429, counts only), as dev "
+                                     "batch 100's did (qcom_benign_tinygrad11382.log), and was narrowed to multiprocessing's "
+                                     "Pool.__del__ (row mp-pool-del-ignored)",
 }
-_PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
-                        if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]
+# dev logs the rules alone read right (`unknown`, the label) but the statistical fallback then reads wrong: a
+# DEV_UNSUPPORTED entry would pass (it watches the rules alone), so these are strict xfails with the fallback on (dev
+# batch 138: a row that kept the fallback out of roslaunch's 'process has died [..., exit code -11, cmd ...]' turned one
+# held-out answer that read right wrong and was dropped)
+DEV_FALLBACK_MISSES = {
+    "cpu_unknown_ccmslam54.log": "dev batch 138: roslaunch's 'process has died [pid N, exit code -11, cmd ...]' alone "
+                                 "(SIGSEGV, no cause in the log) reads unknown by the rules, environment by the "
+                                 "fallback's words; a weak unknown row for the line (keeping the fallback out) read both "
+                                 "dev logs right and one held-out log right but turned another held-out answer that read "
+                                 "right wrong (round 235, counts only), and was dropped",
+    "cpu_unknown_eplfvins10.log": "dev batch 138: three nodes' 'process has died [..., exit code -11, cmd ...]' alone "
+                                  "read environment through the fallback (cpu_unknown_ccmslam54.log's reason)",
+}
+_XFAILS = {**DEV_UNSUPPORTED, **DEV_FALLBACK_MISSES}
+_PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=_XFAILS[r["file"]], strict=True)]
+                        if r["file"] in _XFAILS else []) for r in ROWS]
 
 
 @pytest.mark.parametrize("row", _PARAMS)

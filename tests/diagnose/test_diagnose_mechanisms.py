@@ -9794,3 +9794,55 @@ def test_cython_compile_error_of_a_pyx_source_is_the_environment():
     assert not _rule_matches("cython-compile-error", "from Cython.Compiler.Errors import CompileError\n")
     assert not _rule_matches("cython-compile-error", "Cython.Compiler.Errors.CompileError: see above\n")
     assert not _rule_matches("cython-compile-error", "warning: pkg/fast.pyx:12:4: Unused entry 'i'\n")
+def test_multiprocessing_pool_finalizers_ignored_exception_report_is_benign():
+    # dev batch 138: CPython's unraisable-exception report for multiprocessing's Pool.__del__ writing to a closed pipe
+    # while the interpreter tears objects down (errbotio/errbot#1486): Python prints it and goes on
+    pool = ("Exception ignored in: <function Pool.__del__ at 0x7ff2dd27d310>\nTraceback (most recent call last):\n"
+            '  File "/usr/lib/python3.9/multiprocessing/pool.py", line 268, in __del__\n'
+            "    self._change_notifier.put(None)\n"
+            '  File "/usr/lib/python3.9/multiprocessing/connection.py", line 373, in _send\n'
+            "    n = write(self._handle, buf)\nOSError: [Errno 9] Bad file descriptor\n")
+    _assert_reads("mp-pool-del-ignored", Category.BENIGN, (pool,))
+    assert diagnose(pool).primary_category == Category.BENIGN   # the fallback stays out
+    # a failure named on another line of the log still decides
+    assert diagnose(pool + "ModuleNotFoundError: No module named 'cv2'\n",
+                    prior=False).primary_category == Category.ENVIRONMENT
+    assert diagnose("RuntimeError: CUDA error: an illegal memory access was encountered\n" + pool,
+                    prior=False).primary_category == Category.KERNEL_FAULT
+    # near misses: the same exception raised by the program (no finalizer's report), another class's finalizer
+    # (apple/turicreate#2842's model: the general row for any class turned a held-out answer wrong and was narrowed), a
+    # report for a generator and a __del__ frame in an ordinary traceback are not the row
+    bare = "OSError: [Errno 9] Bad file descriptor\n"
+    assert not _rule_matches("mp-pool-del-ignored", bare)
+    assert diagnose(bare, prior=False).primary_category != Category.BENIGN
+    assert not _rule_matches("mp-pool-del-ignored",
+                             "Exception ignored in: <function StyleTransferTensorFlowModel.__del__ at 0x14b8d0560>\n")
+    assert not _rule_matches("mp-pool-del-ignored", "Exception ignored in: <generator object gen at 0x7f3a>\n")
+    assert not _rule_matches("mp-pool-del-ignored",
+                             'Traceback (most recent call last):\n  File "x.py", line 3, in __del__\n'
+                             "AttributeError: 'NoneType' object has no attribute 'close'\n")
+
+
+def test_tensorflow_invalid_argument_status_is_invalid_param():
+    # dev batch 138: TensorFlow's INVALID_ARGUMENT status from an op kernel's check of its inputs: OP_REQUIRES's warning
+    # (rom1504/image_embeddings#20), op_kernel.cc's older bare warning and the session's root-error list
+    # (tensorflow/tensorflow#46280, a py_func's ValueError)
+    _assert_reads("tf-invalid-argument-status", Category.INVALID_PARAM, (
+        " OP_REQUIRES failed at conv_ops_fused_impl.h:716 : Invalid argument: input depth must be evenly divisible by "
+        "filter depth: 1 vs 3\n",
+        "2020-12-11 10:11:12.000001: W tensorflow/core/framework/op_kernel.cc:1767] OP_REQUIRES failed at "
+        "conv_ops_fused_impl.h:716 : Invalid argument: input depth must be evenly divisible by filter depth: 1 vs 3\n",
+        "2017-08-09 10:11:29.672938: W tensorflow/core/framework/op_kernel.cc:1158] Invalid argument: indices[3] = 7 "
+        "is not in [0, 5)\n",
+        "tensorflow.python.framework.errors_impl.InvalidArgumentError: 2 root error(s) found.\n"
+        "  (0) Invalid argument: ValueError: matrix contains invalid numeric entries\n"), by_line=True)
+    # medium strength: a row that names the message itself decides (no kernel registered for the op)
+    assert diagnose("W tensorflow/core/framework/op_kernel.cc:1158] OP_REQUIRES failed at conv_ops.cc:10 : Invalid "
+                    "argument: No OpKernel was registered to support Op 'Census' used by node Census with these "
+                    "attrs: []\n", prior=False).primary_category != Category.INVALID_PARAM
+    # near misses: another status of the same warning, Python's errno 22 text and the words in prose are not the row
+    assert not _rule_matches("tf-invalid-argument-status",
+                             "OP_REQUIRES failed at save_restore_v2_ops.cc:184 : Not found: Key conv1/bias not found\n")
+    assert not _rule_matches("tf-invalid-argument-status", "OSError: [Errno 22] Invalid argument: 'C:\\\\data\\\\a?.png'\n")
+    assert not _rule_matches("tf-invalid-argument-status", "the op returned an Invalid argument: status for a bad shape\n")
+
