@@ -18,19 +18,6 @@ _agree = corpus_benchmark().numbers_agree  # ... and whether read figures agree 
 # Dev logs whose text does not show the cause their thread found (labelled from the thread, kept as honest
 # misses rather than fitted): strict xfail, so a rule that starts to get one right is noticed.
 DEV_UNSUPPORTED = {
-    # dev batch 140 (labelled from their threads before any rule was written; first measured 0/6 rules alone, 1/6
-    # through the CLI)
-    "cpu_param_trafficsign6.log": "dev batch 140: OpenCV's '(-215:Assertion failed) !_src.empty() in function "
-                                  "'cv::cvtColor'' (an empty image handed to the call) reads unknown",
-    "cpu_param_opencv19864.log": "dev batch 140: OpenCV's '(-215:Assertion failed) !ssize.empty()' from resize in a "
-                                 "C++ program's 'what():' reads kernel-fault",
-    "cpu_param_trmisr2.log": "dev batch 140: a ZeroDivisionError in the project's own train.py under "
-                             "'val_score /= len(...)' (an in-place division, not the row zerodiv-empty-collection's form) "
-                             "reads unknown",
-    "cpu_param_faceseg2.log": "dev batch 140: a ZeroDivisionError in the project's own train.py under "
-                              "'epoch_loss = running_loss / count' reads unknown",
-    "cpu_env_pti12.log": "dev batch 140: dlib's 'Error deserializing object of type int64' with its 'while "
-                         "deserializing ...' chain (a model file that is not the predictor) reads unknown",
     "cpu_param_videoanomalydetection2.log": "dev batch 132: CPython's 'NameError: name 'X' is not defined' raised in the user's own script reads unknown; a weak NameError phrase read only where the innermost frame is the user's file was tried and dropped: the dev corpus's other five NameError logs are environment (names of guarded imports that failed), and the phrase turned six held-out answers right -> wrong (counts only)",
     "cpu_env_hloc384.log": "dev batch 132: pybind11's 'verify_matches(): incompatible function arguments' reads invalid-param (dev batch 132's installed-frames reading needs every frame installed); the call is hloc 1.4's own, written for an older pycolmap than the installed one (environment), but its frames are a notebook cell and hloc's source checkout, not site-packages: the text does not show that no file of the user's own made the call",
     "rocm_env_warpx3398.log": "dev batch 126: AMReX's 'HIP error in file ... hipErrorOutOfMemory !!!' alone, no sizes (a bare device out-of-memory, capacity by the guide's text); the thread's cause is modules not loaded in the Crusher submit script (environment), which the text does not show",
