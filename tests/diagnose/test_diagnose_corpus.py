@@ -444,17 +444,6 @@ DEV_UNSUPPORTED = {
                             "environment only where the AssertionError follows it and nothing stronger argues fixed "
                             "this log and dev batches 106 and 128's three, but still turned one held-out answer that "
                             "read right wrong (round 346, counts only), as theirs did, and was dropped",
-    # dev batch 141 (labelled from their threads before any rule was written; first measured 3/7 rules alone and
-    # through the CLI)
-    "cpu_env_mycroftprecise210.log": "dev batch 141: Win32's ERROR_BAD_EXE_FORMAT, 'OSError: [WinError 193] %1 is not "
-                                     "a valid Win32 application' from subprocess's CreateProcess, reads unknown",
-    "cpu_env_sixpercent116.log": "dev batch 141: '[WinError 193] %1 is not a valid Win32 application' in the "
-                                 "cleo-style rendering reads unknown",
-    "cuda_param_styleganlatenteditor10.log": "dev batch 141: dnnlib's 'No default TensorFlow session found. Please "
-                                             "call dnnlib.tflib.init_tf().' reads unknown",
-    "cuda_param_cut132.log": "dev batch 141: the CycleGAN-template factory's NotImplementedError 'there should be a "
-                             "subclass of BaseDataset with class name that matches X in lowercase' reads "
-                             "op-not-supported by the NotImplementedError rows",
 }
 _PARAMS = [pytest.param(r, id=r["file"], marks=[pytest.mark.xfail(reason=DEV_UNSUPPORTED[r["file"]], strict=True)]
                         if r["file"] in DEV_UNSUPPORTED else []) for r in ROWS]
