@@ -9926,3 +9926,75 @@ def test_a_zero_division_in_the_users_own_frame_is_invalid_param():
     for log in (installed, stdlib, conda, bare, far, other_divisor, devices):
         assert not any(ev.kind == "zerodiv-own" for ev in scan(log.splitlines())), log
         assert diagnose(log, prior=False).primary_category != Category.INVALID_PARAM, log
+def test_windows_refusing_a_file_of_another_platform_is_the_environment():
+    # dev batch 141: ERROR_BAD_EXE_FORMAT (193) from subprocess's CreateProcess: the Linux build of the precise engine
+    # started on Windows (MycroftAI/mycroft-precise#210) and six-percent's cleo-style rendering
+    # (ngshiheng/six-percent#116) read unknown
+    popen = ('  File "C:\\\\Python39-32\\\\lib\\\\subprocess.py", line 1420, in _execute_child\n'
+             "    hp, ht, pid, tid = _winapi.CreateProcess(executable, args,\n"
+             "OSError: [WinError 193] %1 is not a valid Win32 application\n")
+    cleo = "  OSError\n\n  [WinError 193] %1 is not a valid Win32 application\n\n  at ~\\anaconda3\\lib\\subprocess.py:1307\n"
+    # the code in Python's brackets with the text localized (BingLingGroup/autosub#78's title, an even thread)
+    localized = "OSError: [WinError 193] %1 不是有效的 Win32 应用程序。\n"
+    _assert_reads("win-bad-exe-format", Category.ENVIRONMENT, (popen, cleo, localized))
+    # near misses: other Windows error codes and the words without the message's '%1' are not the row
+    assert not _rule_matches("win-bad-exe-format", "OSError: [WinError 1930] something else\n")
+    assert not _rule_matches("win-bad-exe-format", "OSError: [WinError 126] The specified module could not be found\n")
+    assert not _rule_matches("win-bad-exe-format", "the file is not a valid Win32 application in our installer\n")
+
+
+def test_pybind11_type_registered_twice_in_one_process_is_the_environment():
+    # dev batch 141: two binder-generated packages sharing a bound type (RosettaCommons/binder#248) and TensorFlow
+    # 2.14 with packages built with pybind11_abseil (pybind/pybind11_abseil#12); both read environment already, by
+    # weaker rows
+    binder = 'ImportError: generic_type: type "fpos___mbstate_t_t" is already registered!\n'
+    abseil = ('ImportError: generic_type: cannot initialize type "StatusCode": an object with that name is already '
+              "defined\n")
+    _assert_reads("pybind11-type-registered-twice", Category.ENVIRONMENT, (binder, abseil))
+    # near misses: pybind11's other generic_type error and the words in prose are not the row
+    assert not _rule_matches("pybind11-type-registered-twice",
+                             'ImportError: generic_type: type "Foo" referenced unknown base type "Bar"\n')
+    assert not _rule_matches("pybind11-type-registered-twice", "the type Foo is already registered in the plugin list\n")
+
+
+def test_dnnlib_without_its_init_call_is_the_callers_code():
+    # dev batch 141: dnnlib's assert_tf_initialized (pacifinapacific/StyleGAN_LatentEditor#10) read unknown
+    quoted = '"RuntimeError: No default TensorFlow session found. Please call dnnlib.tflib.init_tf()."\n'
+    bare = "RuntimeError: No default TensorFlow session found. Please call dnnlib.tflib.init_tf().\n"
+    _assert_reads("dnnlib-tf-not-initialized", Category.INVALID_PARAM, (quoted, bare))
+    # near misses: TensorFlow's own default-session error (mil-tokyo/webdnn#466) and dnnlib's init named in prose
+    assert not _rule_matches("dnnlib-tf-not-initialized",
+                             "ValueError: Cannot execute operation using `run()`: No default session is registered. "
+                             "Use `with sess.as_default():` or pass an explicit session to `run(session=sess)`\n")
+    assert not _rule_matches("dnnlib-tf-not-initialized", "remember to call dnnlib.tflib.init_tf() first\n")
+
+
+def test_a_sampler_over_an_empty_dataset_is_the_users_data_setup():
+    # dev batch 141: RandomSampler over an empty dataset (zhou13/lcnn#64) read invalid-param already, by a weaker row
+    lcnn = ("python ./train.py -d 0 --identifier baseline config/wireframe.yaml\n\nmy data :data/wireframe\n\n"
+            "ValueError: num_samples should be a positive integer value, but got num_samples=0\n")
+    _assert_reads("sampler-num-samples-zero", Category.INVALID_PARAM, (lcnn,))
+    # near misses: a negative num_samples the caller passed and num_samples=0 named elsewhere are not the row
+    assert not _rule_matches("sampler-num-samples-zero",
+                             "ValueError: num_samples should be a positive integer value, but got num_samples=-5\n")
+    assert not _rule_matches("sampler-num-samples-zero",
+                             "ValueError: num_samples should be a positive integer value, but got num_samples=0.5\n")
+    assert not _rule_matches("sampler-num-samples-zero", "eval split: num_samples=0, skipping\n")
+
+
+def test_a_template_factory_finding_no_class_for_the_name_is_the_callers_input():
+    # dev batch 141: CUT's find_dataset_using_name in Colab cells (taesungp/contrastive-unpaired-translation#132) read
+    # op-not-supported by the NotImplementedError rows
+    dataset = ("NotImplementedError: In data.unaligned_dataset.py, there should be a subclass of BaseDataset with "
+               "class name that matches unaligneddataset in lowercase.\n")
+    # the template's models/__init__.py prints the model form and exits (the code index's copies)
+    model = "In models.cycle_gan_model.py, there should be a subclass of BaseModel with class name that matches cyclegan" \
+            "model in lowercase.\n"
+    _assert_reads("cyclegan-factory-no-class", Category.INVALID_PARAM, (dataset, model))
+    # near misses: a bare NotImplementedError keeps its op-not-supported reading, and another subclass wording is not
+    # the row
+    bare = "  File \"data/base_dataset.py\", line 40, in __len__\n    raise NotImplementedError\nNotImplementedError\n"
+    assert diagnose(bare, prior=False).primary_category == Category.OP_NOT_SUPPORTED
+    assert not _rule_matches("cyclegan-factory-no-class", bare)
+    assert not _rule_matches("cyclegan-factory-no-class",
+                             "TypeError: there should be a subclass of BaseDataset, got list\n")
