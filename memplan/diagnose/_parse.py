@@ -895,8 +895,7 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
         tcmalloc.see(no, line)
         before, line, prev = prev, _with_previous(prev, line), line  # before: the raw line above this one
         # every line is looked at: the plain substring test first, the regex only where it can match
-        if line and "from_pretrained(" in line and _PRETRAINED_CALL.search(line):
-            yield Evidence(no, "pretrained-call", line[:500], None, 0, flags=frozenset({"from_pretrained"}))
+        yield from syntax.context(no, line)
         if not line or not _worth_scanning(line):
             continue
         # --- OOM messages (possibly wrapped)
@@ -1040,15 +1039,68 @@ _NOT_OWN_FILE = re.compile(r"^<|[/\\](?:site|dist)-packages[/\\]|(?i:[/\\]lib(?:
                            r"miniconda\d*|miniforge\d*)[/\\](?:envs[/\\][^/\\]+[/\\])?lib[/\\])")
 
 
+# dev batch 142: a missing file at a path the user's own command passed. CPython's 'FileNotFoundError: [Errno 2] No
+# such file or directory: '<path>'' (IOError / OSError in older forms) names no cause alone: an installation's own file
+# is the environment's (the missing-file phrase). Where the same log shows the user's command, 'python <script>.py ...'
+# (after a shell prompt or on a line of its own), and one of its argument values is the missing path, or the folder the
+# missing path lies in ('--data_dir X' and 'X/train_all', which torchvision's ImageFolder opens under it), the path the
+# user typed is wrong: invalid-param at strength 3 (kind `path-from-command`, kept out of the statistical fallback's
+# words like `zerodiv-own`; https://github.com/ChenLiu-1996/CUTS/issues/6, '--config ../retina_seed2022.yaml' run from
+# the wrong folder, https://github.com/layumi/Person_reID_baseline_pytorch/issues/214, '--data_dir your_data_path').
+# A missing path no argument of the command names (a file the program or its installation should provide), or a log
+# with no command line, keeps its reading. Argument values of two characters or less, numbers and options are not paths.
+_PY_COMMAND = re.compile(r"(?:^|[\s$#>])python[\d.]*(?:\.exe)?\s+(?:-[A-Za-z]\s+)*[^\s-][^\s]*\.py\b(?P<args>[^\n]*)$")
+_ERRNO2_PATH = re.compile(r"\b(?:FileNotFoundError|IOError|OSError): \[Errno 2\] No such file or directory: "
+                          r"(?P<q>['\"])(?P<path>[^'\"\n]+)(?P=q)")
+_ARG_NUMBER = re.compile(r"^[\d.eE+-]+$")
+
+
+def _command_values(args: str) -> set[str]:
+    """The argument values of a command line's tail (`_PY_COMMAND`'s args): tokens that are not options, and the values
+    of '--opt=value' tokens, without quotes or a leading './'; numbers and values of two characters or less left out."""
+    values: set[str] = set()
+    for tok in args.split():
+        if tok.startswith("-"):
+            if "=" not in tok:
+                continue
+            tok = tok.split("=", 1)[1]
+        tok = tok.strip("'\"")
+        if tok.startswith("./"):
+            tok = tok[2:]
+        tok = tok.rstrip("/\\")
+        if len(tok) > 2 and not _ARG_NUMBER.match(tok):
+            values.add(tok)
+    return values
+
+
+def _path_from_values(path: str, values: set[str]) -> bool:
+    """Whether a missing path is one of the command's argument values or lies under one of them."""
+    path = path[2:] if path.startswith("./") else path
+    return any(path == v or path.startswith((v + "/", v + "\\")) for v in values)
+
+
 class _SyntaxContext:
     """A line's evidence (_scan_line), and the reading of an error line that follows a context row closely enough to be
     its own location / source line (_CONTEXT_ERRORS): `syntax-newer` for a SyntaxError after a newer-syntax context,
     `api-newer` for findContours' unpacking error after its three-target source line (dev batch 135); and
-    `zerodiv-own` for a ZeroDivisionError right under a frame of the user's own file (dev batch 140)."""
+    `zerodiv-own` for a ZeroDivisionError right under a frame of the user's own file (dev batch 140); and
+    `path-from-command` for a missing file at a path the user's own command passed (dev batch 142)."""
 
     def __init__(self) -> None:
         self.last = [0] * len(_CONTEXT_ERRORS)  # the last line of each reading's context row
         self.frame = (0, "")  # the last traceback frame line and its file
+        self.command_values: set[str] = set()  # the argument values of the user's python command lines (dev batch 142)
+
+    def context(self, no: int, line: str) -> Iterator[Evidence]:
+        """What every line is looked at for, before the filter: a from_pretrained call (dev batch 104's context) and a
+        line of the user's 'python <script>.py ...' command (`_PY_COMMAND`), whose argument values are kept for the
+        missing-path reading (dev batch 142). The plain substring tests first, the regex only where it can match."""
+        if line and "from_pretrained(" in line and _PRETRAINED_CALL.search(line):
+            yield Evidence(no, "pretrained-call", line[:500], None, 0, flags=frozenset({"from_pretrained"}))
+        if line and "python" in line and ".py" in line:
+            m = _PY_COMMAND.search(line)
+            if m:
+                self.command_values |= _command_values(m.group("args"))
 
     def scan(self, no: int, line: str, before: str = "") -> Iterator[Evidence]:
         for ev in _scan_line(no, line):
@@ -1065,6 +1117,11 @@ class _SyntaxContext:
         if (frame_line and 0 < no - frame_line <= _SYNTAX_CONTEXT_SPAN and file and _ZERODIV_ERROR.search(line)
                 and not _NOT_OWN_FILE.search(file) and _DIVISION_SOURCE.search(before)):
             yield Evidence(no, "zerodiv-own", line[:500], "invalid-param", 2, flags=frozenset({"zerodiv_own"}))
+        if self.command_values and "[Errno 2]" in line:
+            em = _ERRNO2_PATH.search(line)
+            if em and _path_from_values(em.group("path"), self.command_values):
+                yield Evidence(no, "path-from-command", line[:500], "invalid-param", 3,
+                               flags=frozenset({"path_from_command"}))
 
 
 def _ggml_oom(no: int, line: str, vram: dict[int, int]) -> Evidence | None:

@@ -273,7 +273,7 @@ def test_message_patterns_name_every_parser():
                "_GLIBC_ABORT", "_ERROR_LIKE", "_FRAME", "_OP", "_NUMS", "_PROMPT_IMPORT", "_CRASH_LINE", "_TRT_FUNC_LINE",
                "_TRT_CODE_LINE", "_DIV_BY_SIZE_LINE", "_ZERODIV_LINE", "_PRETRAINED_CALL", "_INIT_KWARG",
                "_PY_SYNTAX_ERROR", "_OLDER_THAN", "_CV_UNPACK_ERROR", "_NEURON_UTILIZATION", "_NEURON_TOTAL",
-               "_ZERODIV_ERROR", "_DIVISION_SOURCE", "_NOT_OWN_FILE"}
+               "_ZERODIV_ERROR", "_DIVISION_SOURCE", "_NOT_OWN_FILE", "_PY_COMMAND", "_ERRNO2_PATH", "_ARG_NUMBER"}
     parsers = set(map(id, parse._MESSAGE_PATTERNS))
     for name, value in vars(parse).items():
         pats = [value] if isinstance(value, re.Pattern) else [v for v in value if isinstance(v, re.Pattern)] \
@@ -9998,3 +9998,51 @@ def test_a_template_factory_finding_no_class_for_the_name_is_the_callers_input()
     assert not _rule_matches("cyclegan-factory-no-class", bare)
     assert not _rule_matches("cyclegan-factory-no-class",
                              "TypeError: there should be a subclass of BaseDataset, got list\n")
+
+
+def test_a_missing_file_at_a_path_the_users_command_passed_is_invalid_param():
+    # dev batch 142: a FileNotFoundError on the path the user's own command passed (ChenLiu-1996/CUTS#6, '--config
+    # ../retina_seed2022.yaml' from the wrong folder; layumi/Person_reID_baseline_pytorch#214, '--data_dir
+    # your_data_path' and ImageFolder's 'your_data_path/train_all') read environment by the missing-file phrase
+    config = ("(env) user@host:~/proj/src# python main.py --mode train --config ../exp_a.yaml\n"
+              "Traceback (most recent call last):\n  File \"/root/proj/src/main.py\", line 20, in <module>\n"
+              "    cfg = yaml.safe_load(open(args.config))\n"
+              "FileNotFoundError: [Errno 2] No such file or directory: '../exp_a.yaml'\n")
+    under = ("$ python3 -u train.py --epochs 5 --data_dir=./my_images\nTraceback (most recent call last):\n"
+             "  File \"train.py\", line 80, in <module>\n    ds = datasets.ImageFolder(os.path.join(opt.data_dir, 'val'))\n"
+             "FileNotFoundError: [Errno 2] No such file or directory: 'my_images/val'\n")
+    old = ("python infer.py -i samples/in.wav\nIOError: [Errno 2] No such file or directory: 'samples/in.wav'\n")
+    for log in (config, under, old):
+        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+        assert any(ev.kind == "path-from-command" for ev in scan(log.splitlines())), log
+    # near misses: a missing file no argument of the command names (the program's or its installation's own), the same
+    # error with no command line, a path that only begins like an argument (no folder boundary), a number or a short
+    # value as the argument, and a traceback frame's path holding 'python3.8/...py' are not the reading
+    not_passed = ("python train.py --config cfgs/b.yaml\n"
+                  "FileNotFoundError: [Errno 2] No such file or directory: 'weights/backbone.pth'\n")
+    no_command = "FileNotFoundError: [Errno 2] No such file or directory: '../exp_a.yaml'\n"
+    prefix_only = ("python train.py --data_dir my_images\n"
+                   "FileNotFoundError: [Errno 2] No such file or directory: 'my_images_v2/val'\n")
+    number = ("python train.py --fold 12\nFileNotFoundError: [Errno 2] No such file or directory: '12/split.csv'\n")
+    frame = ("  File \"/opt/conda/lib/python3.8/site-packages/pkg/io.py\", line 3, in load\n"
+             "FileNotFoundError: [Errno 2] No such file or directory: 'data/x.csv'\n")
+    for log in (not_passed, no_command, prefix_only, number, frame):
+        assert not any(ev.kind == "path-from-command" for ev in scan(log.splitlines())), log
+        assert diagnose(log, prior=False).primary_category != Category.INVALID_PARAM, log
+
+
+def test_numpy_refusing_non_finite_input_is_invalid_param():
+    # dev batch 142: np.asarray_chkfinite's ValueError (scikit-learn/scikit-learn#7360, under scipy.linalg.norm) and
+    # numpy.linalg's LinAlgError (SJ001/AI-Feynman#56, IPython's form) for an array holding inf or NaN
+    chkfinite = ("  File \"/env/lib/site-packages/numpy/lib/function_base.py\", line 630, in asarray_chkfinite\n"
+                 "    \"array must not contain infs or NaNs\")\nValueError: array must not contain infs or NaNs\n")
+    linalg = "numpy.linalg.LinAlgError: Array must not contain infs or NaNs\n"
+    ipython = "---------\nLinAlgError                               Traceback (most recent call last)\n\n" \
+              "LinAlgError: Array must not contain infs or NaNs\n"
+    _assert_reads("numpy-nonfinite-input", Category.INVALID_PARAM, (chkfinite, linalg, ipython))
+    # near misses: the quoted source line alone, PyTorch's and scikit-learn's own wordings, LAPACK's non-convergence
+    assert not _rule_matches("numpy-nonfinite-input", "            raise LinAlgError(\"Array must not contain infs or NaNs\")\n")
+    assert not _rule_matches("numpy-nonfinite-input", "RuntimeError: linalg.eig: input tensor should not contain infs or NaNs\n")
+    assert not _rule_matches("numpy-nonfinite-input",
+                             "ValueError: Input contains NaN, infinity or a value too large for dtype('float64').\n")
+    assert not _rule_matches("numpy-nonfinite-input", "numpy.linalg.LinAlgError: SVD did not converge\n")
