@@ -10098,8 +10098,7 @@ def test_rpclib_errors_from_airsims_client():
     imu = ("msgpackrpc.error.RPCError: rpclib: function 'getImuData' (called with 2 arg(s)) threw an exception. The "
            "exception contained this information: No IMU with name  exist on vehicle.\n")
     vehicle = ("msgpackrpc.error.RPCError: rpclib: function 'enableApiControl' (called with 2 arg(s)) threw an "
-               "exception. The exception contained this information: Vehicle API for '' is not available. This could "
-               "either because this is simulation-only API or this vehicle does not exist.\n")
+               "exception. The exception contained this information: Vehicle API for '' is not available.\n")
     _assert_reads("airsim-not-configured", Category.ENVIRONMENT, (lidar, imu, vehicle))
     # near misses: the words without rpclib's prefix or form, another RPC framework's refusal, a sensor named in prose
     for rule, text in (("rpclib-server-function-missing", "the server could not find function 'getHomePoint'\n"),
