@@ -10046,3 +10046,65 @@ def test_numpy_refusing_non_finite_input_is_invalid_param():
     assert not _rule_matches("numpy-nonfinite-input",
                              "ValueError: Input contains NaN, infinity or a value too large for dtype('float64').\n")
     assert not _rule_matches("numpy-nonfinite-input", "numpy.linalg.LinAlgError: SVD did not converge\n")
+
+
+def test_opencv_python_binding_refusing_an_argument_is_invalid_param():
+    # dev batch 143: cv2's conversion error ('(-5:Bad argument) in function 'circle'' with 'Can't parse 'center'.
+    # Sequence item with index 0 has a wrong type': floats where ints are needed; joeVenner/control-3d-character-using-
+    # python#10, opencv/opencv-python#930) read unknown; the other reasons as the code index's copies of cv2 errors print
+    # them
+    circle = ("    cv2.circle(result, (x, y), 10, (0, 255, 0), 1)\n"
+              "cv2.error: OpenCV(4.6.0) :-1: error: (-5:Bad argument) in function 'circle'\n"
+              "> Overload resolution failed:\n"
+              ">  - Can't parse 'center'. Sequence item with index 0 has a wrong type\n"
+              ">  - Can't parse 'center'. Sequence item with index 0 has a wrong type\n")
+    header = "cv2.error: OpenCV(4.5.3) :-1: error: (-5:Bad argument) in function 'circle'\n"
+    reason = ">  - Can't parse 'center'. Sequence item with index 0 has a wrong type\n"
+    imwrite = ("Error: OpenCV(4.5.5) :-1: error: (-5:Bad argument) in function 'imwrite'\n> Overload resolution failed:\n"
+               ">  - img data type = 17 is not supported\n>  - Expected Ptr<cv::UMat> for argument 'img'\n")
+    imshow = (">  - mat is not a numpy array, neither a scalar\n>  - Expected Ptr<cv::cuda::GpuMat> for argument 'mat'\n"
+              ">  - Expected Ptr<cv::UMat> for argument 'mat'\n")
+    layout = ">  - Layout of the output array img is incompatible with cv::Mat\n"
+    _assert_reads("opencv-binding-arg-conversion", Category.INVALID_PARAM,
+                  (circle, header, reason, imwrite, imshow, layout), by_line=True)
+    # near misses: a C++ check's own -5 text before 'in function' (CV_Error(StsBadArg, ...)), the -215 form, the
+    # reason's words in prose, a pointer type named without 'for argument'
+    for text in ("cv2.error: OpenCV(4.1.0) /io/opencv/modules/imgproc/src/resize.cpp:3718: error: (-5:Bad argument) "
+                 "Unknown interpolation method in function 'resize'\n",
+                 "cv2.error: OpenCV(4.5.1) color.cpp:182: error: (-215:Assertion failed) !_src.empty() in function "
+                 "'cvtColor'\n",
+                 "the parser can't parse 'center' when the sequence has a wrong type\n",
+                 "note: Expected Ptr<cv::UMat> here\n"):
+        assert not _rule_matches("opencv-binding-arg-conversion", text), text
+
+
+def test_rpclib_errors_from_airsims_client():
+    # dev batch 143: rpclib's errors through AirSim's msgpack-rpc client (microsoft/AirSim#432: 'server could not find
+    # function' read unknown by the rules, environment only by the fallback; microsoft/AirSim#2800: the bare 'threw an
+    # exception' read kernel-fault through the fallback's words 'called', 'exception', 'error')
+    missing = ("    raise error.RPCError(self._error)\nmsgpackrpc.error.RPCError: rpclib: server could not find function "
+               "'getHomePoint' with argument count 0.\n")
+    arity = ("msgpackrpc.error.RPCError: rpclib: client error C0002: Function 'simGetImages' was called with an invalid "
+             "number of arguments. Expected: 2, got: 3\n")
+    _assert_reads("rpclib-server-function-missing", Category.ENVIRONMENT, (missing, arity))
+    bare = ("> msgpackrpc.error.RPCError: rpclib: function 'enableApiControl' (called with 2 arg(s)) threw an "
+            "exception.\n")
+    _assert_reads("rpclib-function-threw", Category.UNKNOWN, (bare,))
+    # the wrapper keeps the statistical fallback out: the line says the simulator's handler threw, not why
+    assert diagnose(bare).primary_category == Category.UNKNOWN
+    # the information after it decides where it shows the simulator is not set up for the call
+    lidar = ("msgpackrpc.error.RPCError: rpclib: function 'getLidarData' (called with 2 arg(s)) threw an exception. The "
+             "exception contained this information: No lidar with name Lidar exist on vehicle.\n")
+    imu = ("msgpackrpc.error.RPCError: rpclib: function 'getImuData' (called with 2 arg(s)) threw an exception. The "
+           "exception contained this information: No IMU with name  exist on vehicle.\n")
+    vehicle = ("msgpackrpc.error.RPCError: rpclib: function 'enableApiControl' (called with 2 arg(s)) threw an "
+               "exception. The exception contained this information: Vehicle API for '' is not available.\n")
+    _assert_reads("airsim-not-configured", Category.ENVIRONMENT, (lidar, imu, vehicle))
+    # near misses: the words without rpclib's prefix or form, another RPC framework's refusal, a sensor named in prose
+    for rule, text in (("rpclib-server-function-missing", "the server could not find function 'getHomePoint'\n"),
+                       ("rpclib-server-function-missing",
+                        "grpc._channel._InactiveRpcError: status = StatusCode.UNIMPLEMENTED details = \"Method not found\"\n"),
+                       ("rpclib-function-threw", "RuntimeError: function 'step' threw an exception\n"),
+                       ("rpclib-function-threw", "rpclib: function 'reset' threw an exception\n"),
+                       ("airsim-not-configured", "No lidar with name Lidar was configured, using defaults\n")):
+        assert not _rule_matches(rule, text), text
