@@ -882,7 +882,7 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
     prev = ""
     vram: dict[int, int] = {}  # ggml's device sizes, as ggml_cuda_init printed them
     tcmalloc = _TcmallocDeath()
-    syntax = _SyntaxContext()
+    readings = _ContextReadings()
     while True:
         if pushback:
             no, line = pushback.pop()
@@ -895,7 +895,7 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
         tcmalloc.see(no, line)
         before, line, prev = prev, _with_previous(prev, line), line  # before: the raw line above this one
         # every line is looked at: the plain substring test first, the regex only where it can match
-        yield from syntax.context(no, line)
+        yield from readings.context(no, line)
         if not line or not _worth_scanning(line):
             continue
         # --- OOM messages (possibly wrapped)
@@ -953,7 +953,7 @@ def scan(lines: Iterable[str]) -> Iterator[Evidence]:
                 yield Evidence(no, "host-oom", line[:2000], "memory", 3,
                                numbers={"requested_bytes": val, "device": "cpu"}, flags=frozenset({"host"}))
                 break
-        yield from syntax.scan(no, line, before)
+        yield from readings.scan(no, line, before)
 
 
 # The scanner's own message parsers (the OOM layouts above that `scan` reads on a line of their own): a line holding a
@@ -1079,12 +1079,13 @@ def _path_from_values(path: str, values: set[str]) -> bool:
     return any(path == v or path.startswith((v + "/", v + "\\")) for v in values)
 
 
-class _SyntaxContext:
-    """A line's evidence (_scan_line), and the reading of an error line that follows a context row closely enough to be
-    its own location / source line (_CONTEXT_ERRORS): `syntax-newer` for a SyntaxError after a newer-syntax context,
-    `api-newer` for findContours' unpacking error after its three-target source line (dev batch 135); and
-    `zerodiv-own` for a ZeroDivisionError right under a frame of the user's own file (dev batch 140); and
-    `path-from-command` for a missing file at a path the user's own command passed (dev batch 142)."""
+class _ContextReadings:
+    """A line's evidence (_scan_line), and the readings that need lines around it (what the scanner keeps between lines):
+    an error line that follows a context row closely enough to be its own location / source line (_CONTEXT_ERRORS:
+    `syntax-newer` for a SyntaxError after a newer-syntax context, dev batch 113; `api-newer` for findContours'
+    unpacking error after its three-target source line, dev batch 135); `zerodiv-own` for a ZeroDivisionError right
+    under a frame of the user's own file (dev batch 140); `path-from-command` for a missing file at a path the user's
+    own command passed (dev batch 142)."""
 
     def __init__(self) -> None:
         self.last = [0] * len(_CONTEXT_ERRORS)  # the last line of each reading's context row
@@ -1103,6 +1104,8 @@ class _SyntaxContext:
                 self.command_values |= _command_values(m.group("args"))
 
     def scan(self, no: int, line: str, before: str = "") -> Iterator[Evidence]:
+        """The line's own evidence, remembering the context rows and frames it holds, then the readings it completes
+        (`before` is the raw line above it, the source line CPython prints above an exception)."""
         for ev in _scan_line(no, line):
             for i, (flags, _error, _kind, _flag) in enumerate(_CONTEXT_ERRORS):
                 if flags & ev.flags:
@@ -1113,15 +1116,26 @@ class _SyntaxContext:
         for last, (_flags, error, kind, flag) in zip(self.last, _CONTEXT_ERRORS):
             if last and 0 < no - last <= _SYNTAX_CONTEXT_SPAN and error.search(line):
                 yield Evidence(no, kind, line[:500], "environment", 3, flags=frozenset({flag}))
-        frame_line, file = self.frame
-        if (frame_line and 0 < no - frame_line <= _SYNTAX_CONTEXT_SPAN and file and _ZERODIV_ERROR.search(line)
-                and not _NOT_OWN_FILE.search(file) and _DIVISION_SOURCE.search(before)):
+        if self._zerodiv_own(no, line, before):
             yield Evidence(no, "zerodiv-own", line[:500], "invalid-param", 2, flags=frozenset({"zerodiv_own"}))
-        if self.command_values and "[Errno 2]" in line:
-            em = _ERRNO2_PATH.search(line)
-            if em and _path_from_values(em.group("path"), self.command_values):
-                yield Evidence(no, "path-from-command", line[:500], "invalid-param", 3,
-                               flags=frozenset({"path_from_command"}))
+        if self._path_from_command(line):
+            yield Evidence(no, "path-from-command", line[:500], "invalid-param", 3,
+                           flags=frozenset({"path_from_command"}))
+
+    def _zerodiv_own(self, no: int, line: str, before: str) -> bool:
+        """A ZeroDivisionError within _SYNTAX_CONTEXT_SPAN lines of a frame in the user's own file, its source line
+        dividing by a count of the data (dev batch 140)."""
+        frame_line, file = self.frame
+        return bool(frame_line and 0 < no - frame_line <= _SYNTAX_CONTEXT_SPAN and file and _ZERODIV_ERROR.search(line)
+                    and not _NOT_OWN_FILE.search(file) and _DIVISION_SOURCE.search(before))
+
+    def _path_from_command(self, line: str) -> bool:
+        """An '[Errno 2] No such file or directory' on a path one of the user's command's argument values names, or
+        lies under (dev batch 142)."""
+        if not self.command_values or "[Errno 2]" not in line:
+            return False
+        em = _ERRNO2_PATH.search(line)
+        return bool(em and _path_from_values(em.group("path"), self.command_values))
 
 
 def _ggml_oom(no: int, line: str, vram: dict[int, int]) -> Evidence | None:
