@@ -309,18 +309,14 @@ def _runtime_text_rules() -> list[TextRule]:
         out.append(TextRule(f"{r['family']}-{r['value']}", f"{family}-text", cat, strength, frozenset(flags),
                             re.compile(body), f"{prefix}:{r['value']}"))
         if family == "cuda" and len(text) < _LONG_TEXT:
-            # a short text with its own number after a bare 'Error: ' at the start of a line (_NUMBERED_TEXT)
-            out.append(TextRule(f"{r['family']}-{r['value']}-numbered", f"{family}-text", cat, strength,
-                                frozenset(flags), re.compile(_NUMBERED_TEXT.format(text=escaped, value=r["value"])),
-                                f"{prefix}:{r['value']}"))
-            # a short text ending a C++ exception's what() after the failed call's name (_WHAT_TEXT)
-            out.append(TextRule(f"{r['family']}-{r['value']}-what", f"{family}-text", cat, strength,
-                                frozenset(flags), re.compile(_WHAT_TEXT.format(text=escaped + guard)),
-                                f"{prefix}:{r['value']}"))
-            # a short text followed by the wrapper's 'file.cu:line' (_LOCATED_TEXT)
-            out.append(TextRule(f"{r['family']}-{r['value']}-located", f"{family}-text", cat, strength,
-                                frozenset(flags), re.compile(_LOCATED_TEXT.format(text=escaped)),
-                                f"{prefix}:{r['value']}"))
+            # a short text in a wrapper's own line forms: with its own number after a bare 'Error: ' at the start of a
+            # line (_NUMBERED_TEXT), ending a C++ exception's what() after the failed call's name (_WHAT_TEXT), and
+            # followed by the wrapper's 'file.cu:line' (_LOCATED_TEXT)
+            for suffix, pattern in (("numbered", _NUMBERED_TEXT.format(text=escaped, value=r["value"])),
+                                    ("what", _WHAT_TEXT.format(text=escaped + guard)),
+                                    ("located", _LOCATED_TEXT.format(text=escaped))):
+                out.append(TextRule(f"{r['family']}-{r['value']}-{suffix}", f"{family}-text", cat, strength,
+                                    frozenset(flags), re.compile(pattern), f"{prefix}:{r['value']}"))
         if r["family"] == "cuda":
             # NCCL's own allocations are outside PyTorch's caching allocator
             in_nccl = flags | ({"outside_allocator", "outside_pytorch"} if cat == "memory" else set())
