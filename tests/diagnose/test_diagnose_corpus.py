@@ -466,14 +466,6 @@ DEV_UNSUPPORTED = {
                               "reads unknown (row rpclib-function-threw: the line says the simulator's handler threw, "
                               "not why; it read kernel-fault through the fallback's words before); the outdated client "
                               "library the reporter updated is in the thread, not the log",
-    # dev batch 145 (labelled from their threads before any rule was written)
-    "cpu_env_geocompxdocker29.log": "dev batch 145: libmamba's 'Could not solve for environment specs' after 'nothing "
-                                    "provides requested quarto' reads unknown: no row reads libmamba's refusal",
-    "cpu_capacity_kingdra2.log": "dev batch 145: the shell's job report '/bin/bash: line 27: 318 Killed sh start.sh' "
-                                 "reads unknown (environment through the fallback): row host-sigkill reads a bare "
-                                 "'Killed' line, not the shell's 'line N: PID Killed <command>' form",
-    "cpu_env_skimage490.log": "dev batch 145: Cython's import-time 'C function X has wrong signature (expected ..., got "
-                              "...)' reads unknown (op-not-supported through the fallback): no row reads it",
 }
 # dev logs the rules alone read right (`unknown`, the label) but the statistical fallback then reads wrong: a
 # DEV_UNSUPPORTED entry would pass (it watches the rules alone), so these are strict xfails with the fallback on (dev
