@@ -10108,3 +10108,94 @@ def test_rpclib_errors_from_airsims_client():
                        ("rpclib-function-threw", "rpclib: function 'reset' threw an exception\n"),
                        ("airsim-not-configured", "No lidar with name Lidar was configured, using defaults\n")):
         assert not _rule_matches(rule, text), text
+
+
+def test_libmamba_and_conda_solver_failures_are_the_environment():
+    # dev batch 145: micromamba in a Docker build (geocompx/docker#29) read unknown: libmamba's refusal, libsolv's
+    # 'nothing provides requested X' for a spec of the job, its 'nothing provides X needed by Y' (libsolv's
+    # problems.c), and classic conda's spinner line 'Solving environment: failed' on a line of its own
+    mamba = ("Encountered problems while solving:\n  - nothing provides requested quarto\n\n"
+             "The environment can't be solved, aborting the operation\n"
+             "error    libmamba Could not solve for environment specs\ncritical libmamba UnsatisfiableError\n")
+    needed = "Encountered problems while solving:\n  - nothing provides libfoo >=2.1 needed by bar-1.0-h123_0\n"
+    classic = ("Collecting package metadata (repodata.json): done\nSolving environment: failed\n\n"
+               "ResolvePackageNotFound: \n  - pytorch==1.1.0=py3.6_cuda10.0.130_cudnn7.5.1_0\n")
+    _assert_reads("conda-solver-refused", Category.ENVIRONMENT, (mamba, needed, classic), by_line=True)
+    assert diagnose("Solving environment: failed\n", prior=False).primary_category == Category.ENVIRONMENT
+    # near misses: the retry notice (conda goes on), a solve that went through, the words without libmamba's prefix,
+    # and 'nothing provides' in prose without a requested spec or a 'needed by'
+    assert not _rule_matches("conda-solver-refused", "Solving environment: failed with initial frozen solve. "
+                                                     "Retrying with flexible solve.\n")
+    assert not _rule_matches("conda-solver-refused", "Solving environment: done\n")
+    assert not _rule_matches("conda-solver-refused", "Could not solve for the boundary conditions\n")
+    assert not _rule_matches("conda-solver-refused", "nothing provides a default for this option\n")
+
+
+def test_missing_msvc_build_tools_is_the_environment():
+    # dev batch 145: setuptools' MSVC lookup failing while pip builds an extension on Windows (rmorshea/slidedown#12,
+    # read right through pip's 'Failed building wheel'); the line alone read unknown, op-not-supported through the
+    # fallback's words; its older form without 'or greater'
+    new = ("  error: Microsoft Visual C++ 14.0 or greater is required. Get it with \"Microsoft C++ Build Tools\": "
+           "https://visualstudio.microsoft.com/visual-cpp-build-tools/\n")
+    old = ("error: Microsoft Visual C++ 14.0 is required. Get it with \"Microsoft Visual C++ Build Tools\": "
+           "http://landinghub.visualstudio.com/visual-cpp-build-tools\n")
+    _assert_reads("msvc-build-tools-missing", Category.ENVIRONMENT, (new, old))
+    # near misses: the redistributable named as installed, the build tools named without 'is required', and another
+    # product's requirement
+    assert not _rule_matches("msvc-build-tools-missing", "Microsoft Visual C++ 2015-2022 Redistributable (x64) is "
+                                                         "installed\n")
+    assert not _rule_matches("msvc-build-tools-missing", "Installing Microsoft Visual C++ Build Tools 14.0\n")
+    assert not _rule_matches("msvc-build-tools-missing", "error: Microsoft .NET Framework 4.8 is required\n")
+
+
+def test_a_shells_job_report_of_a_killed_command_is_host_memory():
+    # dev batch 145: '/bin/bash: line 27: 318 Killed sh start.sh' (divamgupta/deep-clustering-kingdra#2, the code
+    # needs a lot of host memory) read unknown, environment through the fallback; OpenNMT/OpenNMT-py#1824's
+    # 'run.sh: line 66: 777016 Killed ... python train.py'
+    bash = "2020-11-24 20:22:28.106 /bin/bash: line 27: 318 Killed sh start.sh\n"
+    script = ("run.sh: line 66: 777016 Killed                  CUDA_VISIBLE_DEVICES=$gpu python train.py\n")
+    _assert_reads("host-sigkill", Category.CAPACITY, (bash, script))
+    # near misses: another signal's report (SIGABRT), the kernel's own kill line (row host-oom-killer) and the word in
+    # prose
+    assert not _rule_matches("host-sigkill", "/bin/sh: line 9: 10903 Aborted                 rapsearch -q x.fastq\n")
+    assert not _rule_matches("host-sigkill", "kernel: Killed process 28367 (python3) total-vm:12438252kB\n")
+    assert not _rule_matches("host-sigkill", "the job on line 3 was Killed by the scheduler\n")
+
+
+def test_cythons_import_time_function_signature_check_is_the_environment():
+    # dev batch 145: 'C function X has wrong signature (expected ..., got ...)' at import (scikit-image/scikit-image#490,
+    # cython/cython#5284) read unknown, op-not-supported through the fallback: two compiled modules out of step
+    skimage = ("`TypeError: C function skimage._shared.interpolation.get_pixel3d has wrong signature (expected double "
+               "(double *, int, int, int, int, int, int, char, double), got double (double *, Py_ssize_t, Py_ssize_t, "
+               "Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t, char, double))`\n")
+    xpra = ("  File \"xpra/server/window/motion.pyx\", line 1, in init xpra.server.window.motion\n"
+            "TypeError: C function xpra.buffers.xxh.xxh3 has wrong signature (expected unsigned PY_LONG_LONG "
+            "(void const *, size_t), got uint64_t (void const *, size_t))\n")
+    _assert_reads("cython-function-signature", Category.ENVIRONMENT, (skimage, xpra))
+    # near misses: Cython's compile-time declaration mismatch (a build's error), the words without 'C function', and
+    # a signature complaint without Cython's '(expected ..., got ...)'
+    assert not _rule_matches("cython-function-signature", "cuwo/bytes.pyx:120:10: Signature not compatible with "
+                                                          "previous declaration\n")
+    assert not _rule_matches("cython-function-signature", "callback has wrong signature (expected int, got str)\n")
+    assert not _rule_matches("cython-function-signature", "C function foo.bar has wrong signature\n")
+
+
+def test_an_evaluators_timeout_attribute_echoed_in_a_traceback_is_not_a_timeout():
+    # dev batch 145: a parallel evaluator's echoed 'job.get(timeout=self.timeout)' (neat-python's ParallelEvaluator,
+    # joblib's parallel.py retrieve) read comm above the NumPy ValueError the worker raised; the error's own type and
+    # text now decide (exhuma/python-cluster#10's truth-value refusal reads invalid-param)
+    echoed = ("Traceback (most recent call last):\n"
+              "  File \"/env/lib/python3.8/site-packages/joblib/parallel.py\", line 933, in retrieve\n"
+              "    self._output.extend(job.get(timeout=self.timeout))\n"
+              "  File \"/usr/lib/python3.8/multiprocessing/pool.py\", line 771, in get\n"
+              "    raise self._value\n"
+              "ValueError: The truth value of an array with more than one element is ambiguous. Use a.any() or "
+              "a.all()\n")
+    assert diagnose(echoed, prior=False).primary_category == Category.INVALID_PARAM
+    assert not _rule_matches("ph-timeout", "    genome.fitness = job.get(timeout=self.timeout)\n")
+    # the word stays in the scan as context (ph-timeout-word), so the fallback's features are unchanged
+    assert _rule_matches("ph-timeout-word", "    genome.fitness = job.get(timeout=self.timeout)\n")
+    # near misses that still read as a wait that expired: a bare 'timeout: N', 'timed out' after an attribute-like name
+    assert _rule_matches("ph-timeout", "socket timeout: 30 seconds\n")
+    assert _rule_matches("ph-timeout", "socket.timeout: timed out\n")
+    assert _rule_matches("ph-timeout", "HCCL collective timeout after 1800 s\n")
