@@ -295,7 +295,7 @@ DEV_UNSUPPORTED = {
     "cpu_param_aimlprojects2.log": "a bare '{\"detail\":\"Not Found\"}' names no cause (a wrong path, a model not loaded or "
                                    "a server behind another prefix answer alike); that the caller's URL was wrong is in "
                                    "the thread, not the text",
-    "cpu_env_videoio2.log": "dev batch 95: the log is one line, a BrokenPipeError writing frames to an ffmpeg subprocess's stdin (reads comm from the weak broken-pipe phrase); that ffmpeg could not start because its build lacked libx264 is the maintainer's answer, not in the text (the same broken pipe follows any child that exits early: a bad argument, a full disk). Its sibling with ffmpeg's own 'Unknown encoder' line reads environment (cpu_env_everybodydance4.log)",
+    "cpu_env_videoio2.log": "dev batch 95: the log is one line, a BrokenPipeError writing frames to an ffmpeg subprocess's stdin (read comm from the weak broken-pipe phrase; since dev batch 144 unknown, row py-child-stdin-source's reading: the child's reason is not in the text); that ffmpeg could not start because its build lacked libx264 is the maintainer's answer, not in the text (the same broken pipe follows any child that exits early: a bad argument, a full disk). Its sibling with ffmpeg's own 'Unknown encoder' line reads environment (cpu_env_everybodydance4.log)",
     "cuda_env_internvl278.log": "dev batch 96: a bare 'Floating point exception (core dumped)' after a model call reads unknown (a crash with no cause in the text); that CUDA 11.1 -> 11.8 cured it is one commenter's answer in the thread (others kept it on 11.8 / 12.1), not in the line; a SIGFPE has other causes (a division by zero in a kernel or in host code), so no rule reads it as environment",
     "cuda_env_infinitystar16.log": "dev batch 96: apex's 'input must be a CUDA tensor' (a CUDA extension's device check) reads unknown; the thread's cause is an apex build that did not match the environment (the reporter's tensors were on cuda:0, re-configuring the environment fixed it), while the same check fires for a CPU tensor passed to a CUDA-only op (invalid-param): the wording's labels are split, so no rule reads it",
     # dev batch 98 (labelled from their threads before any rule; kept as honest misses)
@@ -466,17 +466,6 @@ DEV_UNSUPPORTED = {
                               "reads unknown (row rpclib-function-threw: the line says the simulator's handler threw, "
                               "not why; it read kernel-fault through the fallback's words before); the outdated client "
                               "library the reporter updated is in the thread, not the log",
-    # dev batch 144 (labelled before any rule; the rules then added take these out where they read them right)
-    "cpu_unknown_densecap10.log": "dev batch 144: 'IOError: [Errno 32] Broken pipe' under METEOR's "
-                                  "'self.meteor_p.stdin.write(...)' (a local Java child process's stdin) reads comm "
-                                  "from the weak broken-pipe phrase",
-    "cpu_unknown_pycocoevalcap2.log": "dev batch 144: 'BrokenPipeError: [Errno 32] Broken pipe' under METEOR's "
-                                      "'self.meteor_p.stdin.flush()' reads comm from the weak broken-pipe phrase",
-    "cpu_param_patchinpainting2.log": "dev batch 144: OpenCV's '(-210:Unsupported format or combination of formats) "
-                                      "[Start]FindContours supports only CV_8UC1 images ...' reads op-not-supported "
-                                      "from the weak not-supported phrase",
-    "cpu_param_opencvrust630.log": "dev batch 144: the same -210 error through opencv-rust, '(code: "
-                                   "StsUnsupportedFormat, -210)', reads op-not-supported from the weak phrase",
 }
 # dev logs the rules alone read right (`unknown`, the label) but the statistical fallback then reads wrong: a
 # DEV_UNSUPPORTED entry would pass (it watches the rules alone), so these are strict xfails with the fallback on (dev
