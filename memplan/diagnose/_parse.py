@@ -1006,10 +1006,22 @@ _SYNTAX_CONTEXT_SPAN = 4
 # https://github.com/Vasistareddy/image.title/issues/10, https://github.com/spmallick/learnopencv/issues/328). Another
 # unpacking error, or the same one under another call, keeps its reading.
 _CV_UNPACK_ERROR = re.compile(r"^\s*ValueError: not enough values to unpack \(expected 3, got 2\)\s*$")
+# dev batch 144: CPython's '[Errno 32] Broken pipe' (BrokenPipeError; IOError / OSError in older forms) right under a
+# source line that writes to or flushes the stdin pipe of a child process the program started (row
+# py-child-stdin-source, flag `child_stdin`: METEOR's Java scorer under pycocoevalcap, an ffmpeg writer), or on the same
+# line where a paste joined them: the child exited before reading, and its reason is in its own output, which the log
+# does not show: unknown at strength 2 (kind `child-pipe-closed`, kept out of the statistical fallback's words like
+# `syntax-newer`), so that the weak broken-pipe phrase (ph-comm, a connection between ranks) does not decide, while a
+# message naming the child's reason (ffmpeg's 'Unknown encoder') still does
+# (https://github.com/InnerPeace-Wu/densecap-tensorflow/issues/10, https://github.com/sks3i/pycocoevalcap/issues/2).
+# A broken pipe under a socket's or a multiprocessing connection's write keeps its reading.
+_BROKEN_PIPE_ERROR = re.compile(r"\b(?:BrokenPipeError|IOError|OSError): \[Errno 32\] Broken pipe\s*$")
 # the context readings: (the flags of a context row, the error line that may follow it within _SYNTAX_CONTEXT_SPAN
-# lines, the kind and flag of the environment reading that error line then gets)
-_CONTEXT_ERRORS = ((_SYNTAX_CONTEXT_FLAGS, _PY_SYNTAX_ERROR, "syntax-newer", "syntax_newer"),
-                   (frozenset({"cv_contours3"}), _CV_UNPACK_ERROR, "api-newer", "cv_unpack"))
+# lines (or, for the broken pipe, share its line), the kind, flag, category and strength of the reading that error
+# line then gets)
+_CONTEXT_ERRORS = ((_SYNTAX_CONTEXT_FLAGS, _PY_SYNTAX_ERROR, "syntax-newer", "syntax_newer", "environment", 3),
+                   (frozenset({"cv_contours3"}), _CV_UNPACK_ERROR, "api-newer", "cv_unpack", "environment", 3),
+                   (frozenset({"child_stdin"}), _BROKEN_PIPE_ERROR, "child-pipe-closed", "child_pipe", "unknown", 2))
 
 
 # dev batch 140: CPython's ZeroDivisionError right under the innermost frame of its traceback (at most
@@ -1083,7 +1095,8 @@ class _ContextReadings:
     """A line's evidence (_scan_line), and the readings that need lines around it (what the scanner keeps between lines):
     an error line that follows a context row closely enough to be its own location / source line (_CONTEXT_ERRORS:
     `syntax-newer` for a SyntaxError after a newer-syntax context, dev batch 113; `api-newer` for findContours'
-    unpacking error after its three-target source line, dev batch 135); `zerodiv-own` for a ZeroDivisionError right
+    unpacking error after its three-target source line, dev batch 135; `child-pipe-closed` for a broken pipe under a
+    write to a child process's stdin, dev batch 144); `zerodiv-own` for a ZeroDivisionError right
     under a frame of the user's own file (dev batch 140); `path-from-command` for a missing file at a path the user's
     own command passed (dev batch 142)."""
 
@@ -1107,15 +1120,17 @@ class _ContextReadings:
         """The line's own evidence, remembering the context rows and frames it holds, then the readings it completes
         (`before` is the raw line above it, the source line CPython prints above an exception)."""
         for ev in _scan_line(no, line):
-            for i, (flags, _error, _kind, _flag) in enumerate(_CONTEXT_ERRORS):
+            for i, (flags, *_reading) in enumerate(_CONTEXT_ERRORS):
                 if flags & ev.flags:
                     self.last[i] = no
             if ev.kind == "frame":
                 self.frame = (no, str(ev.numbers.get("file", "")))
             yield ev
-        for last, (_flags, error, kind, flag) in zip(self.last, _CONTEXT_ERRORS):
-            if last and 0 < no - last <= _SYNTAX_CONTEXT_SPAN and error.search(line):
-                yield Evidence(no, kind, line[:500], "environment", 3, flags=frozenset({flag}))
+        # a context row and its error on one line: only the broken pipe's error pattern can share a line with its
+        # context (the SyntaxError's and the unpacking error's are anchored at the line's start)
+        for last, (_flags, error, kind, flag, category, strength) in zip(self.last, _CONTEXT_ERRORS):
+            if last and 0 <= no - last <= _SYNTAX_CONTEXT_SPAN and error.search(line):
+                yield Evidence(no, kind, line[:500], category, strength, flags=frozenset({flag}))
         if self._zerodiv_own(no, line, before):
             yield Evidence(no, "zerodiv-own", line[:500], "invalid-param", 2, flags=frozenset({"zerodiv_own"}))
         if self._path_from_command(line):

@@ -273,7 +273,8 @@ def test_message_patterns_name_every_parser():
                "_GLIBC_ABORT", "_ERROR_LIKE", "_FRAME", "_OP", "_NUMS", "_PROMPT_IMPORT", "_CRASH_LINE", "_TRT_FUNC_LINE",
                "_TRT_CODE_LINE", "_DIV_BY_SIZE_LINE", "_ZERODIV_LINE", "_PRETRAINED_CALL", "_INIT_KWARG",
                "_PY_SYNTAX_ERROR", "_OLDER_THAN", "_CV_UNPACK_ERROR", "_NEURON_UTILIZATION", "_NEURON_TOTAL",
-               "_ZERODIV_ERROR", "_DIVISION_SOURCE", "_NOT_OWN_FILE", "_PY_COMMAND", "_ERRNO2_PATH", "_ARG_NUMBER"}
+               "_ZERODIV_ERROR", "_DIVISION_SOURCE", "_NOT_OWN_FILE", "_PY_COMMAND", "_ERRNO2_PATH", "_ARG_NUMBER",
+               "_BROKEN_PIPE_ERROR"}
     parsers = set(map(id, parse._MESSAGE_PATTERNS))
     for name, value in vars(parse).items():
         pats = [value] if isinstance(value, re.Pattern) else [v for v in value if isinstance(v, re.Pattern)] \
@@ -10199,3 +10200,52 @@ def test_an_evaluators_timeout_attribute_echoed_in_a_traceback_is_not_a_timeout(
     assert _rule_matches("ph-timeout", "socket timeout: 30 seconds\n")
     assert _rule_matches("ph-timeout", "socket.timeout: timed out\n")
     assert _rule_matches("ph-timeout", "HCCL collective timeout after 1800 s\n")
+def test_broken_pipe_under_a_write_to_a_child_processs_stdin_is_unknown():
+    # dev batch 144: CPython's '[Errno 32] Broken pipe' right under pycocoevalcap's write to / flush of METEOR's Java
+    # child process's stdin (InnerPeace-Wu/densecap-tensorflow#10, sks3i/pycocoevalcap#2) read comm by the weak
+    # broken-pipe phrase: the child exited, and why is in its own output, not in the log
+    write = ('  File "/lib/pycocoevalcap/meteor/meteor.py", line 96, in _stat\n'
+             "    self.meteor_p.stdin.write('{}\\n'.format(score_line))\n"
+             "IOError: [Errno 32] Broken pipe\n")
+    flush = ('  File "/site-packages/pycocoevalcap/meteor/meteor.py", line 41, in compute_score\n'
+             "    self.meteor_p.stdin.flush()\nBrokenPipeError: [Errno 32] Broken pipe\n")
+    joined = "self.ffmpeg_process.stdin.write(color_frame.tobytes()) BrokenPipeError: [Errno 32] Broken pipe\n"
+    _assert_reads("py-child-stdin-source", Category.UNKNOWN, (write, flush, joined), by_line=True)
+    # the reading keeps the statistical fallback out, as a rule's unknown does
+    assert diagnose(flush).primary_category == Category.UNKNOWN
+    # a message naming the child's reason still decides (dev batch 95's ffmpeg 'Unknown encoder')
+    encoder = ("Unknown encoder 'libx264'\n" + write)
+    assert diagnose(encoder, prior=False).primary_category == Category.ENVIRONMENT
+    # near misses: a broken pipe under a multiprocessing connection's or a socket's write, one far below the stdin
+    # write, and another error under the stdin write keep their readings
+    conn = ('  File "/usr/lib/python3.8/multiprocessing/connection.py", line 368, in _send\n'
+            "    n = write(self._handle, buf)\nBrokenPipeError: [Errno 32] Broken pipe\n")
+    sock = ('  File "worker.py", line 20, in send\n    self.sock.sendall(data)\nBrokenPipeError: [Errno 32] Broken pipe\n')
+    far = ("    self.meteor_p.stdin.write(line)\n" + "note\n" * 5 + "BrokenPipeError: [Errno 32] Broken pipe\n")
+    for log in (conn, sock, far):
+        assert diagnose(log, prior=False).primary_category == Category.COMM, log
+    other = ("    self.meteor_p.stdin.write(line)\nValueError: I/O operation on closed file.\n")
+    assert diagnose(other, prior=False).primary_category == Category.INVALID_PARAM, other
+    assert not _rule_matches("py-child-stdin-source", "    data = self.proc.stdout.read()\n")
+
+
+def test_opencv_unsupported_format_of_the_callers_input_is_invalid_param():
+    # dev batch 144: OpenCV's '(-210:Unsupported format or combination of formats)' from findContours given a mask that
+    # is not CV_8UC1 (Analyzable-FR/patch-based-texture-inpainting#2) and through opencv-rust with its code's name
+    # (twistedfall/opencv-rust#630) read op-not-supported by the weak not-supported phrase
+    py = ("cv2.error: OpenCV(4.8.1) /io/opencv/modules/imgproc/src/contours.cpp:195: error: (-210:Unsupported format or "
+          "combination of formats) [Start]FindContours supports only CV_8UC1 images when mode != CV_RETR_FLOODFILL "
+          "otherwise supports CV_32SC1 images only in function 'cvStartFindContours_Impl'\n")
+    rust = ("Error: OpenCV(4.6.0) ./modules/imgproc/src/contours.cpp:195: error: (-210:Unsupported format or combination "
+            "of formats) [Start]FindContours supports only CV_8UC1 images in function 'cvStartFindContours_Impl'\n"
+            " (code: StsUnsupportedFormat, -210)\n")
+    _assert_reads("opencv-unsupported-format", Category.INVALID_PARAM, (py, rust))
+    assert _rule_matches("opencv-unsupported-format", " (code: StsUnsupportedFormat, -210)\n")
+    # near misses: the same code raised in OpenCV's CUDA module, another OpenCV code, and the words in prose are not
+    # the row
+    for text in ("error: (-210:Unsupported format or combination of formats) Unsupported source type in function "
+                 "'cv::cuda::resize'\n",
+                 "error: (-215:Assertion failed) !_src.empty() in function 'cvtColor'\n",
+                 "this tool supports an unsupported format or combination of formats\n",
+                 "(code: StsBadArg, -5)\n"):
+        assert not _rule_matches("opencv-unsupported-format", text), text
