@@ -466,20 +466,6 @@ DEV_UNSUPPORTED = {
                               "reads unknown (row rpclib-function-threw: the line says the simulator's handler threw, "
                               "not why; it read kernel-fault through the fallback's words before); the outdated client "
                               "library the reporter updated is in the thread, not the log",
-    # dev batch 146 (labelled from their threads before any rule was written; first measured 2/7 rules alone, 3/7
-    # through the CLI)
-    "cpu_env_rmatsturbo78.log": "dev batch 146: GCC's 'g++: error: unrecognized command line option '-fno-plt'' "
-                                "(the Python build's flags given to an older compiler) reads unknown",
-    "cpu_param_nesyxil2.log": "dev batch 146: ATen's 'normal expects all elements of std >= 0.0' (the caller's "
-                              "negative std) reads unknown",
-    "cuda_param_mvdepthnet24.log": "dev batch 146: the Python argument parser's 'conv2d(): argument 'padding' must be "
-                                   "tuple of ints, but found element of type float at pos 1' reads unknown by the "
-                                   "rules (invalid-param only through the fallback's words)",
-    "cpu_env_visiontransformerscifar1012.log": "dev batch 146: 'conv2d(): argument 'padding' (position 5) must be "
-                                               "tuple of ints, not str' under torch 1.7 (string padding needs a "
-                                               "newer torch) reads benign",
-    "cuda_benign_mockingbird758.log": "dev batch 146: cuBLAS's 'Could not load symbol cublasGetSmCountTarget from "
-                                      "cublas64_11.dll. Error code 127' notice, the run going on, reads unknown",
 }
 # dev logs the rules alone read right (`unknown`, the label) but the statistical fallback then reads wrong: a
 # DEV_UNSUPPORTED entry would pass (it watches the rules alone), so these are strict xfails with the fallback on (dev
