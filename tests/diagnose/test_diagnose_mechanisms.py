@@ -10249,3 +10249,77 @@ def test_opencv_unsupported_format_of_the_callers_input_is_invalid_param():
                  "this tool supports an unsupported format or combination of formats\n",
                  "(code: StsBadArg, -5)\n"):
         assert not _rule_matches("opencv-unsupported-format", text), text
+def test_compiler_refusing_the_builds_flags_or_a_removed_torch_macro_is_environment():
+    # dev batch 146: g++ older than the flags of the Python build (Xinglab/rmats-turbo#78, read unknown) and an
+    # extension's AT_CHECK, which PyTorch 1.5 removed (zeliu98/CloserLook3D#16)
+    fno_plt = ("g++: error: unrecognized command line option \u2018-fno-plt\u2019\n"
+               "error: command 'g++' failed with exit status 1\n")
+    gcc = ("gcc -march=nocona -fno-plt -O2 -c -o src/a.o src/a.c\n"
+           "gcc: error: unrecognized command line option \u2018-fno-plt\u2019\n")
+    localized = "g++: \u9519\u8bef\uff1aunrecognized command line option \u2018-fno-plt\u2019\n"
+    newer = "x86_64-conda-linux-gnu-g++: error: unrecognized command-line option '-fcf-protection'\n"
+    _assert_reads("gcc-unrecognized-option", Category.ENVIRONMENT, (fno_plt, gcc, localized, newer), by_line=True)
+    at_check = ("/src/ops/_ext_src/include/utils.h:28:5: error: \u2018AT_CHECK\u2019 was not declared in this scope\n"
+                "     AT_CHECK(x.scalar_type() == at::ScalarType::Float, \\\n")
+    _assert_reads("torch-at-check-removed", Category.ENVIRONMENT, (at_check,))
+    # near misses: the option named in prose, another tool's unknown option, another name not declared
+    for rule, text in (("gcc-unrecognized-option", "the compiler may report an unrecognized command line option\n"),
+                       ("gcc-unrecognized-option", "nvcc fatal   : Unknown option '-fno-plt'\n"),
+                       ("torch-at-check-removed", "src/a.cpp:3:5: error: \u2018my_check\u2019 was not declared in this scope\n"),
+                       ("torch-at-check-removed", "AT_CHECK is deprecated, use TORCH_CHECK\n")):
+        assert not _rule_matches(rule, text), text
+
+
+def test_torch_argument_checks_refusing_the_callers_values_are_invalid_param():
+    # dev batch 146: torch.distributions' constraint check on NaN parameters (JinmiaoChenLab/scTM#6), ATen's check of
+    # normal's std (ml-research/NeSyXIL#2, read unknown), the Python argument parser's type check
+    # (HKUST-Aerial-Robotics/MVDepthNet#24, read unknown by the rules)
+    loc = ("ValueError: Expected parameter loc (Parameter of shape (1,)) of distribution Normal(loc: Parameter "
+           "containing:\ntensor([nan], device='cuda:0', requires_grad=True), scale: tensor([nan])) to satisfy the "
+           "constraint Real(), but found invalid values:\n")
+    scale = ("ValueError: Expected parameter scale (Tensor of shape (8, 3)) of distribution Normal(loc: "
+             "torch.Size([8, 3]), scale: torch.Size([8, 3])) to satisfy the constraint GreaterThan(lower_bound=0.0), "
+             "but found invalid values:\n")
+    support = ("ValueError: Expected value argument (Tensor of shape (16,)) to be within the support (Real()) of the "
+               "distribution Normal(loc: torch.Size([16]), scale: torch.Size([16])), but found invalid values:\n")
+    _assert_reads("torch-distribution-arg-check", Category.INVALID_PARAM, (loc, scale, support))
+    std = ("    slots = torch.normal(mu, sigma)\nRuntimeError: normal expects all elements of std >= 0.0\n",
+           "RuntimeError: normal expects std >= 0.0, but found std -1\n")
+    _assert_reads("torch-normal-std-check", Category.INVALID_PARAM, std)
+    parser = ("TypeError: conv2d(): argument 'padding' must be tuple of ints, but found element of type float at pos 1\n",
+              "TypeError: linear(): argument 'weight' (position 2) must be Tensor, not NoneType\n",
+              "TypeError: embedding(): argument 'indices' (position 2) must be Tensor, not list\n")
+    _assert_reads("torch-arg-parser-type", Category.INVALID_PARAM, parser)
+    # near misses: the words in prose, a check of another library, forward()'s own arity message
+    for rule, text in (("torch-distribution-arg-check", "the parameter was expected to satisfy the constraint\n"),
+                       ("torch-normal-std-check", "numpy: ValueError: scale < 0\n"),
+                       ("torch-arg-parser-type", "TypeError: forward() missing 1 required positional argument: 'x'\n"),
+                       ("torch-arg-parser-type", "the argument 'padding' must be a tuple of ints\n")):
+        assert not _rule_matches(rule, text), text
+
+
+def test_string_padding_refused_by_an_older_torch_is_environment():
+    # dev batch 146: padding='same' under torch 1.7 (kentaroy47/vision-transformers-cifar10#12, read benign): the
+    # installed torch's conv2d takes a str padding, the older one did not
+    old = ("I always have the problem of conv2d(): argument 'padding' (position 5) must be tuple of ints, not str\n",
+           "TypeError: conv3d(): argument 'padding' (position 5) must be tuple of ints, not str\n")
+    _assert_reads("torch-conv-padding-str", Category.ENVIRONMENT, old)
+    # near miss: conv_transpose2d takes no string padding even now, the caller's argument (invalid-param)
+    transposed = "TypeError: conv_transpose2d(): argument 'padding' (position 5) must be tuple of ints, not str\n"
+    assert not _rule_matches("torch-conv-padding-str", transposed)
+    assert diagnose(transposed, prior=False).primary_category == Category.INVALID_PARAM
+
+
+def test_cublas_missing_symbol_notice_alone_is_benign():
+    # dev batch 146: cuBLAS 11's Windows DLL noting a missing optional entry point while training goes on
+    # (babysor/MockingBird#758, read unknown)
+    notice = ("\u6bcf\u6b21\u8dd1\u8bad\u7ec3\u65f6\u5019 \u4f1a\u62a5Could not load symbol cublasGetSmCountTarget "
+              "from cublas64_11.dll. Error code 127\n")
+    _assert_reads("cublas-symbol-notice", Category.BENIGN, (notice,))
+    # weak: a failure in the same log decides
+    failing = notice + "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB\n"
+    assert diagnose(failing, prior=False).primary_category != Category.BENIGN
+    # near misses: another DLL's load failure, the words in prose
+    for text in ("Could not load library cudnn_cnn_infer64_8.dll. Error code 126\n",
+                 "could not load symbol from the dll\n"):
+        assert not _rule_matches("cublas-symbol-notice", text), text
