@@ -10281,7 +10281,8 @@ def test_a_process_pools_dead_worker_alone_is_unknown():
               "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n"
               "ModuleNotFoundError: No module named 'joblib'\n")
     assert diagnose(module, prior=False).primary_category == Category.ENVIRONMENT
-    # near misses: the words in prose (HALFpipe#134's own sentence, lower case), another executor's error, a thread pool
+    # near misses: the words in prose (HALFpipe#134's own sentence, lower case), and other pool exceptions' messages
+    # written for the test, none of them a worker's death
     for text in ("an error occurred (a process in the process pool was terminated abruptly while the future was running "
                  "or pending)\n",
                  "concurrent.futures.process.BrokenProcessPool: A child process terminated abruptly, the process pool "
