@@ -10323,3 +10323,83 @@ def test_cublas_missing_symbol_notice_alone_is_benign():
     for text in ("Could not load library cudnn_cnn_infer64_8.dll. Error code 126\n",
                  "could not load symbol from the dll\n"):
         assert not _rule_matches("cublas-symbol-notice", text), text
+
+
+def test_a_process_pools_dead_worker_alone_is_unknown():
+    # dev batch 147: concurrent.futures' BrokenProcessPool (HALFpipe/HALFpipe#134) and loky's TerminatedWorkerError
+    # (joblib/joblib#812) say a worker died, not why; echoed above them, concurrent.futures' own
+    # 'return fut.result(timeout)' (pytest's frames in joblib/loky#388) read comm through the weak phrase ph-timeout
+    frames = ("../../mambaforge/envs/dev/lib/python3.11/concurrent/futures/_base.py:317: in _result_or_cancel\n"
+              "    return fut.result(timeout)\n"
+              "../../mambaforge/envs/dev/lib/python3.11/concurrent/futures/_base.py:456: in result\n"
+              "    return self.__get_result()\n")
+    pool = ("concurrent.futures.process.BrokenProcessPool: A process in the process pool was terminated abruptly while "
+            "the future was running or pending.\n")
+    loky = ("E               loky.process_executor.TerminatedWorkerError: A worker process managed by the executor was "
+            "unexpectedly terminated. This could be caused by a segmentation fault while calling the function or by an "
+            "excessive memory usage causing the Operating System to kill the worker.\n")
+    bare = "BrokenProcessPool: A process in the process pool was terminated abruptly while the future was running or pending\n"
+    _assert_reads("pool-worker-died", Category.UNKNOWN, (frames + pool, frames + loky, bare))
+    for log in (frames + pool, frames + loky, bare):
+        # the row keeps the statistical fallback out too
+        assert diagnose(log).primary_category == Category.UNKNOWN, log
+    # a cause printed with it decides: the workers' SIGKILL exit codes (joblib#812: host memory, as the dev corpus reads
+    # a SIGKILL) and the worker's own missing module (scverse/pertpy#704)
+    killed = ("joblib.externals.loky.process_executor.TerminatedWorkerError: A worker process managed by the executor was "
+              "unexpectedly terminated. This could be caused by a segmentation fault while calling the function or by an "
+              "excessive memory usage causing the Operating System to kill the worker. The exit codes of the workers are "
+              "{SIGKILL(-9)}\n")
+    assert diagnose(killed, prior=False).primary_category == Category.CAPACITY
+    module = (loky + "E               \nE               The exit codes of the workers are {EXIT(1), EXIT(1)}\n"
+              "----------------------------- Captured stderr call -----------------------------\n"
+              "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n"
+              "ModuleNotFoundError: No module named 'joblib'\n")
+    assert diagnose(module, prior=False).primary_category == Category.ENVIRONMENT
+    # near misses: the words in prose (HALFpipe#134's own sentence, lower case), and other pool exceptions' messages
+    # written for the test, none of them a worker's death
+    for text in ("an error occurred (a process in the process pool was terminated abruptly while the future was running "
+                 "or pending)\n",
+                 "concurrent.futures.process.BrokenProcessPool: A child process terminated abruptly, the process pool "
+                 "is not usable anymore\n",
+                 "concurrent.futures.thread.BrokenThreadPool: A thread initializer failed, the thread pool is not usable "
+                 "anymore\n",
+                 "joblib.externals.loky.process_executor.BrokenProcessPool: A task has failed to un-serialize.\n"):
+        assert not _rule_matches("pool-worker-died", text), text
+
+
+def test_a_timeout_name_passed_in_echoed_code_is_no_expired_wait():
+    # dev batch 147: ph-timeout read a bare 'timeout' passed as a call's argument ('return fut.result(timeout)',
+    # concurrent.futures' _result_or_cancel as joblib/loky#388's pytest frames echo it) as a collective's wait; like
+    # dev batch 94's keyword argument and dev batch 145's attribute, it names the caller's parameter
+    for text in ("    return fut.result(timeout)\n",
+                 "    ok = waiter.acquire(True, timeout)\n", "    conn.poll(timeout, block)\n"):
+        assert not _rule_matches("ph-timeout", text), text
+        assert _rule_matches("ph-timeout-word", text), text
+    # near misses that still read comm: a timeout in a message, in parentheses as prose, and a timeout that expired
+    for text in ("socket timeout: 30 seconds\n", "NCCL communicator timeout (1800000 ms)\n",
+                 "[E ProcessGroupNCCL.cpp:828] Watchdog caught collective operation timeout\n",
+                 "socket.timeout: timed out\n", "RuntimeError: connect timeout)\n"):
+        assert _rule_matches("ph-timeout", text), text
+    log = ("Traceback (most recent call last):\n  File \"run.py\", line 9, in <module>\n    return fut.result(timeout)\n"
+           "ValueError: The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()\n")
+    assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM
+
+
+def test_a_tflite_identifier_that_is_text_is_a_download_saved_in_place_of_the_model():
+    # dev batch 147: TFLite's CheckModelIdentifier prints the four bytes at offset 4 of the file; a Git LFS pointer
+    # ('version https://git-lfs...') puts 'ion ' there (the code index's ChirpKit notes), a web page a '<' ('<!DO', a
+    # project's error note in the code index): the download is incomplete, environment
+    lfs = "ValueError: Model provided has model identifier 'ion ', should be 'TFL3'\n"
+    html = "    Error: Model provided has model identifier '<!DO', should be 'TFL3'\n"
+    _assert_reads("tflite-identifier-not-model", Category.ENVIRONMENT, (lfs, html))
+    assert _rule_matches("tflite-identifier-not-model", "Model provided has model identifier 'ml><', should be 'TFL3'\n")
+    for text in (lfs, html):
+        assert not _rule_matches("tflite-model-identifier", text), text
+    # near misses: binary bytes of another file or the caller's own buffer stay the caller's (row tflite-model-identifier,
+    # invalid-param: dev batch 105's 'u/3', tensorflow/tensorflow#53402's 'AFRG'), and an identifier only like 'ion '
+    for text in ("ERROR: Model provided has model identifier 'u/3', should be 'TFL3'\n",
+                 "error tip : Model provided has model identifier 'AFRG', should be 'TFL3'\n",
+                 "ValueError: Model provided has model identifier 'Mobi', should be 'TFL3'\n",
+                 "ValueError: Model provided has model identifier 'ion_', should be 'TFL3'\n"):
+        assert not _rule_matches("tflite-identifier-not-model", text), text
+        _assert_reads("tflite-model-identifier", Category.INVALID_PARAM, (text,))
