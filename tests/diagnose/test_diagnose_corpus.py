@@ -467,15 +467,8 @@ DEV_UNSUPPORTED = {
                               "not why; it read kernel-fault through the fallback's words before); the outdated client "
                               "library the reporter updated is in the thread, not the log",
     # dev batch 148 (labelled from their threads before any rule was written; first measured 1/6 rules alone, 1/6
-    # through the CLI)
-    "cpu_param_contournet36.log": "dev batch 148: 'TypeError: 'NoneType' object is not subscriptable' under the source "
-                                  "line 'im_write = cv2.imread(...)[:, :, ::-1]' reads unknown (op-not-supported through "
-                                  "the fallback): no rule reads a None that cv2.imread returned for a path it could not read",
-    "cpu_param_gradcam222.log": "dev batch 148: the same TypeError under 'rgb_img = cv2.imread(args.image_path, 1)[:, :, "
-                                "::-1]' reads unknown (op-not-supported through the fallback)",
-    "tf_env_wideresnet10.log": "dev batch 148: Keras's 'expects 1 weights, but the saved weights have 2 elements' for the "
-                               "project's own weight file reads invalid-param (the weak ValueError reading); the save "
-                               "file's layer carries Keras 1's name (convolution2d_1) beside Keras 2's conv2d_1",
+    # through the CLI; the scanner's imread-none reading and row keras1-weights-under-keras2 read three more, these two
+    # stay)
     "tf_env_pconvkeras50.log": "dev batch 148: Keras's 'expects 3 weights, but the saved weights have 2 elements' reads "
                                "invalid-param (the weak ValueError reading); the TensorFlow version the reporter found "
                                "is in the thread, not the log",
