@@ -1050,6 +1050,20 @@ _DIVISION_SOURCE = re.compile(r"^\s+[^\s\"'#][^\n]*?[\w)\]]\s*(?://?|%)=?\s*\(?\
 _NOT_OWN_FILE = re.compile(r"^<|[/\\](?:site|dist)-packages[/\\]|(?i:[/\\]lib(?:64)?[/\\]python\d|[/\\](?:python\d*|anaconda\d*|"
                            r"miniconda\d*|miniforge\d*)[/\\](?:envs[/\\][^/\\]+[/\\])?lib[/\\])")
 
+# dev batch 148: cv2.imread returns None (it raises nothing) when it cannot read the file at the path it is given: no
+# file there, a path the caller built wrong, a name it cannot decode. Where the source line CPython prints right above
+# the exception (or above its caret line, Python 3.11+) calls cv2.imread and uses the result on that same line, the
+# TypeError / AttributeError on None is that unread image: invalid-param at strength 2 (kind `imread-none`, kept out of
+# the statistical fallback's words like `zerodiv-own`; https://github.com/wangyuxin87/ContourNet/issues/36,
+# 'im_write = cv2.imread('datasets/ic15/ic15_test_images' + im_w_name)[:, :, ::-1]', the maintainer: check the path of
+# the image; https://github.com/jacobgil/pytorch-grad-cam/issues/222, 'rgb_img = cv2.imread(args.image_path, 1)[:, :,
+# ::-1]'; cv2.imread printing None for a path it could not read, https://github.com/opencv/opencv/issues/10770, read in
+# the issue index). A None error under any other source line (the value may come from anywhere) keeps its reading.
+_IMREAD_SOURCE = re.compile(r"^\s+[^\s\"'#][^\n]*\bcv2\.imread\(")
+_IMREAD_NONE_ERROR = re.compile(r"^\s*(?:TypeError: 'NoneType' object (?:is not subscriptable|has no attribute "
+                                r"'__getitem__')|AttributeError: 'NoneType' object has no attribute '\w+')")
+_CARET_LINE = re.compile(r"^\s*[~^]+\s*$")
+
 
 # dev batch 142: a missing file at a path the user's own command passed. CPython's 'FileNotFoundError: [Errno 2] No
 # such file or directory: '<path>'' (IOError / OSError in older forms) names no cause alone: an installation's own file
@@ -1098,12 +1112,14 @@ class _ContextReadings:
     unpacking error after its three-target source line, dev batch 135; `child-pipe-closed` for a broken pipe under a
     write to a child process's stdin, dev batch 144); `zerodiv-own` for a ZeroDivisionError right
     under a frame of the user's own file (dev batch 140); `path-from-command` for a missing file at a path the user's
-    own command passed (dev batch 142)."""
+    own command passed (dev batch 142); `imread-none` for an error on None right under a source line calling cv2.imread
+    (dev batch 148)."""
 
     def __init__(self) -> None:
         self.last = [0] * len(_CONTEXT_ERRORS)  # the last line of each reading's context row
         self.frame = (0, "")  # the last traceback frame line and its file
         self.command_values: set[str] = set()  # the argument values of the user's python command lines (dev batch 142)
+        self.imread_source = (0, "")  # the last source line calling cv2.imread, and the line after it (dev batch 148)
 
     def context(self, no: int, line: str) -> Iterator[Evidence]:
         """What every line is looked at for, before the filter: a from_pretrained call (dev batch 104's context) and a
@@ -1115,6 +1131,10 @@ class _ContextReadings:
             m = _PY_COMMAND.search(line)
             if m:
                 self.command_values |= _command_values(m.group("args"))
+        if self.imread_source[0] == no - 1:
+            self.imread_source = (self.imread_source[0], line)
+        if line and "imread(" in line and _IMREAD_SOURCE.search(line):
+            self.imread_source = (no, "")
 
     def scan(self, no: int, line: str, before: str = "") -> Iterator[Evidence]:
         """The line's own evidence, remembering the context rows and frames it holds, then the readings it completes
@@ -1136,6 +1156,16 @@ class _ContextReadings:
         if self._path_from_command(line):
             yield Evidence(no, "path-from-command", line[:500], "invalid-param", 3,
                            flags=frozenset({"path_from_command"}))
+        if self._imread_none(no, line):
+            yield Evidence(no, "imread-none", line[:500], "invalid-param", 2, flags=frozenset({"imread_none"}))
+
+    def _imread_none(self, no: int, line: str) -> bool:
+        """A TypeError / AttributeError on None right under a source line that calls cv2.imread (or under that line's
+        caret line): the image it could not read (dev batch 148)."""
+        src, after = self.imread_source
+        if not src or "NoneType" not in line:
+            return False
+        return bool((no - src == 1 or (no - src == 2 and _CARET_LINE.match(after))) and _IMREAD_NONE_ERROR.search(line))
 
     def _zerodiv_own(self, no: int, line: str, before: str) -> bool:
         """A ZeroDivisionError within _SYNTAX_CONTEXT_SPAN lines of a frame in the user's own file, its source line

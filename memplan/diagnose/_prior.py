@@ -53,10 +53,11 @@ _EXC_WEIGHT = 3
 # line's own error-line evidence keeps its words); dev batch 142: its reading of a missing file at a path the user's own
 # command passed (`path-from-command`; the line's own evidence keeps its words)
 # dev batch 144: the scanner's reading of a broken pipe under a write to a child process's stdin (`child-pipe-closed`;
-# the line's own evidence keeps its words)
+# the line's own evidence keeps its words); dev batch 148: its reading of an error on None under a source line calling
+# cv2.imread (`imread-none`; the line's own evidence keeps its words)
 _SKIP_KINDS = {"frame", "op", "numbers", "warning", "bnb-gpus", "bnb-cpu-lib", "elastic-exit", "pretrained-call",
                "library-frame", "unpickle-notice", "tf-kernel-list", "tf-devices", "tcnn-cutlass", "syntax-newer",
-               "api-newer", "zerodiv-own", "path-from-command", "child-pipe-closed"}
+               "api-newer", "zerodiv-own", "path-from-command", "child-pipe-closed", "imread-none"}
 _WORD = re.compile(r"[a-z0-9]+|[\u4e00-\u9fff]+")
 _DIGIT = re.compile(r"\d")
 _TRACEBACK_HEAD = re.compile(r"Traceback \(most recent call last\)")

@@ -274,7 +274,7 @@ def test_message_patterns_name_every_parser():
                "_TRT_CODE_LINE", "_DIV_BY_SIZE_LINE", "_ZERODIV_LINE", "_PRETRAINED_CALL", "_INIT_KWARG",
                "_PY_SYNTAX_ERROR", "_OLDER_THAN", "_CV_UNPACK_ERROR", "_NEURON_UTILIZATION", "_NEURON_TOTAL",
                "_ZERODIV_ERROR", "_DIVISION_SOURCE", "_NOT_OWN_FILE", "_PY_COMMAND", "_ERRNO2_PATH", "_ARG_NUMBER",
-               "_BROKEN_PIPE_ERROR"}
+               "_BROKEN_PIPE_ERROR", "_IMREAD_SOURCE", "_IMREAD_NONE_ERROR", "_CARET_LINE"}
     parsers = set(map(id, parse._MESSAGE_PATTERNS))
     for name, value in vars(parse).items():
         pats = [value] if isinstance(value, re.Pattern) else [v for v in value if isinstance(v, re.Pattern)] \
@@ -10403,3 +10403,60 @@ def test_a_tflite_identifier_that_is_text_is_a_download_saved_in_place_of_the_mo
                  "ValueError: Model provided has model identifier 'ion_', should be 'TFL3'\n"):
         assert not _rule_matches("tflite-identifier-not-model", text), text
         _assert_reads("tflite-model-identifier", Category.INVALID_PARAM, (text,))
+
+
+def test_an_error_on_none_under_a_cv2_imread_source_line_is_invalid_param():
+    # dev batch 148: cv2.imread returns None for a file it cannot read; its result indexed on the same source line
+    # (wangyuxin87/ContourNet#36, jacobgil/pytorch-grad-cam#222) read unknown by the rules, op-not-supported through the
+    # fallback
+    built = ("  File \"proj/eval/word_eval.py\", line 470, in prepare\n"
+             "    im_write = cv2.imread('data/test_images' + name)[:, :, ::-1]\n"
+             "TypeError: 'NoneType' object is not subscriptable\n")
+    caret = ("Traceback (most recent call last):\n  File \"/home/u/demo.py\", line 12, in <module>\n"
+             "    rgb = cv2.imread(args.image, 1)[:, :, ::-1]\n          ~~~~~~~~~~~~~~~~~~~~~~~~^^^^^^^^^^^^^\n"
+             "TypeError: 'NoneType' object is not subscriptable\n")
+    attr = ("  File \"run.py\", line 8, in <module>\n    h, w = cv2.imread(path).shape[:2]\n"
+            "AttributeError: 'NoneType' object has no attribute 'shape'\n")
+    py2 = ("  File \"test.py\", line 5, in <module>\n    px = cv2.imread(\"a.jpg\")[1, 1]\n"
+           "TypeError: 'NoneType' object has no attribute '__getitem__'\n")
+    for log in (built, caret, attr, py2):
+        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+        assert any(ev.kind == "imread-none" for ev in scan(log.splitlines())), log
+    # near misses: the same error under a source line that does not call cv2.imread (the None may come from anywhere,
+    # TCMR_RELEASE#12's 'img.shape[:2]' too), cv2.imread on a line further up with another line between, another
+    # error under the imread line, a commented-out call and the call named in prose
+    other = ("  File \"evaluate.py\", line 261, in <module>\n    height, width = frame.shape[:2]\n"
+             "AttributeError: 'NoneType' object has no attribute 'shape'\n")
+    earlier = ("    img = cv2.imread(path)\n    roi = img[0:10, 0:10]\n"
+               "TypeError: 'NoneType' object is not subscriptable\n")
+    cv_error = ("    img = cv2.imread(path)[:, :, ::-1]\n"
+                "cv2.error: OpenCV(4.5.1) error: (-215:Assertion failed) !_src.empty() in function 'cvtColor'\n")
+    commented = "    # img = cv2.imread(path)[:, :, ::-1]\nTypeError: 'NoneType' object is not subscriptable\n"
+    prose = "cv2.imread(path) returned None, then\nTypeError: 'NoneType' object is not subscriptable\n"
+    for log in (other, earlier, cv_error, commented, prose):
+        assert not any(ev.kind == "imread-none" for ev in scan(log.splitlines())), log
+
+
+def test_a_keras1_weight_file_under_keras2_is_environment():
+    # dev batch 148: Keras 2's load_weights refusing the project's own weight file whose layers carry Keras 1's names
+    # (titu1994/Wide-Residual-Networks#10: the weight files are for the older model setup) read invalid-param
+    wrn = ("ValueError: Layer #0 (named \"conv2d_1\" in the current model) was found to correspond to layer "
+           "convolution2d_1 in the save file. However the new layer conv2d_1 expects 1 weights, but the saved weights "
+           "have 2 elements.\n")
+    deeper = ("Exception: Layer #4 (named \"conv1d_3\" in the current model) was found to correspond to layer "
+              "convolution1d_3 in the save file. However the new layer conv1d_3 expects 2 weights, but the saved "
+              "weights have 1 elements.\n")
+    _assert_reads("keras1-weights-under-keras2", Category.ENVIRONMENT, (wrn, deeper))
+    # near misses: the same refusal between two Keras 2 names (a changed model, a file of another model, another
+    # TensorFlow: the dev corpus labels them by their threads), and a Keras 1 name on both sides
+    for text in ("ValueError: Layer #0 (named \"p_conv2d_17\" in the current model) was found to correspond to layer "
+                 "p_conv2d_49 in the save file. However the new layer p_conv2d_17 expects 3 weights, but the saved "
+                 "weights have 2 elements.\n",
+                 "ValueError: Layer #0 (named \"sequential_1\" in the current model) was found to correspond to layer "
+                 "sequential_1 in the save file. However the new layer sequential_1 expects 20 weights, but the saved "
+                 "weights have 12 elements.\n",
+                 "Exception: Layer #2 (named \"convolution2d_5\" in the current model) was found to correspond to layer "
+                 "convolution2d_2 in the save file. However the new layer convolution2d_5 expects 1 weights, but the "
+                 "saved weights have 2 elements.\n"):
+        assert not _rule_matches("keras1-weights-under-keras2", text), text
+        assert diagnose(text, prior=False).primary_category != Category.ENVIRONMENT, text
