@@ -1022,6 +1022,14 @@ _BROKEN_PIPE_ERROR = re.compile(r"\b(?:BrokenPipeError|IOError|OSError): \[Errno
 _CONTEXT_ERRORS = ((_SYNTAX_CONTEXT_FLAGS, _PY_SYNTAX_ERROR, "syntax-newer", "syntax_newer", "environment", 3),
                    (frozenset({"cv_contours3"}), _CV_UNPACK_ERROR, "api-newer", "cv_unpack", "environment", 3),
                    (frozenset({"child_stdin"}), _BROKEN_PIPE_ERROR, "child-pipe-closed", "child_pipe", "unknown", 2))
+# the readings _ContextReadings completes from the frame, command and source line it kept (its _zerodiv_own,
+# _path_from_command and _imread_none, in this order): (kind, category, strength, flag)
+_KEPT_READINGS = (("zerodiv-own", "invalid-param", 2, "zerodiv_own"),
+                  ("path-from-command", "invalid-param", 3, "path_from_command"),
+                  ("imread-none", "invalid-param", 2, "imread_none"))
+# every reading's kind: the scanner's own conclusions, which the statistical fallback keeps out of a log's words (the
+# error line's own evidence keeps them; _prior._SKIP_KINDS)
+READING_KINDS = frozenset({reading[2] for reading in _CONTEXT_ERRORS} | {reading[0] for reading in _KEPT_READINGS})
 
 
 # dev batch 140: CPython's ZeroDivisionError right under the innermost frame of its traceback (at most
@@ -1151,13 +1159,10 @@ class _ContextReadings:
         for last, (_flags, error, kind, flag, category, strength) in zip(self.last, _CONTEXT_ERRORS):
             if last and 0 <= no - last <= _SYNTAX_CONTEXT_SPAN and error.search(line):
                 yield Evidence(no, kind, line[:500], category, strength, flags=frozenset({flag}))
-        if self._zerodiv_own(no, line, before):
-            yield Evidence(no, "zerodiv-own", line[:500], "invalid-param", 2, flags=frozenset({"zerodiv_own"}))
-        if self._path_from_command(line):
-            yield Evidence(no, "path-from-command", line[:500], "invalid-param", 3,
-                           flags=frozenset({"path_from_command"}))
-        if self._imread_none(no, line):
-            yield Evidence(no, "imread-none", line[:500], "invalid-param", 2, flags=frozenset({"imread_none"}))
+        found = (self._zerodiv_own(no, line, before), self._path_from_command(line), self._imread_none(no, line))
+        for hit, (kind, category, strength, flag) in zip(found, _KEPT_READINGS):
+            if hit:
+                yield Evidence(no, kind, line[:500], category, strength, flags=frozenset({flag}))
 
     def _imread_none(self, no: int, line: str) -> bool:
         """A TypeError / AttributeError on None right under a source line that calls cv2.imread (or under that line's

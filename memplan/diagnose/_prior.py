@@ -29,7 +29,7 @@ from importlib import resources
 from typing import Any, Iterable, Mapping
 
 from memplan.diagnose._advice import choose_advice
-from memplan.diagnose._parse import scan
+from memplan.diagnose._parse import READING_KINDS, scan
 from memplan.diagnose._reader import ReadStats, iter_binary, open_source
 from memplan.diagnose._types import Category, Incident
 
@@ -54,10 +54,10 @@ _EXC_WEIGHT = 3
 # command passed (`path-from-command`; the line's own evidence keeps its words)
 # dev batch 144: the scanner's reading of a broken pipe under a write to a child process's stdin (`child-pipe-closed`;
 # the line's own evidence keeps its words); dev batch 148: its reading of an error on None under a source line calling
-# cv2.imread (`imread-none`; the line's own evidence keeps its words)
+# cv2.imread (`imread-none`; the line's own evidence keeps its words). The scanner's readings come from
+# _parse.READING_KINDS, so a new one is kept out of the words where it is defined.
 _SKIP_KINDS = {"frame", "op", "numbers", "warning", "bnb-gpus", "bnb-cpu-lib", "elastic-exit", "pretrained-call",
-               "library-frame", "unpickle-notice", "tf-kernel-list", "tf-devices", "tcnn-cutlass", "syntax-newer",
-               "api-newer", "zerodiv-own", "path-from-command", "child-pipe-closed", "imread-none"}
+               "library-frame", "unpickle-notice", "tf-kernel-list", "tf-devices", "tcnn-cutlass"} | READING_KINDS
 _WORD = re.compile(r"[a-z0-9]+|[\u4e00-\u9fff]+")
 _DIGIT = re.compile(r"\d")
 _TRACEBACK_HEAD = re.compile(r"Traceback \(most recent call last\)")
