@@ -149,7 +149,7 @@ def readme_rounds(readme: str) -> str:
     for name in names[-10:]:
         logs, right = int(first[name]["logs"]), int(first[name]["right"])
         n_asc = ascend(name)[0]
-        items.append(f"{pct(right, logs)} ({logs} logs, {f'{n_asc} Ascend' if n_asc else 'none Ascend'})")
+        items.append(f"{pct(right, logs)} ({logs} {'log' if logs == 1 else 'logs'}, {f'{n_asc} Ascend' if n_asc else 'none Ascend'})")
     a_right, a_logs = first_total(first)
     text = f"{', '.join(items)}; all {len(names)} rounds {a_right}/{a_logs} = {pct(a_right, a_logs)};"
     readme, k = re.subn(r"(the ten newest rounds\n).*?; all \S+ rounds \d+/\d+ = [\d.]+ %;",
