@@ -900,10 +900,53 @@ def _installed_only_call_mismatch(args: list[tuple[Evidence, str, int]],
     return out
 
 
+# a call whose arguments do not fit the callee's signature (CPython's three TypeError forms the weak phrase
+# ph-exc-object reads), and a file in a folder named `examples` (either path separator, relative or absolute) (dev batch
+# 149)
+_SIGNATURE_TYPEERROR = re.compile(r"\bTypeError: [\w.<>]+\(\) (?:got an unexpected keyword argument '\w+'|missing \d+ "
+                                  r"required positional arguments?|takes \d+ positional arguments? but)")
+_EXAMPLES_FILE = re.compile(r"(?:^|[/\\])examples[/\\][\w.-]+\.py$")
+
+
+def _example_call_mismatch(args: list[tuple[Evidence, str, int]],
+                           evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
+    """A call's signature TypeError (`f() got an unexpected keyword argument 'k'`, `missing N required positional
+    argument`, `takes N positional arguments but M were given`) reads invalid-param, the caller's arguments. Where its
+    traceback (the run of frame lines right before it, each at most two lines after the one before) starts in a file
+    of an `examples/` folder and every frame of it is such a file or an installed package's (site-packages /
+    dist-packages), the call was written by a published example, not by the user: an example from a library's
+    repository run against an installed release of another version, which takes other arguments: environment at
+    strength 2 (dev batch 149: PyG's examples/reddit.py, run from a clone, passing 'concat' to the installed
+    torch_geometric's SAGEConv, the maintainer: update, https://github.com/pyg-team/pytorch_geometric/issues/1128;
+    FindMy.py's examples/fetch_reports.py and examples/_login.py passing 'anisette_libs_path', the maintainer: the
+    examples on the main branch are made for the development version, install it from GitHub instead of PyPI,
+    https://github.com/malmeloo/FindMy.py/issues/168). A traceback that starts in the user's own script, or that holds
+    a frame of another file of the user's between (a module of the project's own), keeps invalid-param, as does the
+    TypeError with no frame."""
+    frames = sorted({ev.line: str(ev.numbers.get("file", "")) for ev in evidence if ev.kind == "frame"}.items())
+    if not frames:
+        return args
+    out = []
+    for ev, c, s in args:
+        if c == "invalid-param" and _SIGNATURE_TYPEERROR.search(ev.text):
+            block = []
+            nxt = ev.line
+            for line, file in reversed([f for f in frames if f[0] < ev.line]):
+                if nxt - line > 2:
+                    break
+                block.append(file)
+                nxt = line
+            if (block and _EXAMPLES_FILE.search(block[-1])
+                    and all(_EXAMPLES_FILE.search(f) or _INSTALLED_FILE.search(f) for f in block)):
+                c, s = "environment", 2
+        out.append((ev, c, s))
+    return out
+
+
 # Readings of one argument that depend on the rest of the incident (frames before it, a context line elsewhere), each
 # `(args, evidence) -> args`, applied in this order by `_weighed`
 _INCIDENT_READINGS = (_library_frame_cast, _module_call_frame, _tf_gpu_unregistered, _tcnn_arch_cutlass,
-                      _library_arch_line, _tf_keras_internal_attr, _installed_only_call_mismatch)
+                      _library_arch_line, _tf_keras_internal_attr, _installed_only_call_mismatch, _example_call_mismatch)
 
 
 def _stall_before_failure(args: list[tuple[Evidence, str, int]],

@@ -4595,6 +4595,19 @@ def test_imagefolder_layout_is_invalid_param():
                                                    "'./imagenet-mini/train/'\n")
 
 
+def test_imagefolder_older_found_zero_files_is_invalid_param():
+    # dev batch 149: an older torchvision folder.py's 'Found 0 files in subfolders of: <root>' (row imagefolder-layout;
+    # heykeetae/Self-Attention-GAN#14, TJU-Zhaoxy/A-Pyramid-Architecture-of-GANs#4): the root holds no image inside a
+    # sub-folder, the data not laid out one folder per class
+    _assert_reads("imagefolder-layout", Category.INVALID_PARAM, (
+        "RuntimeError: Found 0 files in subfolders of: ./data/CelebA/\n"
+        "Supported extensions are: .jpg,.jpeg,.png,.ppm,.bmp,.pgm,.tif\n",
+        "RuntimeError: Found 0 files in subfolders of: D:\\datasets\\faces\\train\n"))
+    # near misses: a count other than zero (a loader's progress line), and the phrase with no root after it
+    assert not _rule_matches("imagefolder-layout", "Found 120 files in subfolders of: ./data/train\n")
+    assert not _rule_matches("imagefolder-layout", "RuntimeError: Found 0 files in subfolders of: \n")
+
+
 def test_mediapipe_build_without_gpu_is_op_not_supported():
     # dev batch 70: MediaPipe calculators' `#if MEDIAPIPE_DISABLE_GPU` branch (row mediapipe-gpu-disabled)
     _assert_reads("mediapipe-gpu-disabled", Category.OP_NOT_SUPPORTED, (
@@ -9471,6 +9484,34 @@ def test_keyword_refused_at_the_generation_loops_call_is_environment():
     for log in (tb(user, mod, mod), tb(user, gen, mod, "/home/u/proj/patch.py"),
                 tb(user, "/home/u/src/transformers/src/transformers/generation/utils.py", mod)):
         assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+
+
+def test_signature_typeerror_from_a_library_example_is_environment():
+    # dev batch 149: a call's signature TypeError whose traceback starts in an `examples/` file and holds only such files
+    # and installed packages' (PyG's examples/reddit.py against an older torch_geometric,
+    # pyg-team/pytorch_geometric#1128; FindMy.py's examples/ against the PyPI release, malmeloo/FindMy.py#168): a
+    # published example run against an installed release of another version
+    def tb(*files, error="TypeError: __init__() got an unexpected keyword argument 'heads'"):
+        return ("Traceback (most recent call last):\n" + "".join(
+            f"  File \"{f}\", line {10 + i}, in fn{i}\n    call{i}()\n" for i, f in enumerate(files)) + error + "\n")
+    ex = "examples/gat.py"
+    abs_ex = "/home/u/src/somelib/examples/train_gat.py"
+    win_ex = "C:\\Users\\u\\somelib\\examples\\train.py"
+    conv = "/home/u/venv/lib/python3.9/site-packages/somelib/nn/conv.py"
+    deb = "/usr/local/lib/python3.8/dist-packages/somelib/layers.py"
+    for log in (tb(ex, conv), tb(abs_ex, abs_ex), tb(win_ex, deb), tb(ex, ex, conv, conv),
+                tb(ex, conv, error="TypeError: Net.forward() missing 1 required positional argument: 'batch'"),
+                tb(abs_ex, error="TypeError: load() takes 2 positional arguments but 3 were given")):
+        assert diagnose(log, prior=False).primary_category == Category.ENVIRONMENT, log
+    # near misses: the user's own script first (calling into an example file too), a module of the user's own between,
+    # a folder merely named like it, another TypeError under an example's frames, and the bare TypeError
+    for log in (tb("/home/u/proj/train.py", conv), tb("/home/u/proj/train.py", abs_ex, conv),
+                tb(ex, "/home/u/proj/models/net.py", conv), tb("my_examples/gat.py", conv),
+                tb("/home/u/examples_old/gat.py", conv),
+                "TypeError: __init__() got an unexpected keyword argument 'heads'\n"):
+        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+    assert diagnose(tb(ex, conv, error="TypeError: 'NoneType' object is not subscriptable"),
+                    prior=False).primary_category != Category.ENVIRONMENT
 
 
 def test_standardize_cache_format_refused_by_installed_transformers_is_environment():
