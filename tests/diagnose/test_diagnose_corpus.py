@@ -481,18 +481,6 @@ DEV_UNSUPPORTED = {
     "tf_unknown_signatureverif4.log": "dev batch 148: Keras's 'expects 20 weights, but the saved weights have 12 "
                                       "elements' reads invalid-param (the weak ValueError reading); the thread found "
                                       "no cause and the text shows none",
-    # dev batch 150 (labelled from their threads before any rule was written; first measured 0/6 rules alone and
-    # through the CLI)
-    "opengl_env_matterport134.log": "dev batch 150: 'EGL error 0x3001 at eglInitialize' (an assertEGLError helper's "
-                                    "hex code) reads unknown",
-    "opengl_env_vlnbevbert16.log": "dev batch 150: 'RuntimeError: EGL error 0x300c at eglGetDisplay' reads unknown",
-    "hf_env_alfred42.log": "dev batch 150: transformers' 'Couldn't instantiate the backend tokenizer ... You need to have "
-                           "sentencepiece installed' reads invalid-param (the weak ValueError reading)",
-    "hf_env_aiwaifu40.log": "dev batch 150: the same sentencepiece refusal reads invalid-param",
-    "cpu_param_vggcifar102.log": "dev batch 150: 'TypeError: unsupported operand type(s) for -: 'list' and 'float'' in "
-                                 "the script's own frame reads op-not-supported",
-    "cpu_param_objectlocalization12.log": "dev batch 150: 'TypeError: unsupported operand type(s) for -: 'tuple' and "
-                                          "'int'' in the script's own frame reads op-not-supported",
 }
 # dev logs the rules alone read right (`unknown`, the label) but the statistical fallback then reads wrong: a
 # DEV_UNSUPPORTED entry would pass (it watches the rules alone), so these are strict xfails with the fallback on (dev
