@@ -739,6 +739,28 @@ def _module_call_frame(args: list[tuple[Evidence, str, int]],
             else (ev, c, s) for ev, c, s in args]
 
 
+def _binop_library_frame(args: list[tuple[Evidence, str, int]],
+                         evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
+    """CPython's binary-operator TypeError (row `py-binop-types`, flag `binop`: 'unsupported operand type(s) for -:
+    'list' and 'float'') reads invalid-param: the caller's operands are of the wrong Python types (dev batch 150: both
+    dev logs raise it in the project's own script, vgg-cifar10's vgg_19.py and object-localization's
+    generate_dataset.py). Where the innermost traceback frame before it is an installed package's file (site-packages /
+    dist-packages), the operation is that package's code, not the caller's: the row's argument is dropped there and
+    the line keeps what the other rows and phrases read (the frames' evidence decides, never the TypeError alone). A
+    frame of the user's script, or no frame, keeps the row's reading."""
+    if not any("binop" in ev.flags for ev, _, _ in args):
+        return args
+    frames = sorted((ev for ev in evidence if ev.kind == "frame"), key=lambda e: e.line)
+    out = []
+    for ev, c, s in args:
+        if "binop" in ev.flags:
+            before = [f for f in frames if f.line < ev.line]
+            if before and _INSTALLED_FILE.search(str(before[-1].numbers.get("file", ""))):
+                continue
+        out.append((ev, c, s))
+    return out
+
+
 # a TensorFlow kernel-list line for a GPU kernel (row tf-kernel-list), the list's 'no kernels at all', and the failure
 # naming one of TensorFlow's cuDNN ops (CudnnRNN, CudnnRNNCanonicalToParams, ...: kernels that exist only for GPUs)
 _TF_GPU_KERNEL = re.compile(r"^\s*device='GPU';")
@@ -945,8 +967,9 @@ def _example_call_mismatch(args: list[tuple[Evidence, str, int]],
 
 # Readings of one argument that depend on the rest of the incident (frames before it, a context line elsewhere), each
 # `(args, evidence) -> args`, applied in this order by `_weighed`
-_INCIDENT_READINGS = (_library_frame_cast, _module_call_frame, _tf_gpu_unregistered, _tcnn_arch_cutlass,
-                      _library_arch_line, _tf_keras_internal_attr, _installed_only_call_mismatch, _example_call_mismatch)
+_INCIDENT_READINGS = (_library_frame_cast, _module_call_frame, _binop_library_frame, _tf_gpu_unregistered,
+                      _tcnn_arch_cutlass, _library_arch_line, _tf_keras_internal_attr, _installed_only_call_mismatch,
+                      _example_call_mismatch)
 
 
 def _stall_before_failure(args: list[tuple[Evidence, str, int]],

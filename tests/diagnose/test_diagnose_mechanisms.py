@@ -10501,3 +10501,75 @@ def test_a_keras1_weight_file_under_keras2_is_environment():
                  "saved weights have 2 elements.\n"):
         assert not _rule_matches("keras1-weights-under-keras2", text), text
         assert diagnose(text, prior=False).primary_category != Category.ENVIRONMENT, text
+
+
+def test_egl_error_hex_at_the_display_calls_is_environment():
+    # dev batch 150: an assertEGLError helper's 'EGL error 0x<code> at <call>' (std::hex of eglGetError() after each
+    # egl* call) at eglGetDisplay / eglInitialize: the EGL display could not be got or initialised (egl.h's error codes,
+    # 0x3001 EGL_NOT_INITIALIZED ... 0x300E EGL_CONTEXT_LOST): the machine's EGL set-up, environment (row egl-call-failed)
+    catch = ("/root/src/test/main.cpp:350: FAILED:\n  REQUIRE_NOTHROW( sim.initialize() )\n"
+             "due to unexpected exception with message:\n  EGL error 0x3001 at eglInitialize\n")
+    runtime = "    sim.initialize()\nRuntimeError: EGL error 0x300c at eglGetDisplay\n"
+    bad_display = ("terminate called after throwing an instance of 'std::runtime_error'\n"
+                   "  what():  EGL error 0x3008 at eglInitialize\n")
+    _assert_reads("egl-call-failed", Category.ENVIRONMENT, (catch, runtime, bad_display), by_line=True)
+    # near misses: an error at a later call (a config, surface or context, not the display), EGL_SUCCESS's code, the
+    # helper's OpenGL twin, the form without a hex code
+    for other in ("RuntimeError: EGL error 0x3003 at eglCreatePbufferSurface\n",
+                  "RuntimeError: EGL error 0x3005 at eglChooseConfig\n",
+                  "RuntimeError: EGL error 0x3000 at eglInitialize\n",
+                  "RuntimeError: OpenGL error 0x502 at glViewport\n",
+                  "RuntimeError: EGL error at eglInitialize\n"):
+        assert not _rule_matches("egl-call-failed", other), other
+
+
+def test_transformers_without_sentencepiece_for_a_fast_tokenizer_is_environment():
+    # dev batch 150: PreTrainedTokenizerFast.__init__ (transformers tokenization_utils_fast.py) with no tokenizer.json
+    # and no importable slow tokenizer class: the optional package is not installed (BatsResearch/alfred#42,
+    # HRNPH/AIwaifu#40); later releases name tiktoken too
+    block = ("ValueError: Couldn't instantiate the backend tokenizer from one of: \n"
+             "(1) a `tokenizers` library serialization file, \n(2) a slow tokenizer instance to convert or \n"
+             "(3) an equivalent slow tokenizer class to instantiate and convert. \n"
+             "You need to have sentencepiece installed to convert a slow tokenizer to a fast one.\n")
+    newer = block.replace("have sentencepiece installed", "have sentencepiece or tiktoken installed")
+    _assert_reads("hf-sentencepiece-missing", Category.ENVIRONMENT, (block, newer))
+    # near misses: the ValueError's first line alone keeps its reading, and advice in prose is no failure
+    first = "ValueError: Couldn't instantiate the backend tokenizer from one of:\n"
+    assert not _rule_matches("hf-sentencepiece-missing", first)
+    assert diagnose(first, prior=False).primary_category != Category.ENVIRONMENT
+    for other in ("you need to have sentencepiece installed, run pip install sentencepiece\n",
+                  "convert a slow tokenizer to a fast one with convert_slow_tokenizer()\n"):
+        assert not _rule_matches("hf-sentencepiece-missing", other), other
+
+
+def test_python_binary_operator_type_error_in_own_code_is_invalid_param():
+    # dev batch 150: CPython's binop_type_error ('unsupported operand type(s) for -: 'list' and 'float'') read
+    # op-not-supported by the weak 'unsupported' phrase; raised in the project's own script it is the caller's values
+    # (eltonlaw/vgg-cifar10#2, lars76/object-localization#12)
+    own = ("Traceback (most recent call last):\n  File \"vgg_19.py\", line 36, in stopped_improving\n"
+           "    delta_acc = (curr_acc - self.prev_acc)/(self.prev_acc)\n"
+           "TypeError: unsupported operand type(s) for -: 'list' and 'float'\n")
+    tuple_int = ("  File \"generate_dataset.py\", line 62, in main\n    print(output[j-1][-2])\n"
+                 "TypeError: unsupported operand type(s) for -: 'tuple' and 'int'\n")
+    bare = "TypeError: unsupported operand type(s) for +=: 'NoneType' and 'int'\n"
+    _assert_reads("py-binop-types", Category.INVALID_PARAM, (own, tuple_int, bare))
+    # near miss: the innermost frame is an installed package's file: the operation is that package's code, the row
+    # gives no reading (flag binop) and the line keeps the other readings
+    library = ("Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    x = lib.f([1])\n"
+               "  File \"/usr/lib/python3/dist-packages/lib/core.py\", line 10, in f\n    return a - 1\n"
+               "TypeError: unsupported operand type(s) for -: 'list' and 'int'\n")
+    assert _rule_matches("py-binop-types", library)
+    assert diagnose(library, prior=False).primary_category != Category.INVALID_PARAM
+    # near misses: the three-operand pow() form, an operator not supported for a dtype, the wording in prose
+    for other in ("TypeError: unsupported operand type(s) for ** or pow(): 'str' and 'int'\n",
+                  "RuntimeError: '<' not supported for complex tensors\n",
+                  "the error says unsupported operand types for minus\n"):
+        assert not _rule_matches("py-binop-types", other), other
+    # near miss (the lead, at dev batch 150's merge): the TypeError printed by a training loop's handler beside CUDA's
+    # device-side assertions of the same run; a generic CPython TypeError is a weak reading (strength 2, as the weak
+    # phrase it replaced), so the device's own assertion (row device-assert, strength 3) stays the primary reading
+    beside_assert = ("ERROR:engine:Current run is terminating due to exception: unsupported operand type(s) for /: "
+                     "'str' and 'int'.\n"
+                     "/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:60: operator(): block: [0,0,0], thread: [1,0,0] "
+                     "Assertion `index >= -sizes[i] && index < sizes[i] && \"index out of bounds\"` failed.\n")
+    assert diagnose(beside_assert, prior=False).primary_category == Category.KERNEL_FAULT
