@@ -55,9 +55,12 @@ _EXC_WEIGHT = 3
 # dev batch 144: the scanner's reading of a broken pipe under a write to a child process's stdin (`child-pipe-closed`;
 # the line's own evidence keeps its words); dev batch 148: its reading of an error on None under a source line calling
 # cv2.imread (`imread-none`; the line's own evidence keeps its words). The scanner's readings come from
-# _parse.READING_KINDS, so a new one is kept out of the words where it is defined.
+# _parse.READING_KINDS, so a new one is kept out of the words where it is defined. Dev batch 151: load_state_dict's
+# key-list lines read on their own (row state-dict-key-lists): lines that gave the prior no words before, whose reading
+# is the rules'.
 _SKIP_KINDS = {"frame", "op", "numbers", "warning", "bnb-gpus", "bnb-cpu-lib", "elastic-exit", "pretrained-call",
-               "library-frame", "unpickle-notice", "tf-kernel-list", "tf-devices", "tcnn-cutlass"} | READING_KINDS
+               "library-frame", "unpickle-notice", "tf-kernel-list", "tf-devices", "tcnn-cutlass",
+               "state-dict-keys"} | READING_KINDS
 _WORD = re.compile(r"[a-z0-9]+|[\u4e00-\u9fff]+")
 _DIGIT = re.compile(r"\d")
 _TRACEBACK_HEAD = re.compile(r"Traceback \(most recent call last\)")

@@ -10573,3 +10573,74 @@ def test_python_binary_operator_type_error_in_own_code_is_invalid_param():
                      "/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:60: operator(): block: [0,0,0], thread: [1,0,0] "
                      "Assertion `index >= -sizes[i] && index < sizes[i] && \"index out of bounds\"` failed.\n")
     assert diagnose(beside_assert, prior=False).primary_category == Category.KERNEL_FAULT
+def test_load_state_dict_key_lists_alone_are_invalid_param():
+    # dev batch 151: Module.load_state_dict's strict refusal quoted without its 'Error(s) in loading state_dict for X:'
+    # header (torch/nn/modules/module.py's error_msgs entries, at a line's start) read benign: 'No error ... found'
+    missing = '\tMissing key(s) in state_dict: "head.proj.weight", "head.proj.bias". \n'
+    unexpected = 'Unexpected key(s) in state_dict: "module.stem.0.weight", "module.stem.1.running_mean". \n'
+    both = ('        Missing key(s) in state_dict: "encoder.layer3.2.conv.weight". \n'
+            '        Unexpected key(s) in state_dict: "backbone.layer3.2.conv.weight", "backbone.fc.bias". \n')
+    _assert_reads("state-dict-key-lists", Category.INVALID_PARAM, (missing, unexpected, both), by_line=True)
+    # the header's logs keep their reading (row param-check), and BERT embeddings' position_ids listed alone keep row
+    # hf-position-ids-buffer's environment, with or without the header
+    headed = 'RuntimeError: Error(s) in loading state_dict for Net:\n' + missing
+    assert diagnose(headed, prior=False).primary_category == Category.INVALID_PARAM
+    pos_ids = '\tUnexpected key(s) in state_dict: "text_model.embeddings.position_ids". \n'
+    assert diagnose(pos_ids, prior=False).primary_category == Category.ENVIRONMENT
+    # near misses: the phrase with no quoted key after it (a title, prose), the list quoted in the middle of a
+    # sentence, and the plain-English 'missing keys in state dict'
+    for text in ("Missing key(s) in state_dict\n",
+                 "How to fix Missing key(s) in state_dict: when resuming?\n",
+                 'I get a Missing key(s) in state_dict: "head.proj.weight" when loading\n',
+                 "Note: missing keys in state dict are initialised randomly\n"):
+        assert not _rule_matches("state-dict-key-lists", text), text
+
+
+def test_cudnn_rnn_backward_in_eval_mode_is_op_not_supported():
+    # dev batch 151: cuDNN's RNN has no backward for a forward run in inference mode (pytorch/pytorch#15788's
+    # Grad-CAM, meta-pytorch/captum#328's attributions; cudnn disabled, PyTorch's own RNN runs it) read unknown
+    tb = ("Traceback (most recent call last):\n  File \"saliency.py\", line 41, in <module>\n    score.backward()\n"
+          "  File \"/opt/env/lib/python3.9/site-packages/torch/_tensor.py\", line 487, in backward\n"
+          "    torch.autograd.backward(\n"
+          "RuntimeError: cudnn RNN backward can only be called in training mode\n")
+    bold = "**cudnn RNN backward can only be called in training mode**\n"
+    _assert_reads("cudnn-rnn-backward-eval", Category.OP_NOT_SUPPORTED, (tb, bold))
+    # near misses: the module named in prose or a code comment without the refusal
+    for text in ("model.train()  # the cudnn RNN backward needs the training-mode forward\n",
+                 "cudnn RNN backward is slower in training mode than the forward\n"):
+        assert not _rule_matches("cudnn-rnn-backward-eval", text), text
+
+
+def test_numpy_axis_error_is_invalid_param():
+    # dev batch 151: NumPy's AxisError (numpy/exceptions.py) under each module name it has had read unknown
+    # (m3at/video-watermark-removal#10 read capacity through the fallback)
+    logs = ("numpy.exceptions.AxisError: axis 1 is out of bounds for array of dimension 1\n",
+            "    ret = umr_maximum(a, axis, None, out, keepdims)\nnumpy.AxisError: axis 4 is out of bounds for array of "
+            "dimension 3\n",
+            "numpy.core._internal.AxisError: axis -5 is out of bounds for array of dimension 4\n",
+            "AxisError: axis 4 is out of bounds for array of dimension 3\n")
+    _assert_reads("numpy-axis-error", Category.INVALID_PARAM, logs)
+    # near misses: the sentence without the exception's name (prose, a title) and NumPy's IndexError for an index
+    for text in ("why is axis 4 is out of bounds for array of dimension 3 here?\n",
+                 "IndexError: index 12 is out of bounds for axis 0 with size 12\n"):
+        assert not _rule_matches("numpy-axis-error", text), text
+
+
+def test_torch_host_index_error_is_invalid_param_where_it_sits():
+    # dev batch 151: PyTorch's host-side 'IndexError: index N is out of bounds for dimension D with size S'
+    # (xmindflow/deformableLKA#20) read by the weak phrase only at a line's start; the row reads it prefixed or quoted
+    logs = ("IndexError: index 3 is out of bounds for dimension 0 with size 3\n",
+            "[rank1]: IndexError: index 17 is out of bounds for dimension 0 with size 16\n",
+            "> IndexError: index -9 is out of bounds for dimension 1 with size 8\n")
+    _assert_reads("torch-host-index-out-of-bounds", Category.INVALID_PARAM, logs)
+    # a device kernel's own assert keeps kernel-fault (the guide), the row at strength 2 under it
+    assert_log = ("/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:92: operator(): block: [0,0,0], thread: [7,0,0] "
+                  "Assertion `index >= -sizes[i] && index < sizes[i] && \"index out of bounds\"` failed.\n"
+                  "RuntimeError: CUDA error: device-side assert triggered\n"
+                  "IndexError: index 17 is out of bounds for dimension 0 with size 16\n")
+    assert diagnose(assert_log, prior=False).primary_category == Category.KERNEL_FAULT
+    # near misses: the RuntimeError form, NumPy's axis wording, and the sentence without the exception's name
+    for text in ("RuntimeError: index 17 is out of bounds for dimension 0 with size 16\n",
+                 "IndexError: index 17 is out of bounds for axis 0 with size 16\n",
+                 "index 17 is out of bounds for dimension 0 with size 16\n"):
+        assert not _rule_matches("torch-host-index-out-of-bounds", text), text
