@@ -1081,7 +1081,7 @@ _CARET_LINE = re.compile(r"^\s*[~^]+\s*$")
 # os.path.exists(args.spec_path):', https://github.com/CPJKU/dcase_task2/issues/6, run without --spec_path), the None
 # is that unset option: invalid-param at strength 2 (kind `none-option`, kept out of the statistical fallback's words
 # like `imread-none`). Likewise the str + None TypeError, CPython 3's 'can only concatenate str (not "NoneType") to
-# str' (Objects/unicodeobject.c PyUnicode_Concat, read in the code index) and Python 2's 'cannot concatenate 'str' and
+# str' (unicodeobject.c's str concatenation check, read in the code index) and Python 2's 'cannot concatenate 'str' and
 # 'NoneType' objects', where the source line right above it concatenates an option's attribute into a path or a
 # command ('os.system("mkdir " + opts.outputdir + "/" + ...)', https://github.com/hiszpanski/vinetto/issues/2). The
 # option objects read: `args` / `opts` (the dev logs) and `arglist` (openai/maddpg's train.py, 'arglist.plots_dir +
