@@ -1023,10 +1023,11 @@ _CONTEXT_ERRORS = ((_SYNTAX_CONTEXT_FLAGS, _PY_SYNTAX_ERROR, "syntax-newer", "sy
                    (frozenset({"cv_contours3"}), _CV_UNPACK_ERROR, "api-newer", "cv_unpack", "environment", 3),
                    (frozenset({"child_stdin"}), _BROKEN_PIPE_ERROR, "child-pipe-closed", "child_pipe", "unknown", 2))
 # the readings _ContextReadings completes from the frame, command and source line it kept (its _zerodiv_own,
-# _path_from_command and _imread_none, in this order): (kind, category, strength, flag)
+# _path_from_command, _imread_none and _none_option, in this order): (kind, category, strength, flag)
 _KEPT_READINGS = (("zerodiv-own", "invalid-param", 2, "zerodiv_own"),
                   ("path-from-command", "invalid-param", 3, "path_from_command"),
-                  ("imread-none", "invalid-param", 2, "imread_none"))
+                  ("imread-none", "invalid-param", 2, "imread_none"),
+                  ("none-option", "invalid-param", 2, "none_option"))
 # every reading's kind: the scanner's own conclusions, which the statistical fallback keeps out of a log's words (the
 # error line's own evidence keeps them; _prior._SKIP_KINDS)
 READING_KINDS = frozenset({reading[2] for reading in _CONTEXT_ERRORS} | {reading[0] for reading in _KEPT_READINGS})
@@ -1071,6 +1072,30 @@ _IMREAD_SOURCE = re.compile(r"^\s+[^\s\"'#][^\n]*\bcv2\.imread\(")
 _IMREAD_NONE_ERROR = re.compile(r"^\s*(?:TypeError: 'NoneType' object (?:is not subscriptable|has no attribute "
                                 r"'__getitem__')|AttributeError: 'NoneType' object has no attribute '\w+')")
 _CARET_LINE = re.compile(r"^\s*[~^]+\s*$")
+
+
+# dev batch 152: a command-line option left unset (argparse's / optparse's default None) reaching the file system or a
+# shell command. CPython's 'TypeError: stat: path should be string, bytes, os.PathLike or integer, not NoneType' is
+# os.stat refusing None, raised in os.path's own frame (genericpath's exists / isdir / isfile); where the source line a
+# few lines above it (the caller's frame) hands os.path an option's attribute ('if not
+# os.path.exists(args.spec_path):', https://github.com/CPJKU/dcase_task2/issues/6, run without --spec_path), the None
+# is that unset option: invalid-param at strength 2 (kind `none-option`, kept out of the statistical fallback's words
+# like `imread-none`). Likewise the str + None TypeError, CPython 3's 'can only concatenate str (not "NoneType") to
+# str' (unicodeobject.c's str concatenation check, read in the code index) and Python 2's 'cannot concatenate 'str' and
+# 'NoneType' objects', where the source line right above it concatenates an option's attribute into a path or a
+# command ('os.system("mkdir " + opts.outputdir + "/" + ...)', https://github.com/hiszpanski/vinetto/issues/2). The
+# option objects read: `args` / `opts` (the dev logs) and `arglist` (openai/maddpg's train.py, 'arglist.plots_dir +
+# arglist.exp_name', https://github.com/openai/maddpg/issues/52, read in the issue index). A None from anywhere else
+# (an environment variable, os.getenv('X'); a function's return) keeps its reading: the text does not show an option.
+_OPTION_OBJECT = r"(?:args|opts|arglist)\.\w+"
+_OPTION_PATH_SOURCE = re.compile(r"^\s+[^\s\"'#][^\n]*\bos\.path\.\w+\(\s*" + _OPTION_OBJECT + r"\s*[,)]")
+_OPTION_CONCAT_SOURCE = re.compile(r"^\s+[^\s\"'#][^\n]*(?:\+\s*\b" + _OPTION_OBJECT + r"\b(?!\s*\()|\b" + _OPTION_OBJECT
+                                   + r"\s*\+)")
+_NONE_STAT_ERROR = re.compile(r"^\s*TypeError: stat: path should be string, bytes, os\.PathLike or integer, not "
+                              r"NoneType\b")
+_NONE_CONCAT_ERROR = re.compile(r"^\s*TypeError: (?:can only concatenate str \(not \"NoneType\"\) to str|cannot "
+                                r"concatenate 'str' and 'NoneType' objects)")
+_OS_PATH_FILE = re.compile(r"(?:^|[/\\<\s])(?:genericpath|posixpath|ntpath)(?:\.py)?>?$")
 
 
 # dev batch 142: a missing file at a path the user's own command passed. CPython's 'FileNotFoundError: [Errno 2] No
@@ -1128,6 +1153,7 @@ class _ContextReadings:
         self.frame = (0, "")  # the last traceback frame line and its file
         self.command_values: set[str] = set()  # the argument values of the user's python command lines (dev batch 142)
         self.imread_source = (0, "")  # the last source line calling cv2.imread, and the line after it (dev batch 148)
+        self.option_source = (0, "")  # the last source line handing an option to os.path / concatenating it (152)
 
     def context(self, no: int, line: str) -> Iterator[Evidence]:
         """What every line is looked at for, before the filter: a from_pretrained call (dev batch 104's context) and a
@@ -1143,6 +1169,10 @@ class _ContextReadings:
             self.imread_source = (self.imread_source[0], line)
         if line and "imread(" in line and _IMREAD_SOURCE.search(line):
             self.imread_source = (no, "")
+        if line and "." in line and ("os.path." in line and _OPTION_PATH_SOURCE.search(line)):
+            self.option_source = (no, "path")
+        elif line and "+" in line and _OPTION_CONCAT_SOURCE.search(line):
+            self.option_source = (no, "concat")
 
     def scan(self, no: int, line: str, before: str = "") -> Iterator[Evidence]:
         """The line's own evidence, remembering the context rows and frames it holds, then the readings it completes
@@ -1159,7 +1189,8 @@ class _ContextReadings:
         for last, (_flags, error, kind, flag, category, strength) in zip(self.last, _CONTEXT_ERRORS):
             if last and 0 <= no - last <= _SYNTAX_CONTEXT_SPAN and error.search(line):
                 yield Evidence(no, kind, line[:500], category, strength, flags=frozenset({flag}))
-        found = (self._zerodiv_own(no, line, before), self._path_from_command(line), self._imread_none(no, line))
+        found = (self._zerodiv_own(no, line, before), self._path_from_command(line), self._imread_none(no, line),
+                 self._none_option(no, line))
         for hit, (kind, category, strength, flag) in zip(found, _KEPT_READINGS):
             if hit:
                 yield Evidence(no, kind, line[:500], category, strength, flags=frozenset({flag}))
@@ -1171,6 +1202,19 @@ class _ContextReadings:
         if not src or "NoneType" not in line:
             return False
         return bool((no - src == 1 or (no - src == 2 and _CARET_LINE.match(after))) and _IMREAD_NONE_ERROR.search(line))
+
+    def _none_option(self, no: int, line: str) -> bool:
+        """os.stat's TypeError on None a few lines under a source line handing os.path an option's attribute, with
+        os.path's own frame between them; or the str + None TypeError right under a source line concatenating an
+        option's attribute (dev batch 152)."""
+        src, how = self.option_source
+        if not src or "NoneType" not in line:
+            return False
+        if how == "concat":
+            return no - src == 1 and bool(_NONE_CONCAT_ERROR.search(line))
+        frame_line, file = self.frame
+        return bool(0 < no - src <= _SYNTAX_CONTEXT_SPAN and src < frame_line < no and _OS_PATH_FILE.search(file)
+                    and _NONE_STAT_ERROR.search(line))
 
     def _zerodiv_own(self, no: int, line: str, before: str) -> bool:
         """A ZeroDivisionError within _SYNTAX_CONTEXT_SPAN lines of a frame in the user's own file, its source line

@@ -483,6 +483,10 @@ DEV_UNSUPPORTED = {
                                       "no cause and the text shows none",
     # dev batch 149 (labelled from their threads before any rule was written; first measured 1/6 rules alone and
     # through the CLI; the examples/ reading and row imagefolder-layout's older wording read four more, this one stays)
+    "cpu_env_adaptiveattacks2.log": "dev batch 152: 'AttributeError: 'NoneType' object has no attribute "
+                                    "'model_checkpoint_path'' under tf.train.get_checkpoint_state's None reads "
+                                    "invalid-param (the weak AttributeError); the thread's cause is setup.sh's model "
+                                    "download failing (no wget), which the text does not show",
     "cuda_capacity_pytorch40002.log": "dev batch 149: 'Tried to allocate 50.00 MiB (...; 3.91 GiB free; ...)' reads "
                                       "environment (the free figure covers the request: the device was not short of "
                                       "memory); the reporter found the host's RAM full (capacity), which the log does "

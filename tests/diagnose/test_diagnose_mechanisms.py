@@ -274,7 +274,8 @@ def test_message_patterns_name_every_parser():
                "_TRT_CODE_LINE", "_DIV_BY_SIZE_LINE", "_ZERODIV_LINE", "_PRETRAINED_CALL", "_INIT_KWARG",
                "_PY_SYNTAX_ERROR", "_OLDER_THAN", "_CV_UNPACK_ERROR", "_NEURON_UTILIZATION", "_NEURON_TOTAL",
                "_ZERODIV_ERROR", "_DIVISION_SOURCE", "_NOT_OWN_FILE", "_PY_COMMAND", "_ERRNO2_PATH", "_ARG_NUMBER",
-               "_BROKEN_PIPE_ERROR", "_IMREAD_SOURCE", "_IMREAD_NONE_ERROR", "_CARET_LINE"}
+               "_BROKEN_PIPE_ERROR", "_IMREAD_SOURCE", "_IMREAD_NONE_ERROR", "_CARET_LINE",
+               "_OPTION_PATH_SOURCE", "_OPTION_CONCAT_SOURCE", "_NONE_STAT_ERROR", "_NONE_CONCAT_ERROR", "_OS_PATH_FILE"}
     parsers = set(map(id, parse._MESSAGE_PATTERNS))
     for name, value in vars(parse).items():
         pats = [value] if isinstance(value, re.Pattern) else [v for v in value if isinstance(v, re.Pattern)] \
@@ -10644,3 +10645,62 @@ def test_torch_host_index_error_is_invalid_param_where_it_sits():
                  "IndexError: index 17 is out of bounds for axis 0 with size 16\n",
                  "index 17 is out of bounds for dimension 0 with size 16\n"):
         assert not _rule_matches("torch-host-index-out-of-bounds", text), text
+
+
+def test_an_unset_option_reaching_os_path_or_a_command_as_none_is_invalid_param():
+    # dev batch 152: os.stat refusing None under a source line handing os.path an option's attribute
+    # (CPJKU/dcase_task2#6, run without --spec_path) and str + None under a source line concatenating one
+    # (hiszpanski/vinetto#2's 'os.system("mkdir " + opts.outputdir + ...)'): unknown by the rules before
+    stat = ("Traceback (most recent call last):\n  File \"prepare.py\", line 94, in <module>\n"
+            "    if not os.path.exists(args.spec_path):\n  File \"/usr/lib/python3.6/genericpath.py\", line 19, in exists\n"
+            "    os.stat(path)\nTypeError: stat: path should be string, bytes, os.PathLike or integer, not NoneType\n")
+    isdir = ("  File \"C:\\proj\\run.py\", line 30, in main\n    if not os.path.isdir(opts.out_dir):\n"
+             "  File \"<frozen genericpath>\", line 42, in isdir\n"
+             "TypeError: stat: path should be string, bytes, os.PathLike or integer, not NoneType\n")
+    concat3 = ("  File \"train.py\", line 183, in train\n"
+               "    rew_file_name = arglist.plots_dir + arglist.exp_name + '_rewards.pkl'\n"
+               "TypeError: can only concatenate str (not \"NoneType\") to str\n")
+    concat2 = ("  File \"/usr/local/bin/tool\", line 77, in getargs\n"
+               "    os.system(\"mkdir \" + opts.outputdir + \"/\" + SUBDIR)\n"
+               "TypeError: cannot concatenate 'str' and 'NoneType' objects\n")
+    for log in (stat, isdir, concat3, concat2):
+        assert any(ev.kind == "none-option" for ev in scan(log.splitlines())), log
+        assert diagnose(log, prior=False).primary_category == Category.INVALID_PARAM, log
+    # near misses: the None from an environment variable or a function's return (amaggi/waveloc#108's form), the
+    # option's attribute called as a method, the stat error with no os.path frame between (palinurus's two-line
+    # excerpt), the option line too far above, another TypeError under the option line, the wording in prose
+    env = ("  File \"run.py\", line 9, in <module>\n    if not os.path.exists(os.getenv('DATA_DIR')):\n"
+           "  File \"/usr/lib/python3.8/genericpath.py\", line 19, in exists\n    os.stat(path)\n"
+           "TypeError: stat: path should be string, bytes, os.PathLike or integer, not NoneType\n")
+    ret = ("  File \"run.py\", line 9, in <module>\n    out = base_dir() + '/out'\n"
+           "TypeError: can only concatenate str (not \"NoneType\") to str\n")
+    method = ("  File \"run.py\", line 9, in <module>\n    out = 'x' + args.get_dir()\n"
+              "TypeError: can only concatenate str (not \"NoneType\") to str\n")
+    no_frame = ("line 42, in isdir\n    st = os.stat(s)\n"
+                "TypeError: stat: path should be string, bytes, os.PathLike or integer, not NoneType\n")
+    far = ("    path = args.root + '/x'\n    other = compute()\n"
+           "TypeError: can only concatenate str (not \"NoneType\") to str\n")
+    other_error = ("    if not os.path.exists(args.spec_path):\n  File \"/usr/lib/python3.6/genericpath.py\", line 19, "
+                   "in exists\n    os.stat(path)\nTypeError: stat: path should be string, bytes or os.PathLike, not int\n")
+    prose = "when args.spec_path is not given: TypeError: stat: path should be string, bytes, os.PathLike or integer, not NoneType\n"
+    for log in (env, ret, method, no_frame, far, other_error, prose):
+        assert not any(ev.kind == "none-option" for ev in scan(log.splitlines())), log
+
+
+def test_a_trainers_nan_loss_stop_alone_is_unknown():
+    # dev batch 152: the training loop's own check 'Loss is nan, stopping training' (DIUx-xView/xview3-reference#18,
+    # Intellindust-AI-Lab/DEIM#96: the latter alone read benign, no error line) says the loss became NaN, not why
+    logs = ("Loss is nan, stopping training\n{'loss_classifier': tensor(1.3285, device='cuda:0')}\n\nSystemExit: 1\n",
+            "使用自己的数据集训练，报错 Loss is nan, stopping training\n",
+            "loss is nan, stopping training!\n")
+    _assert_reads("trainer-nan-loss-stop", Category.UNKNOWN, logs)
+    for log in logs:
+        assert diagnose(log).primary_category == Category.UNKNOWN, log
+    # a cause printed with it at strength 3 decides (an out-of-memory with its sizes)
+    oom = ("Loss is nan, stopping training\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB. "
+           "GPU 0 has a total capacity of 15.77 GiB of which 3.00 GiB is free.\n")
+    assert diagnose(oom, prior=False).primary_category != Category.UNKNOWN
+    # near misses: Keras's progress line with a NaN loss, another trainer's wording, the words without the stop
+    for log in ("100/100 [==============================] - 332s 3s/step - loss: nan - val_loss: nan\n",
+                "WARNING: loss is nan, skipping this batch\n", "the loss is nan after epoch 3\n"):
+        assert not _rule_matches("trainer-nan-loss-stop", log), log
