@@ -496,23 +496,6 @@ DEV_UNSUPPORTED = {
                               "LD_LIBRARY_PATH (another cuBLAS on the library path), which the log does not show",
     "cuda_env_bevfusion602.log": "dev batch 151: 'CUBLAS_STATUS_INVALID_VALUE when calling `cublasGemmEx(' reads "
                                  "invalid-param; the fix was another CUDA installation, which the log does not show",
-    # dev batch 154 (labelled from their threads before any rule was written; first measured 0/7 rules alone and
-    # through the CLI)
-    "cpu_env_adaptsegnet52.log": "dev batch 154: load_state_dict's 'Unexpected key(s) in state_dict:' listing only "
-                                 "BatchNorm's num_batches_tracked buffers reads invalid-param (row "
-                                 "state-dict-key-lists, param-check); the maintainer: the PyTorch version",
-    "cpu_env_guidedstereo2.log": "dev batch 154: the same num_batches_tracked-only list under PyTorch 0.4.0 reads "
-                                 "invalid-param",
-    "cpu_param_espnet6790.log": "dev batch 154: torchaudio's forced_align 'targets length is too long for CTC.' reads "
-                                "unknown: no row reads the CTC length check",
-    "tf_param_customobjectdetection20.log": "dev batch 154: TensorFlow's 'Unsuccessful TensorSliceReader constructor: "
-                                            "Failed to find any matching files for model.ckpt' reads unknown",
-    "tf_param_kagglespeech2.log": "dev batch 154: 'NotFoundError ...: Unsuccessful TensorSliceReader constructor: "
-                                  "Failed to find any matching files for check_point.' reads unknown",
-    "cpu_param_opencvseries6.log": "dev batch 154: OpenCV face module's 'File can't be opened for reading! in function "
-                                   "'cv::face::FaceRecognizer::read'' reads unknown",
-    "cpu_param_javacv1004.log": "dev batch 154: the same FaceRecognizer::read refusal in OpenCV 3.4's 'Error: "
-                                "Unspecified error (...)' form reads unknown",
 }
 # dev logs the rules alone read right (`unknown`, the label) but the statistical fallback then reads wrong: a
 # DEV_UNSUPPORTED entry would pass (it watches the rules alone), so these are strict xfails with the fallback on (dev
