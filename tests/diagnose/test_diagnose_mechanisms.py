@@ -10704,3 +10704,77 @@ def test_a_trainers_nan_loss_stop_alone_is_unknown():
     for log in ("100/100 [==============================] - 332s 3s/step - loss: nan - val_loss: nan\n",
                 "WARNING: loss is nan, skipping this batch\n", "the loss is nan after epoch 3\n"):
         assert not _rule_matches("trainer-nan-loss-stop", log), log
+def test_num_batches_tracked_keys_alone_are_a_pytorch_version_skew():
+    # dev batch 154: load_state_dict listing only BatchNorm's num_batches_tracked buffers as unexpected (the buffer
+    # _NormBase registers since PyTorch 0.4.1, its _version 2: torch/nn/modules/batchnorm.py): a checkpoint saved by a
+    # PyTorch with the buffer, loaded by one without it (wasidennis/AdaptSegNet#52, mattpoggi/guided-stereo#2) read
+    # invalid-param (rows param-check, state-dict-key-lists)
+    headed = ("RuntimeError: Error(s) in loading state_dict for SegNet:\n"
+              "\tUnexpected key(s) in state_dict: \"bn1.num_batches_tracked\", \"layer1.0.bn1.num_batches_tracked\", "
+              "\"layer1.0.downsample.1.num_batches_tracked\". \n")
+    body = '\tUnexpected key(s) in state_dict: "module.encoder.bn1.num_batches_tracked". \n'
+    # a line cut in its last key (the poster's or an excerpt's cut), and one cut after a comma
+    cut = ('\tUnexpected key(s) in state_dict: "backbone.bn1.num_batches_tracked", '
+           '"backbone.layer1.0.bn1.num_batches_tracked", "backbone.layer1.0.bn2.num_batc\n')
+    comma = 'Unexpected key(s) in state_dict: "bn1.num_batches_tracked", "layer1.0.bn1.num_batches_tracked",`\n'
+    _assert_reads("bn-num-batches-tracked-keys", Category.ENVIRONMENT, (headed, body, cut, comma))
+    # near misses: a list with another key (a model that does not match the checkpoint), missing buffers (_NormBase
+    # fills them in for an older checkpoint; missing ones are a model built otherwise), the key named in prose
+    mixed = ("RuntimeError: Error(s) in loading state_dict for SegNet:\n\tUnexpected key(s) in state_dict: "
+             "\"bn1.num_batches_tracked\", \"head.fc.weight\", \"layer1.0.bn1.num_batches_tracked\". \n")
+    missing = ("RuntimeError: Error(s) in loading state_dict for SegNet:\n\tMissing key(s) in state_dict: "
+               "\"bn1.num_batches_tracked\", \"layer1.0.bn1.num_batches_tracked\". \n")
+    for text in (mixed, missing):
+        assert not _rule_matches("bn-num-batches-tracked-keys", text), text
+        assert diagnose(text, prior=False).primary_category == Category.INVALID_PARAM, text
+    assert not _rule_matches("bn-num-batches-tracked-keys",
+                             "the unexpected keys in state_dict are all num_batches_tracked\n")
+    # BERT embeddings' position_ids listed alone keep row hf-position-ids-buffer's reading
+    pos_ids = '\tUnexpected key(s) in state_dict: "bert.embeddings.position_ids". \n'
+    assert not _rule_matches("bn-num-batches-tracked-keys", pos_ids)
+    assert diagnose(pos_ids, prior=False).primary_category == Category.ENVIRONMENT
+
+
+def test_ctc_targets_longer_than_the_emission_are_invalid_param():
+    # dev batch 154: torchaudio's forced_align refusing a transcript the audio cannot hold (T < L + R; espnet/espnet
+    # PR #6790: 'this text cannot fit in this recording') read unknown
+    logs = ("RuntimeError: forced_align_impl, .../compute.cpp:56, targets length is too long for CTC.\n"
+            "Found log_probs length: 41, targets length: 40, and number of repeats: 2\n",
+            "Traceback (most recent call last):\n  File \"align.py\", line 30, in <module>\n"
+            "    spans = aligner(emission[0], tokens)\nRuntimeError: targets length is too long for CTC.\n")
+    _assert_reads("ctc-targets-too-long", Category.INVALID_PARAM, logs)
+    # near misses: prose about a long target without the check's wording, and PyTorch's ctc_loss length check
+    for text in ("the targets length is too long for the CTC loss to be useful\n",
+                 "RuntimeError: Expected input_lengths to have value at most 50, but got value 61\n"):
+        assert not _rule_matches("ctc-targets-too-long", text), text
+
+
+def test_tf_checkpoint_reader_finding_no_files_is_invalid_param():
+    # dev batch 154: TensorFlow's TensorSliceReader finding no checkpoint at the path given
+    # (bourdakos1/Custom-Object-Detection#20: files unpacked elsewhere; huschen/kaggle_speech_recognition#2: no
+    # checkpoint trained yet) read unknown by the rules, environment through the fallback
+    logs = ("Unsuccessful TensorSliceReader constructor: Failed to find any matching files for model.ckpt\n",
+            "NotFoundError (see above for traceback): Unsuccessful TensorSliceReader constructor: Failed to find any "
+            "matching files for runs/exp1/model.ckpt-2000\n",
+            "W tensorflow/core/framework/op_kernel.cc:993] Not found: Unsuccessful TensorSliceReader constructor: "
+            "Failed to find any matching files for ./ckpt/best\n")
+    _assert_reads("tf-checkpoint-no-matching-files", Category.INVALID_PARAM, logs)
+    # near misses: the constructor named in a question, and a file pattern's miss without the checkpoint reader
+    for text in ("How do I fix Unsuccessful TensorSliceReader constructor when restoring?\n",
+                 "Failed to find any matching files for data/train-*.tfrecord\n"):
+        assert not _rule_matches("tf-checkpoint-no-matching-files", text), text
+
+
+def test_opencv_face_recognizer_read_of_an_unopened_file_is_invalid_param():
+    # dev batch 154: opencv_contrib's FaceRecognizer::read refusing the file it was given (facerec.cpp:61;
+    # codingforentrepreneurs/OpenCV-Python-Series#6: a misspelt folder; bytedeco/javacv#1004: a csv of images) read
+    # unknown
+    logs = ("cv2.error: OpenCV(4.5.1) /tmp/opencv_contrib/modules/face/src/facerec.cpp:61: error: (-2:Unspecified "
+            "error) File can't be opened for reading! in function 'read'\n",
+            "OpenCV Error: Unspecified error (File can't be opened for reading!) in cv::face::FaceRecognizer::read, "
+            "file /build/opencv_contrib/modules/face/src/facerec.cpp, line 61\n")
+    _assert_reads("opencv-facerec-read-unopened", Category.INVALID_PARAM, logs)
+    # near misses: the writing direction and the sentence in lower-case prose
+    for text in ("error: (-2:Unspecified error) File can't be opened for writing! in function 'write'\n",
+                 "the file can't be opened for reading, what path should I use?\n"):
+        assert not _rule_matches("opencv-facerec-read-unopened", text), text
