@@ -496,21 +496,6 @@ DEV_UNSUPPORTED = {
                               "LD_LIBRARY_PATH (another cuBLAS on the library path), which the log does not show",
     "cuda_env_bevfusion602.log": "dev batch 151: 'CUBLAS_STATUS_INVALID_VALUE when calling `cublasGemmEx(' reads "
                                  "invalid-param; the fix was another CUDA installation, which the log does not show",
-    # dev batch 153 (labelled from their threads before any rule was written; first measured 0/8 rules alone, 1/8
-    # through the CLI: the AWS CLI's 'Unable to locate credentials' reads environment by the fallback's words only)
-    "cpu_param_textrenderer86.log": "dev batch 153: OpenCV's '(-215:Assertion failed) dst.cols < 0x7fff && ... in "
-                                    "function 'remap'' reads unknown (only the '!<name>.empty()' condition had a row)",
-    "cpu_param_tinyland8.log": "dev batch 153: OpenCV's '(-215:Assertion failed) _src.total() > 0 in function "
-                               "'warpPerspective'' reads unknown (only the '!<name>.empty()' condition had a row)",
-    "cpu_env_bucketantivirus144.log": "dev batch 153: botocore's 'ClientError: An error occurred (403) when calling the "
-                                      "HeadObject operation: Forbidden' reads unknown (no row for botocore's texts)",
-    "cuda_env_paddledetection3766.log": "dev batch 153: Paddle's 'The third-party dynamic library (cudnn64_7.dll) that "
-                                        "Paddle depends on is not configured correctly' reads unknown",
-    "cuda_env_paddle34566.log": "dev batch 153: Paddle's dynamic_loader.cc refusal for cudnn64_7.dll reads unknown",
-    "cpu_env_mlcommonsinference10.log": "dev batch 153: GNU ld's 'undefined reference to `tensorflow::...'' lines alone "
-                                        "read benign (no line is read as an error, so no failure is found)",
-    "cpu_env_hdrnetlegacy10.log": "dev batch 153: GNU ld's 'undefined reference to `tensorflow::Tensor::...'' lines "
-                                  "alone read benign (no line is read as an error)",
 }
 # dev logs the rules alone read right (`unknown`, the label) but the statistical fallback then reads wrong: a
 # DEV_UNSUPPORTED entry would pass (it watches the rules alone), so these are strict xfails with the fallback on (dev
