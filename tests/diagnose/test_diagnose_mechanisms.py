@@ -10737,3 +10737,21 @@ def test_linker_undefined_reference_to_a_library_cxx_symbol_is_environment():
                  "why undefined reference to tensorflow::Tensor here?\n",
                  "ImportError: ./op.so: undefined symbol: _ZN10tensorflow8OpKernelD2Ev\n"):
         assert not _rule_matches("ld-undefined-reference-cxx", text), text
+
+
+def test_opencv_dnn_cuda_backend_fallback_notice_is_benign():
+    # dev batch 153: OpenCV DNN's setUpNet notice that a net asked for the CUDA backend runs on the CPU
+    # (Asadullah-Dal17/yolov4-opencv-python#2, opencv/opencv#15858) read benign only because no line was read at all
+    logs = ("[ WARN:0@3.1] global net_impl.cpp:178 setUpNet DNN module was not built with CUDA backend; switching to "
+            "CPU\n",
+            "[ WARN:0] global /tmp/pip-build/opencv/modules/dnn/src/dnn.cpp (1447) setUpNet DNN module was not built "
+            "with CUDA backend; switching to CPU\nframe 12: 3 detections\n")
+    _assert_reads("opencv-dnn-cuda-fallback", Category.BENIGN, logs)
+    # a failure the same log shows argues first (the row at strength 2)
+    failed = logs[0] + ("cv2.error: OpenCV(4.7.0) /io/opencv/modules/core/src/alloc.cpp:73: error: (-4:Insufficient "
+                        "memory) Failed to allocate 1073741824 bytes in function 'OutOfMemoryError'\n")
+    assert diagnose(failed, prior=False).primary_category == Category.CAPACITY
+    # near misses: the build option named in prose with no fallback, and another library's CPU switch
+    for text in ("Is the DNN module was not built with CUDA backend message fatal?\n",
+                 "CUDA not available, switching to CPU\n"):
+        assert not _rule_matches("opencv-dnn-cuda-fallback", text), text
