@@ -10727,7 +10727,7 @@ def test_linker_undefined_reference_to_a_library_cxx_symbol_is_environment():
     logs = ("main.o: In function `main':\nmain.cc:(.text+0x5e): undefined reference to "
             "`torch::jit::load(std::string const&, c10::optional<c10::Device>)'\n",
             "/usr/bin/ld: demo.o: in function `run()':\ndemo.cpp:(.text+0x91): undefined reference to "
-            "‘cv::imread(std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > const&, int)’\n",
+            "`cv::imread(std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > const&, int)'\n",
             "op.cc:(.text+0x1c4): undefined reference to `tensorflow::OpKernel::~OpKernel()'\n")
     _assert_reads("ld-undefined-reference-cxx", Category.ENVIRONMENT, logs)
     # near misses: an unqualified C symbol (most often the user's own missing definition), the phrase in prose, and
