@@ -10778,3 +10778,112 @@ def test_opencv_face_recognizer_read_of_an_unopened_file_is_invalid_param():
     for text in ("error: (-2:Unspecified error) File can't be opened for writing! in function 'write'\n",
                  "the file can't be opened for reading, what path should I use?\n"):
         assert not _rule_matches("opencv-facerec-read-unopened", text), text
+def test_opencv_assertion_on_the_callers_arguments_is_invalid_param():
+    # dev batch 153: OpenCV's CV_Assert in general, '(-215:Assertion failed) <condition> in function '<name>'' (only
+    # the '!<name>.empty()' condition had a row): Sanster/text_renderer#86's remap size bound and
+    # saoirse-zee/tinyland#8's empty frame read unknown
+    logs = ("    dst = cv2.remap(img, map_x, map_y, cv2.INTER_LINEAR)\ncv2.error: OpenCV(4.6.0) /io/opencv/modules/"
+            "imgproc/src/imgwarp.cpp:1703: error: (-215:Assertion failed) dst.cols < SHRT_MAX && dst.rows < SHRT_MAX "
+            "&& src.cols < SHRT_MAX && src.rows < SHRT_MAX in function 'remap'\n",
+            "terminate called after throwing an instance of 'cv::Exception'\n  what():  OpenCV(4.2.0) "
+            "/build/opencv/modules/imgproc/src/color.simd_helpers.hpp:92: error: (-215:Assertion failed) "
+            "VScn::contains(scn) && VDcn::contains(dcn) && VDepth::contains(depth) in function 'CvtHelper'\n",
+            "what():  OpenCV(4.5.1-dev) /src/modules/core/src/matmul.dispatch.cpp:363: error: (-215:Assertion failed) "
+            "a_size.width == len in funtion 'gemm'\n")
+    _assert_reads("opencv-assert-failed", Category.INVALID_PARAM, logs)
+    # near misses: an assertion raised in OpenCV's CUDA module (a case its device code lacks), the code's name in
+    # prose with no function after it, and the -210 format refusal (row opencv-unsupported-format)
+    for text in ("cv2.error: OpenCV(4.8.0) /src/opencv_contrib/modules/cudawarping/src/remap.cpp:81: error: "
+                 "(-215:Assertion failed) src.depth() <= CV_32F && src.channels() <= 4 in function "
+                 "'cv::cuda::remap'\n",
+                 "Why do I get (-215:Assertion failed) every time I resize?\n",
+                 "error: (-210:Unsupported format or combination of formats) in function 'cvtColor'\n"):
+        assert not _rule_matches("opencv-assert-failed", text), text
+
+
+def test_botocore_credentials_and_access_refusals_are_environment():
+    # dev batch 153: botocore's NoCredentialsError text (allenai/gpv2#2's AWS CLI, read environment only through the
+    # fallback's words) and its ClientError for a 403 (bluesentry/bucket-antivirus-function#144) read unknown
+    creds = ("  File \"/opt/venv/lib/python3.10/site-packages/botocore/auth.py\", line 418, in add_auth\n"
+             "    raise NoCredentialsError()\nbotocore.exceptions.NoCredentialsError: Unable to locate credentials\n",
+             "download: failed\nfatal error: Unable to locate credentials\n")
+    _assert_reads("botocore-no-credentials", Category.ENVIRONMENT, creds)
+    forbidden = ("botocore.exceptions.ClientError: An error occurred (403) when calling the HeadObject operation: "
+                 "Forbidden\n",
+                 "botocore.exceptions.ClientError: An error occurred (403) when calling the GetObject operation "
+                 "(reached max retries: 4): Forbidden\n",
+                 "A client error (403) occurred when calling the HeadObject operation: Forbidden\n")
+    _assert_reads("botocore-access-forbidden", Category.ENVIRONMENT, forbidden)
+    # near misses: the exception's name alone in code, another wording of a missing file, a 404 for a key the
+    # user typed (the caller's value), and a 403 said in prose
+    for text in ("except NoCredentialsError:\n", "Unable to locate the credentials file at ~/.config/app.json\n"):
+        assert not _rule_matches("botocore-no-credentials", text), text
+    for text in ("botocore.exceptions.ClientError: An error occurred (404) when calling the HeadObject operation: "
+                 "Not Found\n",
+                 "the bucket answers 403 Forbidden when calling HeadObject\n"):
+        assert not _rule_matches("botocore-access-forbidden", text), text
+
+
+def test_botocore_endpoint_connection_error_is_environment():
+    # dev batch 153: botocore's EndpointConnectionError (botocore/exceptions.py's fmt); a rule from the library's code
+    logs = ("botocore.exceptions.EndpointConnectionError: Could not connect to the endpoint URL: "
+            "\"https://sts.eu-central-1.amazonaws.com/\"\n",
+            "fatal error: Could not connect to the endpoint URL: \"https://example-bucket.s3.us-west-2.amazonaws.com/"
+            "?list-type=2&prefix=&encoding-type=url\"\n")
+    _assert_reads("botocore-endpoint-connection", Category.ENVIRONMENT, logs)
+    # near misses: the sentence without the URL after it, in prose or lower case, and another client's wording
+    for text in ("I could not connect to the endpoint URL from the cluster\n",
+                 "Could not connect to the endpoint URL\n",
+                 "ConnectionError: Could not connect to the server at https://api.example.com\n"):
+        assert not _rule_matches("botocore-endpoint-connection", text), text
+
+
+def test_paddle_dynamic_library_not_configured_is_environment():
+    # dev batch 153: Paddle's dynamic_loader.cc refusal (PaddlePaddle/PaddleDetection#3766, PaddlePaddle/Paddle#34566)
+    # read unknown
+    logs = ("RuntimeError: (PreconditionNotMet) The third-party dynamic library (libcudnn.so) that Paddle depends on "
+            "is not configured correctly. (error code is /usr/local/cuda/lib64/libcudnn.so: cannot open shared object "
+            "file: No such file or directory)\n  Suggestions:\n",
+            "PreconditionNotMetError: The third-party dynamic library (cublas64_11.dll) that Paddle depends on is not "
+            "configured correctly. (error code is 126)\n")
+    _assert_reads("paddle-dynload-not-configured", Category.ENVIRONMENT, logs)
+    # near misses: the sentence with no library named, and prose about Paddle's dependencies
+    for text in ("The third-party dynamic library that Paddle depends on is not configured correctly\n",
+                 "Paddle depends on cuDNN, which is not configured correctly on this machine\n"):
+        assert not _rule_matches("paddle-dynload-not-configured", text), text
+
+
+def test_linker_undefined_reference_to_a_library_cxx_symbol_is_environment():
+    # dev batch 153: GNU ld's 'undefined reference to `ns::...'' lines alone (mlcommons/inference_results_v1.0#10,
+    # mgharbi/hdrnet_legacy#10, against TensorFlow's C++ library) read benign: no line was read as an error
+    logs = ("main.o: In function `main':\nmain.cc:(.text+0x5e): undefined reference to "
+            "`torch::jit::load(std::string const&, c10::optional<c10::Device>)'\n",
+            "/usr/bin/ld: demo.o: in function `run()':\ndemo.cpp:(.text+0x91): undefined reference to "
+            "`cv::imread(std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > const&, int)'\n",
+            "op.cc:(.text+0x1c4): undefined reference to `tensorflow::OpKernel::~OpKernel()'\n")
+    _assert_reads("ld-undefined-reference-cxx", Category.ENVIRONMENT, logs)
+    # near misses: an unqualified C symbol (most often the user's own missing definition), the phrase in prose, and
+    # the runtime loader's 'undefined symbol' (row undefined-symbol)
+    for text in ("(.text+0x20): undefined reference to `main'\n",
+                 "kernel.o: undefined reference to `launch_kernel'\n",
+                 "why undefined reference to tensorflow::Tensor here?\n",
+                 "ImportError: ./op.so: undefined symbol: _ZN10tensorflow8OpKernelD2Ev\n"):
+        assert not _rule_matches("ld-undefined-reference-cxx", text), text
+
+
+def test_opencv_dnn_cuda_backend_fallback_notice_is_benign():
+    # dev batch 153: OpenCV DNN's setUpNet notice that a net asked for the CUDA backend runs on the CPU
+    # (Asadullah-Dal17/yolov4-opencv-python#2, opencv/opencv#15858) read benign only because no line was read at all
+    logs = ("[ WARN:0@3.1] global net_impl.cpp:178 setUpNet DNN module was not built with CUDA backend; switching to "
+            "CPU\n",
+            "[ WARN:0] global /tmp/pip-build/opencv/modules/dnn/src/dnn.cpp (1447) setUpNet DNN module was not built "
+            "with CUDA backend; switching to CPU\nframe 12: 3 detections\n")
+    _assert_reads("opencv-dnn-cuda-fallback", Category.BENIGN, logs)
+    # a failure the same log shows argues first (the row at strength 2)
+    failed = logs[0] + ("cv2.error: OpenCV(4.7.0) /io/opencv/modules/core/src/alloc.cpp:73: error: (-4:Insufficient "
+                        "memory) Failed to allocate 1073741824 bytes in function 'OutOfMemoryError'\n")
+    assert diagnose(failed, prior=False).primary_category == Category.CAPACITY
+    # near misses: the build option named in prose with no fallback, and another library's CPU switch
+    for text in ("Is the DNN module was not built with CUDA backend message fatal?\n",
+                 "CUDA not available, switching to CPU\n"):
+        assert not _rule_matches("opencv-dnn-cuda-fallback", text), text
