@@ -704,6 +704,28 @@ _INSTALLED_FILE = re.compile(r"[/\\](?:site|dist)-packages[/\\]")
 _NUMPY_FILE = re.compile(r"[/\\](?:site|dist)-packages[/\\]numpy[/\\]")
 
 
+def _frame_files(evidence: list[Evidence]) -> list[tuple[int, str]]:
+    """The incident's traceback frames as (line, file), in line order (one per line)."""
+    return sorted({ev.line: str(ev.numbers.get("file", "")) for ev in evidence if ev.kind == "frame"}.items())
+
+
+def _files_before(frames: list[tuple[int, str]], line: int) -> list[str]:
+    """The files of the frames above `line`, innermost (nearest) last."""
+    return [file for at, file in frames if at < line]
+
+
+def _traceback_block(frames: list[tuple[int, str]], line: int) -> list[str]:
+    """The files of the run of frames right above `line` (each frame at most two lines after the one before it, as a
+    traceback prints a frame and its source line), innermost first: the traceback that ends in the error on `line`."""
+    block, nxt = [], line
+    for at, file in reversed([f for f in frames if f[0] < line]):
+        if nxt - at > 2:
+            break
+        block.append(file)
+        nxt = at
+    return block
+
+
 def _library_frame_cast(args: list[tuple[Evidence, str, int]],
                         evidence: list[Evidence]) -> list[tuple[Evidence, str, int]]:
     """NumPy's same_kind cast refusal (row `numpy-ufunc-same-kind`, flag `ufunc_cast`) reads invalid-param: the caller's
@@ -714,12 +736,12 @@ def _library_frame_cast(args: list[tuple[Evidence, str, int]],
     user's script, an IPython cell (no `File "..."` frame) or no frame keeps the row's reading."""
     if not any("ufunc_cast" in ev.flags for ev, _, _ in args):
         return args
-    frames = sorted((ev for ev in evidence if ev.kind == "frame"), key=lambda e: e.line)
+    frames = _frame_files(evidence)
     out = []
     for ev, c, s in args:
         if "ufunc_cast" in ev.flags:
-            before = [f for f in frames if f.line < ev.line and not _NUMPY_FILE.search(str(f.numbers.get("file", "")))]
-            if before and _INSTALLED_FILE.search(str(before[-1].numbers.get("file", ""))):
+            before = [f for f in _files_before(frames, ev.line) if not _NUMPY_FILE.search(f)]
+            if before and _INSTALLED_FILE.search(before[-1]):
                 c, s = "environment", 2
         out.append((ev, c, s))
     return out
@@ -750,12 +772,12 @@ def _binop_library_frame(args: list[tuple[Evidence, str, int]],
     frame of the user's script, or no frame, keeps the row's reading."""
     if not any("binop" in ev.flags for ev, _, _ in args):
         return args
-    frames = sorted((ev for ev in evidence if ev.kind == "frame"), key=lambda e: e.line)
+    frames = _frame_files(evidence)
     out = []
     for ev, c, s in args:
         if "binop" in ev.flags:
-            before = [f for f in frames if f.line < ev.line]
-            if before and _INSTALLED_FILE.search(str(before[-1].numbers.get("file", ""))):
+            before = _files_before(frames, ev.line)
+            if before and _INSTALLED_FILE.search(before[-1]):
                 continue
         out.append((ev, c, s))
     return out
@@ -897,7 +919,7 @@ def _installed_only_call_mismatch(args: list[tuple[Evidence, str, int]],
     patched forward, a remote-code model): environment at strength 2
     (https://github.com/mit-han-lab/duo-attention/issues/18). A refused keyword whose innermost frame is a file of the
     caller's own (its script calling the model, its patched forward calling on) keeps invalid-param."""
-    frames = sorted({ev.line: str(ev.numbers.get("file", "")) for ev in evidence if ev.kind == "frame"}.items())
+    frames = _frame_files(evidence)
     if len(frames) < 2:
         return args
     out = []
@@ -905,13 +927,7 @@ def _installed_only_call_mismatch(args: list[tuple[Evidence, str, int]],
         signature = c == "invalid-param" and (_INIT_KWARG.search(ev.text) or _PYBIND_ARGS.search(ev.text))
         keyword = c == "invalid-param" and _CALL_KWARG.search(ev.text)
         if signature or keyword:
-            block = []
-            nxt = ev.line
-            for line, file in reversed([f for f in frames if f[0] < ev.line]):
-                if nxt - line > 2:
-                    break
-                block.append(file)
-                nxt = line
+            block = _traceback_block(frames, ev.line)
             if (signature and len(block) >= 2 and all(_INSTALLED_FILE.search(f) for f in block[:-1])
                     and (_INSTALLED_FILE.search(block[-1]) or _CONSOLE_FILE.search(block[-1]))):
                 c, s = "environment", 2
@@ -945,19 +961,13 @@ def _example_call_mismatch(args: list[tuple[Evidence, str, int]],
     https://github.com/malmeloo/FindMy.py/issues/168). A traceback that starts in the user's own script, or that holds
     a frame of another file of the user's between (a module of the project's own), keeps invalid-param, as does the
     TypeError with no frame."""
-    frames = sorted({ev.line: str(ev.numbers.get("file", "")) for ev in evidence if ev.kind == "frame"}.items())
+    frames = _frame_files(evidence)
     if not frames:
         return args
     out = []
     for ev, c, s in args:
         if c == "invalid-param" and _SIGNATURE_TYPEERROR.search(ev.text):
-            block = []
-            nxt = ev.line
-            for line, file in reversed([f for f in frames if f[0] < ev.line]):
-                if nxt - line > 2:
-                    break
-                block.append(file)
-                nxt = line
+            block = _traceback_block(frames, ev.line)
             if (block and _EXAMPLES_FILE.search(block[-1])
                     and all(_EXAMPLES_FILE.search(f) or _INSTALLED_FILE.search(f) for f in block)):
                 c, s = "environment", 2
