@@ -709,9 +709,10 @@ def _frame_files(evidence: list[Evidence]) -> list[tuple[int, str]]:
     return sorted({ev.line: str(ev.numbers.get("file", "")) for ev in evidence if ev.kind == "frame"}.items())
 
 
-def _files_before(frames: list[tuple[int, str]], line: int) -> list[str]:
-    """The files of the frames above `line`, innermost (nearest) last."""
-    return [file for at, file in frames if at < line]
+def _innermost_installed(frames: list[tuple[int, str]], line: int, skip: re.Pattern[str] | None = None) -> bool:
+    """Whether the innermost frame above `line` (passing over files `skip` matches) is an installed package's file."""
+    before = [file for at, file in frames if at < line and not (skip and skip.search(file))]
+    return bool(before) and bool(_INSTALLED_FILE.search(before[-1]))
 
 
 def _traceback_block(frames: list[tuple[int, str]], line: int) -> list[str]:
@@ -737,14 +738,8 @@ def _library_frame_cast(args: list[tuple[Evidence, str, int]],
     if not any("ufunc_cast" in ev.flags for ev, _, _ in args):
         return args
     frames = _frame_files(evidence)
-    out = []
-    for ev, c, s in args:
-        if "ufunc_cast" in ev.flags:
-            before = [f for f in _files_before(frames, ev.line) if not _NUMPY_FILE.search(f)]
-            if before and _INSTALLED_FILE.search(before[-1]):
-                c, s = "environment", 2
-        out.append((ev, c, s))
-    return out
+    return [(ev, "environment", 2) if "ufunc_cast" in ev.flags and _innermost_installed(frames, ev.line, _NUMPY_FILE)
+            else (ev, c, s) for ev, c, s in args]
 
 
 def _module_call_frame(args: list[tuple[Evidence, str, int]],
@@ -773,14 +768,7 @@ def _binop_library_frame(args: list[tuple[Evidence, str, int]],
     if not any("binop" in ev.flags for ev, _, _ in args):
         return args
     frames = _frame_files(evidence)
-    out = []
-    for ev, c, s in args:
-        if "binop" in ev.flags:
-            before = _files_before(frames, ev.line)
-            if before and _INSTALLED_FILE.search(before[-1]):
-                continue
-        out.append((ev, c, s))
-    return out
+    return [(ev, c, s) for ev, c, s in args if not ("binop" in ev.flags and _innermost_installed(frames, ev.line))]
 
 
 # a TensorFlow kernel-list line for a GPU kernel (row tf-kernel-list), the list's 'no kernels at all', and the failure
