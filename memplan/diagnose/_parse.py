@@ -1146,7 +1146,8 @@ class _ContextReadings:
     write to a child process's stdin, dev batch 144); `zerodiv-own` for a ZeroDivisionError right
     under a frame of the user's own file (dev batch 140); `path-from-command` for a missing file at a path the user's
     own command passed (dev batch 142); `imread-none` for an error on None right under a source line calling cv2.imread
-    (dev batch 148)."""
+    (dev batch 148); `none-option` for an unset command-line option reaching os.path or a string concatenation as None
+    (dev batch 152)."""
 
     def __init__(self) -> None:
         self.last = [0] * len(_CONTEXT_ERRORS)  # the last line of each reading's context row
@@ -1169,7 +1170,7 @@ class _ContextReadings:
             self.imread_source = (self.imread_source[0], line)
         if line and "imread(" in line and _IMREAD_SOURCE.search(line):
             self.imread_source = (no, "")
-        if line and "." in line and ("os.path." in line and _OPTION_PATH_SOURCE.search(line)):
+        if line and "os.path." in line and _OPTION_PATH_SOURCE.search(line):
             self.option_source = (no, "path")
         elif line and "+" in line and _OPTION_CONCAT_SOURCE.search(line):
             self.option_source = (no, "concat")

@@ -483,10 +483,6 @@ DEV_UNSUPPORTED = {
                                       "no cause and the text shows none",
     # dev batch 149 (labelled from their threads before any rule was written; first measured 1/6 rules alone and
     # through the CLI; the examples/ reading and row imagefolder-layout's older wording read four more, this one stays)
-    "cpu_env_adaptiveattacks2.log": "dev batch 152: 'AttributeError: 'NoneType' object has no attribute "
-                                    "'model_checkpoint_path'' under tf.train.get_checkpoint_state's None reads "
-                                    "invalid-param (the weak AttributeError); the thread's cause is setup.sh's model "
-                                    "download failing (no wget), which the text does not show",
     "cuda_capacity_pytorch40002.log": "dev batch 149: 'Tried to allocate 50.00 MiB (...; 3.91 GiB free; ...)' reads "
                                       "environment (the free figure covers the request: the device was not short of "
                                       "memory); the reporter found the host's RAM full (capacity), which the log does "
@@ -500,6 +496,11 @@ DEV_UNSUPPORTED = {
                               "LD_LIBRARY_PATH (another cuBLAS on the library path), which the log does not show",
     "cuda_env_bevfusion602.log": "dev batch 151: 'CUBLAS_STATUS_INVALID_VALUE when calling `cublasGemmEx(' reads "
                                  "invalid-param; the fix was another CUDA installation, which the log does not show",
+    # dev batch 152 (labelled from their threads before any rule was written; this one stays)
+    "cpu_env_adaptiveattacks2.log": "dev batch 152: 'AttributeError: 'NoneType' object has no attribute "
+                                    "'model_checkpoint_path'' under tf.train.get_checkpoint_state's None reads "
+                                    "invalid-param (the weak AttributeError); the thread's cause is setup.sh's model "
+                                    "download failing (no wget), which the text does not show",
 }
 # dev logs the rules alone read right (`unknown`, the label) but the statistical fallback then reads wrong: a
 # DEV_UNSUPPORTED entry would pass (it watches the rules alone), so these are strict xfails with the fallback on (dev
